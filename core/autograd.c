@@ -1,0 +1,2 @@
+/* autograd.c: not written yet. */
+#include <ldpgnn/ldpgnn.h>

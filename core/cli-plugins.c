@@ -1,0 +1,2 @@
+/* cli-plugins.c: not written yet. */
+#include <ldpgnn/ldpgnn.h>

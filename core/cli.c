@@ -1,0 +1,3 @@
+/* cli.c: the ldpgnn command. */
+#include <ldpgnn/ldpgnn.h>
+int main(void) { return 0; }

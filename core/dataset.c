@@ -1,0 +1,2 @@
+/* dataset.c: not written yet. */
+#include <ldpgnn/ldpgnn.h>

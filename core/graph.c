@@ -1,0 +1,2 @@
+/* graph.c: not written yet. */
+#include <ldpgnn/ldpgnn.h>

@@ -1,0 +1,2 @@
+/* mechanism-run.c: not written yet. */
+#include <ldpgnn/ldpgnn.h>

@@ -1,0 +1,2 @@
+/* metrics.c: not written yet. */
+#include <ldpgnn/ldpgnn.h>

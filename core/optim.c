@@ -1,0 +1,2 @@
+/* optim.c: not written yet. */
+#include <ldpgnn/ldpgnn.h>

@@ -1,0 +1,2 @@
+/* params.c: not written yet. */
+#include <ldpgnn/ldpgnn.h>

@@ -1,0 +1,2 @@
+/* pipeline.c: not written yet. */
+#include <ldpgnn/ldpgnn.h>

@@ -1,0 +1,2 @@
+/* registry.c: not written yet. */
+#include <ldpgnn/ldpgnn.h>

@@ -1,0 +1,2 @@
+/* rng.c: not written yet. */
+#include <ldpgnn/ldpgnn.h>

@@ -1,0 +1,2 @@
+/* runner.c: not written yet. */
+#include <ldpgnn/ldpgnn.h>

@@ -1,0 +1,3 @@
+/* runner.h (private): running a pipeline. */
+#pragma once
+#include "pipeline.h"

@@ -1,0 +1,2 @@
+/* split.c: not written yet. */
+#include <ldpgnn/ldpgnn.h>

@@ -1,0 +1,2 @@
+/* tensor.c: not written yet. */
+#include <ldpgnn/ldpgnn.h>

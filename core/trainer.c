@@ -1,0 +1,2 @@
+/* trainer.c: not written yet. */
+#include <ldpgnn/ldpgnn.h>

@@ -1,0 +1,3 @@
+/* trainer.h (private): the training loop. */
+#pragma once
+#include <ldpgnn/ldpgnn.h>

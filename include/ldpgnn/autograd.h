@@ -1,0 +1,145 @@
+/* autograd.h: a small reverse-mode automatic differentiation engine.
+ *
+ * A tape records one forward computation. Models are written as forward code with
+ * the ldp_op_* functions; ldp_tape_backward() then accumulates d(loss)/d(param)
+ * into every LdpParam used on the tape. A new tape is made for every forward pass
+ * (one per epoch or mini-batch); parameters live across tapes.
+ *
+ * Ownership: LdpVar values are owned by their tape and die with it. Constants given
+ * to ldp_tape_constant()/ldp_tape_sparse_constant() and graphs given to ops are
+ * borrowed and must outlive the tape. Ops assert on shape mismatches (programmer
+ * errors, g_return_val_if_fail).
+ */
+#pragma once
+
+#include <ldpgnn/graph.h>
+#include <ldpgnn/rng.h>
+
+G_BEGIN_DECLS
+
+typedef struct _LdpTape LdpTape;
+typedef struct _LdpVar LdpVar;
+typedef struct _LdpParam LdpParam;
+
+/* ---- parameters (persistent trainable tensors) ---- */
+
+/* (transfer full): zero-initialised rows x cols parameter; @name is copied. */
+LDP_API LdpParam *ldp_param_new(const char *name, guint rows, guint cols);
+LDP_API void ldp_param_free(LdpParam *p);
+LDP_API const char *ldp_param_name(const LdpParam *p);
+/* (transfer none): value and gradient buffers, same shape. */
+LDP_API LdpTensor *ldp_param_value(LdpParam *p);
+LDP_API LdpTensor *ldp_param_grad(LdpParam *p);
+/* Glorot/Xavier uniform: U(-a, a), a = sqrt(6 / (rows + cols)). */
+LDP_API void ldp_param_init_glorot(LdpParam *p, LdpRng *rng);
+/* U(-bound, bound); PyTorch's Linear default is bound = 1/sqrt(fan_in). */
+LDP_API void ldp_param_init_uniform(LdpParam *p, LdpRng *rng, float bound);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(LdpParam, ldp_param_free)
+
+/* ---- tapes and variables ---- */
+
+/* (transfer full): @training selects dropout and batch-norm behaviour. */
+LDP_API LdpTape *ldp_tape_new(gboolean training);
+LDP_API void ldp_tape_free(LdpTape *tape);
+LDP_API gboolean ldp_tape_training(const LdpTape *tape);
+
+/* Leaf holding a borrowed dense tensor; no gradient flows into it. */
+LDP_API LdpVar *ldp_tape_constant(LdpTape *tape, const LdpTensor *value);
+/* Leaf holding a borrowed sparse matrix; only usable as the left operand of ldp_op_matmul. */
+LDP_API LdpVar *ldp_tape_sparse_constant(LdpTape *tape, const LdpCsr *value);
+/* Leaf bound to @p (the same LdpVar is returned if @p is bound twice); backward adds
+ * into ldp_param_grad(@p). */
+LDP_API LdpVar *ldp_tape_param(LdpTape *tape, LdpParam *p);
+
+/* (transfer none): the forward value. Not valid for sparse constants. */
+LDP_API const LdpTensor *ldp_var_value(const LdpVar *v);
+LDP_API guint ldp_var_rows(const LdpVar *v);
+LDP_API guint ldp_var_cols(const LdpVar *v);
+/* (transfer none, nullable): gradient after ldp_tape_backward, NULL if none flowed. */
+LDP_API const LdpTensor *ldp_var_grad(const LdpVar *v);
+
+/* Back-propagates from @loss (a 1 x 1 variable, seeded with gradient 1). Adds into the
+ * gradients of all parameters on the tape; call once per tape. */
+LDP_API void ldp_tape_backward(LdpTape *tape, LdpVar *loss);
+
+/* ---- ops ---- */
+
+/* a (n x k, dense or sparse constant) times b (k x m). */
+LDP_API LdpVar *ldp_op_matmul(LdpTape *tape, LdpVar *a, LdpVar *b);
+/* out[i] = sum over edges e = (i <- j) of coef_e * w_e * x[j], with coef_e the stored
+ * value of @g and w_e = 1 when @edge_w is NULL. @edge_w has one row per edge of the
+ * graph @g was derived from (see ldp_graph_edge_origin: edges with origin -1 use 1),
+ * or of @g itself when it was not derived; it has 1 column, or one column per head
+ * when x has heads * f columns (column h of @edge_w weights columns [h*f, (h+1)*f)).
+ * Gradients flow to x and to @edge_w. */
+LDP_API LdpVar *ldp_op_propagate(LdpTape *tape, LdpGraph *g, LdpVar *edge_w, LdpVar *x);
+/* x (n x c) + b (1 x c) broadcast over rows. */
+LDP_API LdpVar *ldp_op_bias_add(LdpTape *tape, LdpVar *x, LdpVar *b);
+LDP_API LdpVar *ldp_op_add(LdpTape *tape, LdpVar *a, LdpVar *b);
+LDP_API LdpVar *ldp_op_sub(LdpTape *tape, LdpVar *a, LdpVar *b);
+/* Element-wise product. */
+LDP_API LdpVar *ldp_op_mul(LdpTape *tape, LdpVar *a, LdpVar *b);
+LDP_API LdpVar *ldp_op_scale(LdpTape *tape, LdpVar *x, float alpha);
+LDP_API LdpVar *ldp_op_relu(LdpTape *tape, LdpVar *x);
+/* SELU with lambda = 1.0507009873554805, alpha = 1.6732632423543772. */
+LDP_API LdpVar *ldp_op_selu(LdpTape *tape, LdpVar *x);
+LDP_API LdpVar *ldp_op_elu(LdpTape *tape, LdpVar *x, float alpha);
+LDP_API LdpVar *ldp_op_leaky_relu(LdpTape *tape, LdpVar *x, float slope);
+LDP_API LdpVar *ldp_op_sigmoid(LdpTape *tape, LdpVar *x);
+/* Inverted dropout: zero with probability p, scale survivors by 1/(1-p). Identity when
+ * the tape is not training or p == 0. Masks come from @rng only. */
+LDP_API LdpVar *ldp_op_dropout(LdpTape *tape, LdpVar *x, float p, LdpRng *rng);
+/* Column-wise concatenation of @n variables with equal row counts. */
+LDP_API LdpVar *ldp_op_concat_cols(LdpTape *tape, LdpVar *const *xs, guint n);
+/* Columns [start, start + count) of x. */
+LDP_API LdpVar *ldp_op_slice_cols(LdpTape *tape, LdpVar *x, guint start, guint count);
+/* Row-wise log-softmax and softmax (numerically stabilised). */
+LDP_API LdpVar *ldp_op_log_softmax(LdpTape *tape, LdpVar *x);
+LDP_API LdpVar *ldp_op_softmax(LdpTape *tape, LdpVar *x);
+/* Row-wise mean of heads: x has heads * f columns, result f columns. */
+LDP_API LdpVar *ldp_op_mean_heads(LdpTape *tape, LdpVar *x, guint heads);
+
+typedef enum {
+  LDP_EDGE_SRC,  /* the node aggregated from (CSR column) */
+  LDP_EDGE_DST   /* the aggregating node (CSR row) */
+} LdpEdgeEnd;
+/* Edge tensor (n_edges(g) x c): row e = x[end node of edge e of @g]. */
+LDP_API LdpVar *ldp_op_edge_gather(LdpTape *tape, LdpGraph *g, LdpVar *x, LdpEdgeEnd end);
+/* Softmax of edge scores (n_edges(g) x h) over the incoming edges of each node
+ * (each CSR row), independently per column. */
+LDP_API LdpVar *ldp_op_edge_softmax(LdpTape *tape, LdpGraph *g, LdpVar *scores);
+
+/* Mean over the @n rows listed in @rows of -logp[row][labels[row]] (1 x 1).
+ * @labels is indexed by row; @rows and @labels are borrowed for the tape's life. */
+LDP_API LdpVar *ldp_op_nll(LdpTape *tape, LdpVar *logp, const gint *labels, const guint *rows, guint n);
+/* Cross-entropy of logits: ldp_op_nll(ldp_op_log_softmax(logits)). */
+LDP_API LdpVar *ldp_op_cross_entropy(LdpTape *tape, LdpVar *logits, const gint *labels,
+                                     const guint *rows, guint n);
+/* Mean over rows of -log(prob[row][labels[row]] + eps): a loss on probabilities
+ * (Drop's forward-corrected loss). */
+LDP_API LdpVar *ldp_op_nll_prob(LdpTape *tape, LdpVar *prob, const gint *labels, const guint *rows,
+                                guint n, float eps);
+
+typedef enum {
+  LDP_READOUT_SUM,
+  LDP_READOUT_MEAN
+} LdpReadout;
+/* Graph-level pooling: row g of the result pools rows [graph_ptr[g], graph_ptr[g+1])
+ * of x (an empty graph gives a zero row). @graph_ptr is borrowed. */
+LDP_API LdpVar *ldp_op_readout(LdpTape *tape, LdpVar *x, const guint *graph_ptr, guint n_graphs,
+                               LdpReadout how);
+/* Batch normalisation over rows. Training tapes normalise with the batch mean and
+ * biased variance and update @running_mean/@running_var (unbiased variance, PyTorch
+ * convention, momentum as in PyTorch); evaluation tapes use the running statistics.
+ * gamma, beta: 1 x c. running_*: 1 x c, owned by the caller. */
+LDP_API LdpVar *ldp_op_batch_norm(LdpTape *tape, LdpVar *x, LdpVar *gamma, LdpVar *beta,
+                                  LdpTensor *running_mean, LdpTensor *running_var, float momentum,
+                                  float eps);
+/* Scalars (1 x 1): sum |x|, sum x^2, sum x, mean x. */
+LDP_API LdpVar *ldp_op_l1(LdpTape *tape, LdpVar *x);
+LDP_API LdpVar *ldp_op_sq_frobenius(LdpTape *tape, LdpVar *x);
+LDP_API LdpVar *ldp_op_sum(LdpTape *tape, LdpVar *x);
+LDP_API LdpVar *ldp_op_mean(LdpTape *tape, LdpVar *x);
+
+G_END_DECLS

@@ -1,0 +1,123 @@
+/* dataset.h: datasets (one graph for node tasks, many for graph classification),
+ * the builder API dataset plugins fill them with, and the dataset plugin vtable.
+ *
+ * All graphs of a dataset share one node numbering: graph g owns nodes
+ * [graph_ptr[g], graph_ptr[g+1]) and its edges stay inside that range (the
+ * adjacency is block diagonal). Node tasks have a single graph. Features are one
+ * n_nodes x d matrix, dense or CSR. Labels are per node (node tasks) or per graph
+ * (graph tasks); -1 means "no label". The core owns splits, normalisation and
+ * statistics so every dataset plugin behaves the same.
+ */
+#pragma once
+
+#include <ldpgnn/graph.h>
+#include <ldpgnn/params.h>
+
+G_BEGIN_DECLS
+
+typedef enum {
+  LDP_TASK_NODE = 1,  /* node classification on one graph */
+  LDP_TASK_GRAPH      /* graph classification over many graphs */
+} LdpTaskLevel;
+
+/* Role of a labelled item (node or graph) in a split. */
+typedef enum {
+  LDP_ROLE_NONE = 0,  /* not used (e.g. unlabelled) */
+  LDP_ROLE_TRAIN,
+  LDP_ROLE_VAL,
+  LDP_ROLE_TEST
+} LdpRole;
+
+typedef struct _LdpDataset LdpDataset;
+
+/* ---- building (dataset plugins) ---- */
+
+/* (transfer full): an empty dataset. */
+LDP_API LdpDataset *ldp_dataset_new(LdpTaskLevel level, const char *name);
+LDP_API void ldp_dataset_free(LdpDataset *ds);
+/* (transfer full): deep copy. */
+LDP_API LdpDataset *ldp_dataset_copy(const LdpDataset *ds);
+
+/* Sets the node set and edges. @graph_ptr (n_graphs + 1 offsets, copied) may be NULL
+ * for a single graph. Edge e goes src[e] -> dst[e] in global node ids (dst aggregates
+ * from src); @undirected inserts both directions. Duplicates are merged; self-loops
+ * are kept (see ldp_dataset_simplify). Fails with LDP_DATA_ERROR_INCONSISTENT on ids
+ * >= n_nodes or edges between graphs. */
+LDP_API gboolean ldp_dataset_set_structure(LdpDataset *ds, guint n_nodes, guint n_graphs,
+                                           const guint *graph_ptr, const guint *src, const guint *dst,
+                                           gsize n_edges, gboolean undirected, GError **error);
+/* Replaces the whole adjacency (n_nodes x n_nodes, block diagonal). (transfer full) */
+LDP_API void ldp_dataset_set_adjacency(LdpDataset *ds, LdpCsr *adj, gboolean undirected);
+/* Features (transfer full); replaces any previous features. */
+LDP_API void ldp_dataset_set_features_dense(LdpDataset *ds, LdpTensor *x);
+LDP_API void ldp_dataset_set_features_sparse(LdpDataset *ds, LdpCsr *x);
+LDP_API void ldp_dataset_clear_features(LdpDataset *ds);
+/* Labels (transfer full, g_malloc'd): one per node (node task) or per graph. */
+LDP_API void ldp_dataset_set_labels(LdpDataset *ds, gint *labels, guint n_classes);
+/* Standard split shipped with the data (transfer full): one LdpRole per label item. */
+LDP_API void ldp_dataset_set_standard_split(LdpDataset *ds, guint8 *roles);
+/* Row-stochastic c x c matrix T[true][reported] of a label mechanism (transfer full);
+ * NULL clears it (identity). */
+LDP_API void ldp_dataset_set_label_transition(LdpDataset *ds, LdpTensor *t);
+
+/* ---- reading ---- */
+
+LDP_API LdpTaskLevel ldp_dataset_level(const LdpDataset *ds);
+LDP_API const char *ldp_dataset_name(const LdpDataset *ds);
+LDP_API guint ldp_dataset_n_nodes(const LdpDataset *ds);
+LDP_API guint ldp_dataset_n_graphs(const LdpDataset *ds);
+/* (transfer none): n_graphs + 1 node offsets. */
+LDP_API const guint *ldp_dataset_graph_ptr(const LdpDataset *ds);
+/* (transfer none): the whole (block-diagonal) graph. */
+LDP_API LdpGraph *ldp_dataset_graph(const LdpDataset *ds);
+LDP_API gboolean ldp_dataset_is_undirected(const LdpDataset *ds);
+/* Undirected edges (pairs) for undirected datasets, stored entries otherwise;
+ * self-loops count once. */
+LDP_API gsize ldp_dataset_n_edges(const LdpDataset *ds);
+LDP_API guint ldp_dataset_n_features(const LdpDataset *ds);
+/* (transfer none, nullable): exactly one of the two is non-NULL when features exist. */
+LDP_API const LdpTensor *ldp_dataset_features_dense(const LdpDataset *ds);
+LDP_API const LdpCsr *ldp_dataset_features_sparse(const LdpDataset *ds);
+/* (transfer none, nullable) */
+LDP_API const gint *ldp_dataset_labels(const LdpDataset *ds);
+LDP_API guint ldp_dataset_n_labels(const LdpDataset *ds);
+LDP_API guint ldp_dataset_n_classes(const LdpDataset *ds);
+/* (transfer none, nullable) */
+LDP_API const guint8 *ldp_dataset_standard_split(const LdpDataset *ds);
+/* (transfer none, nullable): NULL means identity. */
+LDP_API const LdpTensor *ldp_dataset_label_transition(const LdpDataset *ds);
+
+/* ---- core-owned preprocessing (used by the pipeline runner, usable by plugins) ---- */
+
+/* Undirected simplification: symmetrise, merge duplicates, drop self-loops. */
+LDP_API void ldp_dataset_simplify(LdpDataset *ds);
+/* Keeps the items of the @k most frequent classes (induced subgraph for node tasks),
+ * relabelled by frequency rank (0 = most frequent, ties by lower class id). */
+LDP_API gboolean ldp_dataset_keep_top_classes(LdpDataset *ds, guint k, GError **error);
+/* Min-max normalises each feature column to [0, 1] over all nodes; constant columns
+ * are deleted when @drop_constant, set to 0 otherwise. */
+LDP_API void ldp_dataset_normalize_minmax(LdpDataset *ds, gboolean drop_constant);
+
+typedef enum {
+  LDP_NODE_FEATURES_CONSTANT = 1,  /* a single column of ones */
+  LDP_NODE_FEATURES_DEGREE         /* one-hot degree, clipped to max_degree */
+} LdpNodeFeatures;
+/* Replaces the features by structural ones (for unattributed graphs). */
+LDP_API void ldp_dataset_set_structural_features(LdpDataset *ds, LdpNodeFeatures kind, guint max_degree);
+
+/* Prints nodes, edges, classes, features, average degree and graphs. */
+LDP_API char *ldp_dataset_describe(const LdpDataset *ds);
+
+/* ---- the plugin vtable ---- */
+
+typedef struct {
+  const char *data_dir;  /* (nullable) data directory: pipeline data_dir, else $LDPGNN_DATA */
+  guint64 seed;          /* run seed, for synthetic generators */
+} LdpDatasetEnv;
+
+typedef struct {
+  /* Required. (transfer full) the loaded dataset; errors name file and line. */
+  LdpDataset *(*load)(const LdpParams *params, const LdpDatasetEnv *env, GError **error);
+} LdpDatasetVTable;
+
+G_END_DECLS

@@ -1,0 +1,63 @@
+/* graph.h: graphs as CSR adjacency, with the normalisations the methods use.
+ *
+ * Convention: row i of the adjacency lists the nodes i aggregates FROM (its
+ * neighbourhood N(i)); for undirected graphs the matrix is symmetric. Edge e is the
+ * e-th stored entry of that CSR, which is how per-edge tensors (weights, attention
+ * scores) are indexed: an "edge tensor" has one row per edge.
+ *
+ * LdpGraph is reference counted and immutable once built. Normalised variants and
+ * the transpose are computed on first use and cached inside the graph; it is not
+ * safe to request them from two threads at once.
+ */
+#pragma once
+
+#include <ldpgnn/tensor.h>
+
+G_BEGIN_DECLS
+
+typedef struct _LdpGraph LdpGraph;
+
+typedef enum {
+  LDP_NORM_SUM,   /* coefficients = stored values (1 for unweighted graphs) */
+  LDP_NORM_GCN,   /* D~^-1/2 (A + I) D~^-1/2: self-loops replace any diagonal, weight 1 */
+  LDP_NORM_SYM,   /* D^-1/2 A D^-1/2 without added self-loops (KProp); 1/sqrt(0) := 0 */
+  LDP_NORM_MEAN,  /* row-normalised: mean over N(i), all-zero row for isolated nodes */
+  LDP_NORM_SELF   /* A + I with weight 1 (self-loops replace any diagonal): GAT's graph */
+} LdpNorm;
+
+/* (transfer full): takes ownership of @adj (n x n). Row i = nodes i aggregates from. */
+LDP_API LdpGraph *ldp_graph_new(LdpCsr *adj);
+/* (transfer full): from edges src[e] -> dst[e] (dst aggregates from src); duplicates
+ * merged; @symmetrize also inserts dst -> src. Fails on ids >= n. */
+LDP_API LdpGraph *ldp_graph_new_from_edges(guint n, const guint *src, const guint *dst, gsize n_edges,
+                                           gboolean symmetrize, GError **error);
+LDP_API LdpGraph *ldp_graph_ref(LdpGraph *g);
+LDP_API void ldp_graph_unref(LdpGraph *g);
+
+LDP_API guint ldp_graph_n_nodes(const LdpGraph *g);
+/* Number of stored (directed) entries; an undirected edge counts twice. */
+LDP_API guint ldp_graph_n_edges(const LdpGraph *g);
+/* (transfer none): the adjacency. */
+LDP_API const LdpCsr *ldp_graph_csr(const LdpGraph *g);
+/* (transfer none): the transposed adjacency (row j = nodes that aggregate from j),
+ * cached; used for backward passes. */
+LDP_API const LdpCsr *ldp_graph_csr_t(LdpGraph *g);
+/* For each stored entry of the transpose, its edge index in ldp_graph_csr (cached). */
+LDP_API const guint *ldp_graph_transpose_edge_map(LdpGraph *g);
+/* In-degree of each node as the number of entries of its row. (transfer none, cached) */
+LDP_API const guint *ldp_graph_degrees(LdpGraph *g);
+
+/* (transfer none, cached in @g): the graph with coefficients @norm. The result maps
+ * each of its edges to an edge of @g through ldp_graph_edge_origin() (added
+ * self-loops map to -1), so learnable weights of @g's edges still apply. */
+LDP_API LdpGraph *ldp_graph_normalized(LdpGraph *g, LdpNorm norm);
+/* (transfer none, nullable): edge -> edge of the graph it was derived from, or -1;
+ * NULL when the graph was not derived (identity map). */
+LDP_API const gint *ldp_graph_edge_origin(const LdpGraph *g);
+/* Source (column) node of each edge, i.e. a flat copy of the CSR indices; and its
+ * destination (row) node. (transfer none, cached) */
+LDP_API const guint *ldp_graph_edge_dst(LdpGraph *g);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(LdpGraph, ldp_graph_unref)
+
+G_END_DECLS
