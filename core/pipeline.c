@@ -1,2 +1,4 @@
 /* pipeline.c: not written yet. */
 #include <ldpgnn/ldpgnn.h>
+#include "cli.h"
+int ldp_cli_validate(const LdpCliGlobal *g, int argc, char **argv) { return 1; }
