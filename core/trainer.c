@@ -1,2 +1,424 @@
-/* trainer.c: not written yet. */
-#include <ldpgnn/ldpgnn.h>
+/* trainer.c: full-batch training for node tasks, mini-batches of graphs for graph
+ * tasks, per-epoch evaluation and model selection.
+ *
+ * Selection follows the LPGNN reference: no weights are restored; the test metrics
+ * measured at the selected epoch are the ones reported.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "trainer.h"
+
+/* One forward unit: the whole graph (node tasks) or a mini-batch of graphs. */
+typedef struct {
+  LdpBatch view;
+  LdpGraph *graph;          /* owned reference */
+  guint *graph_ptr;         /* owned (graph tasks) */
+  const LdpTensor *x_dense; /* borrowed or owned, see owns_x */
+  const LdpCsr *x_sparse;
+  gboolean owns_x;
+  gint *labels;             /* label per output row (owned, graph tasks) */
+  guint *rows;              /* output rows that carry a loss/metric (owned) */
+  guint n_rows;
+} Unit;
+
+static void unit_clear(Unit *u)
+{
+  g_clear_pointer(&u->graph, ldp_graph_unref);
+  g_clear_pointer(&u->graph_ptr, g_free);
+  if (u->owns_x) {
+    ldp_tensor_free((LdpTensor *)u->x_dense);
+    ldp_csr_free((LdpCsr *)u->x_sparse);
+  }
+  u->x_dense = NULL;
+  u->x_sparse = NULL;
+  g_clear_pointer(&u->labels, g_free);
+  g_clear_pointer(&u->rows, g_free);
+}
+
+/* Rows of @roles equal to @role. (transfer full) */
+static guint *rows_with_role(const guint8 *roles, guint n, LdpRole role, guint *n_out)
+{
+  guint *rows = g_new(guint, n ? n : 1);
+  guint k = 0;
+  for (guint i = 0; i < n; i++)
+    if (roles[i] == role)
+      rows[k++] = i;
+  *n_out = k;
+  return rows;
+}
+
+/* Builds the block-diagonal batch of graphs @ids (graph tasks). Labels are taken from
+ * @labels (per graph) and the batch rows are 0..n-1. */
+static void unit_build_graphs(Unit *u, const LdpDataset *data, const guint *ids, guint n,
+                              const gint *labels)
+{
+  const guint *gptr = ldp_dataset_graph_ptr(data);
+  const LdpCsr *adj = ldp_graph_csr(ldp_dataset_graph(data));
+  const LdpTensor *xd = ldp_dataset_features_dense(data);
+  const LdpCsr *xs = ldp_dataset_features_sparse(data);
+  guint d = ldp_dataset_n_features(data);
+
+  memset(u, 0, sizeof *u);
+  u->graph_ptr = g_new(guint, n + 1);
+  guint nodes = 0, nnz = 0, fnnz = 0;
+  for (guint b = 0; b < n; b++) {
+    guint lo = gptr[ids[b]], hi = gptr[ids[b] + 1];
+    u->graph_ptr[b] = nodes;
+    nodes += hi - lo;
+    nnz += adj->indptr[hi] - adj->indptr[lo];
+    if (xs)
+      fnnz += xs->indptr[hi] - xs->indptr[lo];
+  }
+  u->graph_ptr[n] = nodes;
+
+  LdpCsr *a = ldp_csr_new(nodes, nodes, nnz);
+  LdpTensor *x = xd ? ldp_tensor_new_uninit(nodes, d) : NULL;
+  LdpCsr *s = xs ? ldp_csr_new(nodes, d, fnnz) : NULL;
+  guint row = 0, e = 0, f = 0;
+  for (guint b = 0; b < n; b++) {
+    guint lo = gptr[ids[b]], hi = gptr[ids[b] + 1], shift = u->graph_ptr[b];
+    for (guint v = lo; v < hi; v++, row++) {
+      for (guint k = adj->indptr[v]; k < adj->indptr[v + 1]; k++, e++) {
+        a->indices[e] = adj->indices[k] - lo + shift;
+        a->values[e] = adj->values[k];
+      }
+      a->indptr[row + 1] = e;
+      if (x)
+        memcpy(ldp_tensor_row(x, row), ldp_tensor_row(xd, v), sizeof(float) * d);
+      if (s) {
+        for (guint k = xs->indptr[v]; k < xs->indptr[v + 1]; k++, f++) {
+          s->indices[f] = xs->indices[k];
+          s->values[f] = xs->values[k];
+        }
+        s->indptr[row + 1] = f;
+      }
+    }
+  }
+  u->graph = ldp_graph_new(a);
+  u->x_dense = x;
+  u->x_sparse = s;
+  u->owns_x = TRUE;
+  u->labels = g_new(gint, n ? n : 1);
+  u->rows = g_new(guint, n ? n : 1);
+  for (guint b = 0; b < n; b++) {
+    u->labels[b] = labels[ids[b]];
+    u->rows[b] = b;
+  }
+  u->n_rows = n;
+  u->view.graph = u->graph;
+  u->view.n_graphs = n;
+  u->view.graph_ptr = u->graph_ptr;
+}
+
+static LdpVar *unit_input(LdpTape *tape, const Unit *u)
+{
+  return u->x_dense ? ldp_tape_constant(tape, u->x_dense) : ldp_tape_sparse_constant(tape, u->x_sparse);
+}
+
+/* The first calibrator providing a slot wins for loss/accept/edge weights. */
+static const LdpCalibratorSlot *first_with(GArray *cals, gsize offset)
+{
+  for (guint i = 0; cals && i < cals->len; i++) {
+    const LdpCalibratorSlot *c = &g_array_index(cals, LdpCalibratorSlot, i);
+    if (G_STRUCT_MEMBER(gpointer, c->vtable, offset))
+      return c;
+  }
+  return NULL;
+}
+
+typedef struct {
+  const LdpTrainConfig *cfg;
+  const LdpBackboneVTable *bb;
+  gpointer model;
+  GArray *cals;
+  LdpRng *rng;
+  LdpOptimizer *opt;
+  const LdpCalibratorSlot *loss_cal;
+  const LdpCalibratorSlot *edge_cal;
+} Ctx;
+
+static LdpVar *loss_of(const Ctx *c, LdpTape *tape, LdpVar *logits, const gint *labels, const guint *rows,
+                       guint n, LdpLossPhase phase)
+{
+  if (c->loss_cal)
+    return c->loss_cal->vtable->loss(c->loss_cal->inst, tape, logits, labels, rows, n, phase);
+  return ldp_op_cross_entropy(tape, logits, labels, rows, n);
+}
+
+/* One optimisation step on @u (training rows u->rows with labels). Adds the loss sum and
+ * correct-prediction count of the training rows to *loss_sum / *correct. */
+static gboolean train_step(const Ctx *c, const Unit *u, const gint *labels, const guint *rows, guint n,
+                           double *loss_sum, double *correct, GError **error)
+{
+  LdpTape *tape = ldp_tape_new(TRUE);
+  LdpVar *ew = c->edge_cal ? c->edge_cal->vtable->edge_weights(c->edge_cal->inst, tape) : NULL;
+  LdpVar *logits = c->bb->forward(c->model, tape, &u->view, unit_input(tape, u), ew, c->rng, error);
+  gboolean ok = FALSE;
+  if (!logits)
+    goto out;
+  LdpVar *loss = loss_of(c, tape, logits, labels, rows, n, LDP_LOSS_TRAIN);
+  double main_loss = ldp_var_value(loss)->data[0];
+  for (guint i = 0; c->cals && i < c->cals->len; i++) {
+    const LdpCalibratorSlot *cal = &g_array_index(c->cals, LdpCalibratorSlot, i);
+    if (cal->vtable->extra_loss) {
+      LdpVar *extra = cal->vtable->extra_loss(cal->inst, tape);
+      if (extra)
+        loss = ldp_op_add(tape, loss, extra);
+    }
+  }
+  ldp_optimizer_zero_grad(c->opt);
+  ldp_tape_backward(tape, loss);
+  ldp_optimizer_step(c->opt);
+  for (guint i = 0; c->cals && i < c->cals->len; i++) {
+    const LdpCalibratorSlot *cal = &g_array_index(c->cals, LdpCalibratorSlot, i);
+    if (cal->vtable->post_step && !cal->vtable->post_step(cal->inst, error))
+      goto out;
+  }
+  *loss_sum += main_loss * n;
+  *correct += ldp_metric_accuracy(ldp_var_value(logits), labels, rows, n) * n;
+  ok = TRUE;
+out:
+  ldp_tape_free(tape);
+  return ok;
+}
+
+/* Evaluation logits of @u. (transfer full) */
+static LdpTensor *eval_logits(const Ctx *c, const Unit *u, GError **error)
+{
+  LdpTape *tape = ldp_tape_new(FALSE);
+  LdpVar *ew = c->edge_cal ? c->edge_cal->vtable->edge_weights(c->edge_cal->inst, tape) : NULL;
+  LdpVar *logits = c->bb->forward(c->model, tape, &u->view, unit_input(tape, u), ew, c->rng, error);
+  LdpTensor *z = logits ? ldp_tensor_copy(ldp_var_value(logits)) : NULL;
+  ldp_tape_free(tape);
+  return z;
+}
+
+/* Loss of fixed logits through the (calibrated) loss, on an evaluation tape. */
+static double eval_loss(const Ctx *c, const LdpTensor *logits, const gint *labels, const guint *rows,
+                        guint n, gboolean calibrated)
+{
+  if (n == 0)
+    return NAN;
+  LdpTape *tape = ldp_tape_new(FALSE);
+  LdpVar *z = ldp_tape_constant(tape, logits);
+  LdpVar *loss = calibrated ? loss_of(c, tape, z, labels, rows, n, LDP_LOSS_VAL)
+                            : ldp_op_cross_entropy(tape, z, labels, rows, n);
+  double value = ldp_var_value(loss)->data[0];
+  ldp_tape_free(tape);
+  return value;
+}
+
+static gboolean default_accept(const LdpEpochStats *cand, const LdpEpochStats *best)
+{
+  return best == NULL || cand->val_loss < best->val_loss;
+}
+
+gboolean ldp_train(const LdpTrainConfig *cfg, const LdpDataset *data, const guint8 *roles,
+                   const gint *test_labels, const LdpBackboneVTable *backbone, gpointer model,
+                   GArray *calibrators, LdpRng *rng, LdpTrainResult *result, GError **error)
+{
+  g_return_val_if_fail(cfg && data && roles && backbone && result, FALSE);
+  memset(result, 0, sizeof *result);
+  result->history = g_array_new(FALSE, TRUE, sizeof(LdpEpochStats));
+
+  gboolean graph_task = ldp_dataset_level(data) == LDP_TASK_GRAPH;
+  guint n_items = ldp_dataset_n_labels(data);
+  guint n_classes = ldp_dataset_n_classes(data);
+  const gint *labels = ldp_dataset_labels(data);
+  if (!labels || n_items == 0) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "the dataset has no labels to train on");
+    return FALSE;
+  }
+
+  guint n_train, n_val, n_test;
+  g_autofree guint *train_rows = rows_with_role(roles, n_items, LDP_ROLE_TRAIN, &n_train);
+  g_autofree guint *val_rows = rows_with_role(roles, n_items, LDP_ROLE_VAL, &n_val);
+  g_autofree guint *test_rows = rows_with_role(roles, n_items, LDP_ROLE_TEST, &n_test);
+  if (n_train == 0) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "the split has no training items");
+    return FALSE;
+  }
+
+  g_autoptr(GPtrArray) params = g_ptr_array_new();
+  backbone->parameters(model, params);
+  for (guint i = 0; calibrators && i < calibrators->len; i++) {
+    const LdpCalibratorSlot *cal = &g_array_index(calibrators, LdpCalibratorSlot, i);
+    if (cal->vtable->parameters)
+      cal->vtable->parameters(cal->inst, params);
+  }
+  Ctx c = {
+    .cfg = cfg, .bb = backbone, .model = model, .cals = calibrators, .rng = rng,
+    .loss_cal = first_with(calibrators, G_STRUCT_OFFSET(LdpCalibratorVTable, loss)),
+    .edge_cal = first_with(calibrators, G_STRUCT_OFFSET(LdpCalibratorVTable, edge_weights)),
+  };
+  const LdpCalibratorSlot *accept_cal = first_with(calibrators, G_STRUCT_OFFSET(LdpCalibratorVTable, accept));
+  c.opt = cfg->sgd ? ldp_sgd_new(params, cfg->lr, cfg->weight_decay, cfg->momentum)
+                   : ldp_adam_new(params, cfg->lr, cfg->weight_decay, 0.9, 0.999, 1e-8);
+
+  /* Node tasks train on the whole graph; graph tasks prebuild the evaluation batches
+   * (validation and test graphs never change) and draw training batches per epoch. */
+  Unit whole = { 0 };
+  g_autoptr(GArray) eval_units = g_array_new(FALSE, TRUE, sizeof(Unit));
+  g_autofree guint *eval_ids = NULL;
+  guint n_eval = 0;
+  if (!graph_task) {
+    whole.graph = ldp_graph_ref(ldp_dataset_graph(data));
+    whole.x_dense = ldp_dataset_features_dense(data);
+    whole.x_sparse = ldp_dataset_features_sparse(data);
+    whole.graph_ptr = g_new(guint, 2);
+    whole.graph_ptr[0] = 0;
+    whole.graph_ptr[1] = ldp_dataset_n_nodes(data);
+    whole.view = (LdpBatch){ whole.graph, 1, whole.graph_ptr };
+  } else {
+    eval_ids = g_new(guint, n_val + n_test + 1);
+    memcpy(eval_ids, val_rows, n_val * sizeof(guint));
+    memcpy(eval_ids + n_val, test_rows, n_test * sizeof(guint));
+    n_eval = n_val + n_test;
+    /* labels per graph for evaluation: server labels for val, clean labels for test */
+    for (guint s = 0; s < n_eval; s += cfg->batch_size) {
+      Unit u;
+      unit_build_graphs(&u, data, eval_ids + s, MIN(cfg->batch_size, n_eval - s), labels);
+      g_array_append_val(eval_units, u);
+    }
+  }
+  if (!ldp_dataset_features_dense(data) && !ldp_dataset_features_sparse(data)) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "the dataset has no node features");
+    goto fail;
+  }
+
+  gboolean progress = cfg->progress && isatty(STDERR_FILENO);
+  gboolean select_last = cfg->selection == LDP_SELECT_LAST || n_val == 0;
+  g_autofree guint *order = g_new(guint, n_train);
+  LdpEpochStats best = { 0 };
+  gboolean have_best = FALSE;
+  double best_f1_micro = 0, best_f1_macro = 0;
+  double lowest_val = INFINITY;
+  guint since_lowest = 0;
+  gint64 t0 = g_get_monotonic_time();
+  guint epoch;
+
+  for (epoch = 1; epoch <= cfg->epochs; epoch++) {
+    LdpEpochStats st = { .epoch = epoch };
+    double loss_sum = 0, correct = 0;
+    if (!graph_task) {
+      if (!train_step(&c, &whole, labels, train_rows, n_train, &loss_sum, &correct, error))
+        goto fail;
+    } else {
+      memcpy(order, train_rows, n_train * sizeof(guint));
+      ldp_rng_shuffle(rng, order, n_train);
+      for (guint s = 0; s < n_train; s += cfg->batch_size) {
+        Unit u;
+        unit_build_graphs(&u, data, order + s, MIN(cfg->batch_size, n_train - s), labels);
+        gboolean ok = train_step(&c, &u, u.labels, u.rows, u.n_rows, &loss_sum, &correct, error);
+        unit_clear(&u);
+        if (!ok)
+          goto fail;
+      }
+    }
+    st.train_loss = loss_sum / n_train;
+    st.train_acc = correct / n_train;
+
+    if (epoch % MAX(cfg->eval_every, 1) != 0 && epoch != cfg->epochs)
+      continue;
+
+    /* Evaluation pass: validation against the server's labels, test against clean ones. */
+    guint n_pred = 0;
+    double f1_micro = 0, f1_macro = 0;
+    if (!graph_task) {
+      g_autoptr(LdpTensor) z = eval_logits(&c, &whole, error);
+      if (!z)
+        goto fail;
+      st.val_loss = eval_loss(&c, z, labels, val_rows, n_val, TRUE);
+      st.val_acc = ldp_metric_accuracy(z, labels, val_rows, n_val);
+      st.test_loss = eval_loss(&c, z, test_labels, test_rows, n_test, FALSE);
+      st.test_acc = ldp_metric_accuracy(z, test_labels, test_rows, n_test);
+      f1_micro = ldp_metric_f1_micro(z, test_labels, test_rows, n_test, n_classes);
+      f1_macro = ldp_metric_f1_macro(z, test_labels, test_rows, n_test, n_classes);
+    } else {
+      /* Gather the logits of every evaluated graph, then score the two groups. */
+      g_autoptr(LdpTensor) all = ldp_tensor_new(n_eval, n_classes);
+      g_autofree gint *eval_labels = g_new(gint, n_eval + 1);
+      for (guint k = 0; k < eval_units->len; k++) {
+        Unit *u = &g_array_index(eval_units, Unit, k);
+        g_autoptr(LdpTensor) z = eval_logits(&c, u, error);
+        if (!z)
+          goto fail;
+        memcpy(ldp_tensor_row(all, n_pred), z->data, sizeof(float) * z->rows * z->cols);
+        n_pred += z->rows;
+      }
+      for (guint k = 0; k < n_eval; k++)
+        eval_labels[k] = k < n_val ? labels[eval_ids[k]] : test_labels[eval_ids[k]];
+      g_autofree guint *vr = g_new(guint, n_val + 1), *tr = g_new(guint, n_test + 1);
+      for (guint k = 0; k < n_val; k++)
+        vr[k] = k;
+      for (guint k = 0; k < n_test; k++)
+        tr[k] = n_val + k;
+      st.val_loss = eval_loss(&c, all, eval_labels, vr, n_val, TRUE);
+      st.val_acc = ldp_metric_accuracy(all, eval_labels, vr, n_val);
+      st.test_loss = eval_loss(&c, all, eval_labels, tr, n_test, FALSE);
+      st.test_acc = ldp_metric_accuracy(all, eval_labels, tr, n_test);
+      f1_micro = ldp_metric_f1_micro(all, eval_labels, tr, n_test, n_classes);
+      f1_macro = ldp_metric_f1_macro(all, eval_labels, tr, n_test, n_classes);
+    }
+    g_array_append_val(result->history, st);
+
+    gboolean accept;
+    if (select_last)
+      accept = TRUE;
+    else if (accept_cal)
+      accept = accept_cal->vtable->accept(accept_cal->inst, &st, have_best ? &best : NULL);
+    else
+      accept = default_accept(&st, have_best ? &best : NULL);
+    if (accept) {
+      best = st;
+      have_best = TRUE;
+      best_f1_micro = f1_micro;
+      best_f1_macro = f1_macro;
+    }
+    if (progress)
+      fprintf(stderr, "\r  epoch %u/%u  loss %.4f  val loss %.4f  val acc %.3f  selected %u   ", epoch,
+              cfg->epochs, st.train_loss, st.val_loss, st.val_acc, best.epoch);
+
+    /* Early stopping watches the lowest validation loss, independently of selection. */
+    if (st.val_loss < lowest_val) {
+      lowest_val = st.val_loss;
+      since_lowest = 0;
+    } else {
+      since_lowest += MAX(cfg->eval_every, 1);
+    }
+    if (cfg->patience > 0 && since_lowest >= cfg->patience && epoch >= cfg->min_epochs)
+      break;
+  }
+  if (progress)
+    fprintf(stderr, "\r%*s\r", 90, "");
+
+  result->epochs_run = MIN(epoch, cfg->epochs);
+  result->seconds = (g_get_monotonic_time() - t0) / 1e6;
+  result->selected = best;
+  result->test_f1_micro = best_f1_micro;
+  result->test_f1_macro = best_f1_macro;
+  unit_clear(&whole);
+  for (guint k = 0; k < eval_units->len; k++)
+    unit_clear(&g_array_index(eval_units, Unit, k));
+  ldp_optimizer_free(c.opt);
+  return TRUE;
+
+fail:
+  unit_clear(&whole);
+  for (guint k = 0; k < eval_units->len; k++)
+    unit_clear(&g_array_index(eval_units, Unit, k));
+  ldp_optimizer_free(c.opt);
+  return FALSE;
+}
+
+void ldp_train_result_clear(LdpTrainResult *result)
+{
+  if (result->history)
+    g_array_unref(result->history);
+  result->history = NULL;
+}

@@ -1,3 +1,52 @@
-/* trainer.h (private): the training loop. */
+/* trainer.h (private): the training loop for node- and graph-level tasks. */
 #pragma once
+
 #include <ldpgnn/ldpgnn.h>
+
+G_BEGIN_DECLS
+
+typedef enum {
+  LDP_SELECT_BEST_VAL_LOSS = 1, /* default rule, replaceable by a calibrator's accept() */
+  LDP_SELECT_LAST               /* report the last epoch (PGC's early-stopping protocol) */
+} LdpSelection;
+
+typedef struct {
+  guint epochs;
+  double lr;
+  double weight_decay;
+  gboolean sgd;          /* FALSE: Adam */
+  double momentum;       /* SGD only */
+  guint patience;        /* stop after this many epochs without a new lowest val loss; 0 = never */
+  guint min_epochs;      /* never stop before this many epochs */
+  guint batch_size;      /* graphs per mini-batch (graph tasks) */
+  guint eval_every;      /* evaluate every k epochs (the last epoch is always evaluated) */
+  LdpSelection selection;
+  gboolean progress;     /* progress line on stderr */
+} LdpTrainConfig;
+
+/* A calibrator instance taking part in training. */
+typedef struct {
+  const LdpCalibratorVTable *vtable;
+  gpointer inst;
+} LdpCalibratorSlot;
+
+typedef struct {
+  LdpEpochStats selected;  /* metrics of the selected epoch */
+  double test_f1_micro;    /* at the selected epoch */
+  double test_f1_macro;
+  guint epochs_run;
+  double seconds;          /* wall time of the training loop */
+  GArray *history;         /* LdpEpochStats of every evaluated epoch (transfer full) */
+} LdpTrainResult;
+
+/* Trains @model on @data and evaluates it.
+ * @data: the server's dataset: noisy features/labels/graph, labels of test items -1.
+ * @roles: LdpRole per label item. @test_labels: clean labels per label item (only the
+ * test items are read). @calibrators: LdpCalibratorSlot array (nullable).
+ * @rng: stream for dropout and batch order. */
+LDP_API gboolean ldp_train(const LdpTrainConfig *cfg, const LdpDataset *data, const guint8 *roles,
+                           const gint *test_labels, const LdpBackboneVTable *backbone, gpointer model,
+                           GArray *calibrators, LdpRng *rng, LdpTrainResult *result, GError **error);
+LDP_API void ldp_train_result_clear(LdpTrainResult *result);
+
+G_END_DECLS

@@ -1,0 +1,173 @@
+/* drop.c: Drop, learning with noisy labels (LPGNN, ALGORITHMS.md §6).
+ *
+ * mode drop: P~ = softmax(Â^K (softmax(Z) T)), loss -log P~[ỹ] with ỹ the argmax of
+ *            softmax(Â^K Y') (Y' = one-hot noisy train/val labels, test rows zero);
+ * mode fc:   forward correction only (K = 0): -log (softmax(Z) T)[y'];
+ * mode ce:   plain cross-entropy on the noisy labels.
+ * The validation loss is always -log (softmax(Z) T)[y'] (T = I in mode ce), without
+ * propagation. Model selection: the reference code's greedy rule by default, the
+ * paper's Acc*-constrained argmin of the validation loss as an option.
+ * T comes from the label mechanism (identity when labels are not perturbed).
+ */
+#include <math.h>
+#include <string.h>
+
+#include <ldpgnn/ldpgnn.h>
+
+typedef enum { DROP_MODE_DROP, DROP_MODE_FC, DROP_MODE_CE } DropMode;
+typedef enum { DROP_SELECT_GREEDY, DROP_SELECT_ACC_STAR, DROP_SELECT_VAL_LOSS } DropSelect;
+
+typedef struct {
+  DropMode mode;
+  DropSelect select;
+  guint steps;
+  guint n_classes;
+  LdpTensor *transition;  /* c x c, owned */
+  double max_acc;         /* Acc* = T[0][0] */
+  LdpGraph *prop;         /* Â (no self-loops), owned reference; NULL when steps = 0 */
+  gint *targets;          /* ỹ per node (owned) */
+} Drop;
+
+static const char *const drop_modes[] = { "drop", "fc", "ce", NULL };
+static const char *const drop_selections[] = { "greedy", "acc_star", "val_loss", NULL };
+
+static const LdpParamSpec drop_params[] = {
+  { .name = "mode", .type = LDP_PARAM_ENUM,
+    .doc = "drop: forward correction + label propagation; fc: forward correction only; ce: plain cross-entropy",
+    .default_value = "drop", .choices = drop_modes },
+  { .name = "steps", .type = LDP_PARAM_INTEGER, .doc = "label propagation steps K_y (mode drop)",
+    .default_value = "0", .min = 0, .max = 1000 },
+  { .name = "selection", .type = LDP_PARAM_ENUM,
+    .doc = "greedy: reference code rule; acc_star: paper's Acc*-constrained argmin of val loss; val_loss: plain argmin",
+    .default_value = "greedy", .choices = drop_selections },
+};
+
+static void drop_destroy(gpointer inst)
+{
+  Drop *d = inst;
+  ldp_tensor_free(d->transition);
+  g_clear_pointer(&d->prop, ldp_graph_unref);
+  g_free(d->targets);
+  g_free(d);
+}
+
+static gpointer drop_create(const LdpParams *params, const LdpDataset *noisy, GError **error)
+{
+  if (ldp_dataset_level(noisy) != LDP_TASK_NODE) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_INCOMPATIBLE, "drop needs a node classification dataset");
+    return NULL;
+  }
+  Drop *d = g_new0(Drop, 1);
+  const char *mode = ldp_params_get_string(params, "mode");
+  d->mode = strcmp(mode, "fc") == 0 ? DROP_MODE_FC : strcmp(mode, "ce") == 0 ? DROP_MODE_CE : DROP_MODE_DROP;
+  const char *sel = ldp_params_get_string(params, "selection");
+  d->select = strcmp(sel, "acc_star") == 0   ? DROP_SELECT_ACC_STAR
+              : strcmp(sel, "val_loss") == 0 ? DROP_SELECT_VAL_LOSS
+                                             : DROP_SELECT_GREEDY;
+  d->steps = d->mode == DROP_MODE_DROP ? (guint)ldp_params_get_int(params, "steps") : 0;
+  d->n_classes = ldp_dataset_n_classes(noisy);
+  const LdpTensor *t = ldp_dataset_label_transition(noisy);
+  if (t && (t->rows != d->n_classes || t->cols != d->n_classes)) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "label transition matrix is %ux%u, expected %ux%u",
+                t->rows, t->cols, d->n_classes, d->n_classes);
+    g_free(d);
+    return NULL;
+  }
+  d->transition = ldp_tensor_new(d->n_classes, d->n_classes);
+  for (guint i = 0; i < d->n_classes; i++)
+    for (guint j = 0; j < d->n_classes; j++)
+      ldp_tensor_row(d->transition, i)[j] = t ? ldp_tensor_row(t, i)[j] : (i == j);
+  d->max_acc = d->n_classes ? ldp_tensor_row(d->transition, 0)[0] : 1.0;
+  return d;
+}
+
+/* ỹ = argmax softmax(Â^K Y'): the argmax is unchanged by the softmax, so only the
+ * propagation is computed. Rows without any labelled node in reach are all zero and
+ * get class 0, as in the reference code. */
+static gboolean drop_prepare(gpointer inst, LdpDataset *noisy, LdpRng *rng, GError **error)
+{
+  Drop *d = inst;
+  guint n = ldp_dataset_n_nodes(noisy);
+  const gint *labels = ldp_dataset_labels(noisy);
+  d->targets = g_new(gint, n ? n : 1);
+  if (d->steps == 0) {
+    memcpy(d->targets, labels, sizeof(gint) * n);
+    return TRUE;
+  }
+  d->prop = ldp_graph_ref(ldp_graph_normalized(ldp_dataset_graph(noisy), LDP_NORM_SYM));
+  g_autoptr(LdpTensor) y = ldp_tensor_new(n, d->n_classes);
+  for (guint v = 0; v < n; v++)
+    if (labels[v] >= 0)
+      ldp_tensor_row(y, v)[labels[v]] = 1.0f;
+  g_autoptr(LdpTensor) tmp = ldp_tensor_new(n, d->n_classes);
+  for (guint s = 0; s < d->steps; s++) {
+    ldp_csr_spmm(1.0f, ldp_graph_csr(d->prop), y, 0.0f, tmp);
+    memcpy(y->data, tmp->data, sizeof(float) * n * d->n_classes);
+  }
+  for (guint v = 0; v < n; v++)
+    d->targets[v] = (gint)ldp_tensor_row_argmax(y, v);
+  return TRUE;
+}
+
+static LdpVar *drop_loss(gpointer inst, LdpTape *tape, LdpVar *logits, const gint *labels, const guint *rows,
+                         guint n, LdpLossPhase phase)
+{
+  Drop *d = inst;
+  if (d->mode == DROP_MODE_CE && phase == LDP_LOSS_TRAIN)
+    return ldp_op_cross_entropy(tape, logits, labels, rows, n);
+  LdpVar *p = ldp_op_softmax(tape, logits);
+  if (d->mode != DROP_MODE_CE)
+    p = ldp_op_matmul(tape, p, ldp_tape_constant(tape, d->transition));
+  if (phase == LDP_LOSS_VAL)
+    return ldp_op_nll_prob(tape, p, labels, rows, n, 1e-20f);
+  if (d->steps > 0) {
+    for (guint s = 0; s < d->steps; s++)
+      p = ldp_op_propagate(tape, d->prop, NULL, p);
+    p = ldp_op_softmax(tape, p);
+  }
+  return ldp_op_nll_prob(tape, p, d->targets, rows, n, 1e-20f);
+}
+
+static gboolean drop_accept(gpointer inst, const LdpEpochStats *cand, const LdpEpochStats *best)
+{
+  Drop *d = inst;
+  if (!best)
+    return TRUE;
+  switch (d->select) {
+  case DROP_SELECT_GREEDY:
+    /* all three must improve, with accuracies capped by Acc* (train: 5% slack) */
+    return cand->val_loss < best->val_loss && best->val_acc < cand->val_acc && cand->val_acc <= d->max_acc &&
+           best->train_acc < cand->train_acc && cand->train_acc <= 1.05 * d->max_acc;
+  case DROP_SELECT_ACC_STAR: {
+    gboolean cand_ok = cand->train_acc <= d->max_acc && cand->val_acc <= d->max_acc;
+    gboolean best_ok = best->train_acc <= d->max_acc && best->val_acc <= d->max_acc;
+    if (!cand_ok)
+      return FALSE;
+    return !best_ok || cand->val_loss < best->val_loss;
+  }
+  case DROP_SELECT_VAL_LOSS:
+  default:
+    return cand->val_loss < best->val_loss;
+  }
+}
+
+static const LdpCalibratorVTable drop_vtable = {
+  .create = drop_create,
+  .destroy = drop_destroy,
+  .prepare = drop_prepare,
+  .loss = drop_loss,
+  .accept = drop_accept,
+};
+
+static const LdpPluginDesc drop_desc = {
+  LDP_PLUGIN_DESC_HEADER,
+  .kind = LDP_PLUGIN_CALIBRATOR,
+  .name = "drop",
+  .version = "1.0",
+  .summary = "Drop: label propagation + forward correction for noisy labels, with LPGNN's model selection",
+  .params = drop_params,
+  .n_params = G_N_ELEMENTS(drop_params),
+  .vtable.calibrator = &drop_vtable,
+};
+
+LDP_PLUGIN_DEFINE(drop_desc)
