@@ -1,2 +1,1459 @@
-/* autograd.c: not written yet. */
+/* autograd.c: tape-based reverse-mode automatic differentiation.
+ *
+ * A tape owns its variables in creation order. Every op computes its value at once
+ * and records its parents plus a backward function with op-specific saved state;
+ * ldp_tape_backward() walks the tape in reverse creation order, which is a valid
+ * topological order because a variable can only use variables created before it.
+ *
+ * Determinism: parallel loops (OpenMP) give every output element to exactly one
+ * thread and keep each element's own summation order sequential; reductions over
+ * whole tensors use fixed-size chunks combined in a fixed order. Results therefore do
+ * not depend on the number of threads. No float atomics anywhere.
+ */
 #include <ldpgnn/ldpgnn.h>
+
+#include <math.h>
+#include <string.h>
+
+#define LDP_PRAGMA(x) _Pragma(#x)
+#ifdef _OPENMP
+#define LDP_OMP_FOR(cond) LDP_PRAGMA(omp parallel for schedule(static) if (cond))
+#else
+#define LDP_OMP_FOR(cond)
+#endif
+
+/* Below this many scalar operations a parallel region costs more than it saves. */
+static inline int ldp_par(gsize work)
+{
+  return work >= 32768;
+}
+
+#define SELU_LAMBDA 1.0507009873554805
+#define SELU_ALPHA 1.6732632423543772
+
+typedef void (*LdpBackwardFn)(LdpVar *self);
+
+struct _LdpParam {
+  char *name;
+  LdpTensor *value;
+  LdpTensor *grad;
+};
+
+struct _LdpVar {
+  LdpTape *tape;
+  guint index;              /* position on the tape */
+  const LdpTensor *value;   /* forward value (NULL for sparse constants) */
+  LdpTensor *owned;         /* == value when the variable owns it */
+  const LdpCsr *sparse;     /* sparse constants only (borrowed) */
+  LdpCsr *sparse_t;         /* its transpose, made on first backward use */
+  LdpTensor *grad;          /* allocated when a gradient first flows in */
+  LdpParam *param;          /* parameter leaves only */
+  LdpVar **parents;
+  guint n_parents;
+  gboolean needs_grad;      /* a parameter lies upstream */
+  LdpBackwardFn backward;   /* NULL for leaves and when !needs_grad */
+  gpointer saved;
+  GDestroyNotify saved_free;
+};
+
+struct _LdpTape {
+  gboolean training;
+  gboolean backward_done;
+  GPtrArray *nodes;         /* LdpVar *, creation order, owned */
+  GHashTable *params;       /* LdpParam * -> LdpVar * (borrowed from nodes) */
+};
+
+/* ---- parameters ---- */
+
+LdpParam *ldp_param_new(const char *name, guint rows, guint cols)
+{
+  g_return_val_if_fail(name != NULL, NULL);
+  LdpParam *p = g_new0(LdpParam, 1);
+  p->name = g_strdup(name);
+  p->value = ldp_tensor_new(rows, cols);
+  p->grad = ldp_tensor_new(rows, cols);
+  return p;
+}
+
+void ldp_param_free(LdpParam *p)
+{
+  if (!p)
+    return;
+  g_free(p->name);
+  ldp_tensor_free(p->value);
+  ldp_tensor_free(p->grad);
+  g_free(p);
+}
+
+const char *ldp_param_name(const LdpParam *p)
+{
+  g_return_val_if_fail(p != NULL, NULL);
+  return p->name;
+}
+
+LdpTensor *ldp_param_value(LdpParam *p)
+{
+  g_return_val_if_fail(p != NULL, NULL);
+  return p->value;
+}
+
+LdpTensor *ldp_param_grad(LdpParam *p)
+{
+  g_return_val_if_fail(p != NULL, NULL);
+  return p->grad;
+}
+
+void ldp_param_init_uniform(LdpParam *p, LdpRng *rng, float bound)
+{
+  g_return_if_fail(p != NULL && rng != NULL && bound >= 0.0f);
+  gsize n = ldp_tensor_size(p->value);
+  for (gsize i = 0; i < n; i++)
+    p->value->data[i] = (float)((2.0 * ldp_rng_uniform(rng) - 1.0) * bound);
+}
+
+void ldp_param_init_glorot(LdpParam *p, LdpRng *rng)
+{
+  g_return_if_fail(p != NULL && rng != NULL);
+  guint fan = p->value->rows + p->value->cols;
+  ldp_param_init_uniform(p, rng, fan ? (float)sqrt(6.0 / fan) : 0.0f);
+}
+
+/* ---- tapes and variables ---- */
+
+static void var_free(gpointer data)
+{
+  LdpVar *v = data;
+  if (v->saved_free && v->saved)
+    v->saved_free(v->saved);
+  if (v->owned)
+    ldp_tensor_free(v->owned);
+  if (v->grad)
+    ldp_tensor_free(v->grad);
+  if (v->sparse_t)
+    ldp_csr_free(v->sparse_t);
+  g_free(v->parents);
+  g_free(v);
+}
+
+LdpTape *ldp_tape_new(gboolean training)
+{
+  LdpTape *t = g_new0(LdpTape, 1);
+  t->training = training;
+  t->nodes = g_ptr_array_new_with_free_func(var_free);
+  t->params = g_hash_table_new(g_direct_hash, g_direct_equal);
+  return t;
+}
+
+void ldp_tape_free(LdpTape *tape)
+{
+  if (!tape)
+    return;
+  g_hash_table_unref(tape->params);
+  g_ptr_array_unref(tape->nodes);
+  g_free(tape);
+}
+
+gboolean ldp_tape_training(const LdpTape *tape)
+{
+  g_return_val_if_fail(tape != NULL, FALSE);
+  return tape->training;
+}
+
+/* Appends a variable owning @value (may be NULL for leaves that borrow). */
+static LdpVar *var_new(LdpTape *tape, LdpTensor *value, LdpVar *const *parents, guint n_parents,
+                       LdpBackwardFn backward)
+{
+  LdpVar *v = g_new0(LdpVar, 1);
+  v->tape = tape;
+  v->index = tape->nodes->len;
+  v->owned = value;
+  v->value = value;
+  if (n_parents) {
+    v->parents = g_new(LdpVar *, n_parents);
+    v->n_parents = n_parents;
+    for (guint i = 0; i < n_parents; i++) {
+      v->parents[i] = parents[i];
+      v->needs_grad |= parents[i]->needs_grad;
+    }
+  }
+  v->backward = v->needs_grad ? backward : NULL;
+  g_ptr_array_add(tape->nodes, v);
+  return v;
+}
+
+static void var_save(LdpVar *v, gpointer saved, GDestroyNotify saved_free)
+{
+  v->saved = saved;
+  v->saved_free = saved_free;
+}
+
+/* The gradient buffer of @v, zero-filled on first use. */
+static LdpTensor *grad_buf(LdpVar *v)
+{
+  if (!v->grad)
+    v->grad = ldp_tensor_new(ldp_var_rows(v), ldp_var_cols(v));
+  return v->grad;
+}
+
+LdpVar *ldp_tape_constant(LdpTape *tape, const LdpTensor *value)
+{
+  g_return_val_if_fail(tape != NULL && value != NULL, NULL);
+  LdpVar *v = var_new(tape, NULL, NULL, 0, NULL);
+  v->value = value;
+  return v;
+}
+
+LdpVar *ldp_tape_sparse_constant(LdpTape *tape, const LdpCsr *value)
+{
+  g_return_val_if_fail(tape != NULL && value != NULL, NULL);
+  LdpVar *v = var_new(tape, NULL, NULL, 0, NULL);
+  v->sparse = value;
+  return v;
+}
+
+LdpVar *ldp_tape_param(LdpTape *tape, LdpParam *p)
+{
+  g_return_val_if_fail(tape != NULL && p != NULL, NULL);
+  LdpVar *v = g_hash_table_lookup(tape->params, p);
+  if (v)
+    return v;
+  v = var_new(tape, NULL, NULL, 0, NULL);
+  v->value = p->value;
+  v->param = p;
+  v->needs_grad = TRUE;
+  g_hash_table_insert(tape->params, p, v);
+  return v;
+}
+
+const LdpTensor *ldp_var_value(const LdpVar *v)
+{
+  g_return_val_if_fail(v != NULL && v->sparse == NULL, NULL);
+  return v->value;
+}
+
+guint ldp_var_rows(const LdpVar *v)
+{
+  g_return_val_if_fail(v != NULL, 0);
+  return v->sparse ? v->sparse->rows : v->value->rows;
+}
+
+guint ldp_var_cols(const LdpVar *v)
+{
+  g_return_val_if_fail(v != NULL, 0);
+  return v->sparse ? v->sparse->cols : v->value->cols;
+}
+
+const LdpTensor *ldp_var_grad(const LdpVar *v)
+{
+  g_return_val_if_fail(v != NULL, NULL);
+  return v->grad;
+}
+
+void ldp_tape_backward(LdpTape *tape, LdpVar *loss)
+{
+  g_return_if_fail(tape != NULL && loss != NULL && loss->tape == tape && loss->sparse == NULL);
+  g_return_if_fail(loss->value->rows == 1 && loss->value->cols == 1);
+  g_return_if_fail(!tape->backward_done);
+  tape->backward_done = TRUE;
+  if (!loss->needs_grad)
+    return;
+  grad_buf(loss)->data[0] += 1.0f;
+  for (guint i = loss->index + 1; i-- > 0;) {
+    LdpVar *v = tape->nodes->pdata[i];
+    if (v->backward && v->grad)
+      v->backward(v);
+  }
+  /* Creation order, so the accumulation order into shared parameters is fixed. */
+  for (guint i = 0; i < tape->nodes->len; i++) {
+    LdpVar *v = tape->nodes->pdata[i];
+    if (v->param && v->grad)
+      ldp_tensor_axpy(1.0f, v->grad, v->param->grad);
+  }
+}
+
+/* ---- shared helpers ---- */
+
+#define CHECK_VAR(tape, v, ret) \
+  g_return_val_if_fail((v) != NULL && (v)->tape == (tape) && (v)->sparse == NULL, ret)
+
+static inline gboolean same_shape(const LdpVar *a, const LdpVar *b)
+{
+  return a->value->rows == b->value->rows && a->value->cols == b->value->cols;
+}
+
+/* c = op(a) op(b) + beta c, tolerating empty dimensions (BLAS refuses lda = 0). */
+static void gemm(gboolean ta, gboolean tb, const LdpTensor *a, const LdpTensor *b, float beta,
+                 LdpTensor *c)
+{
+  if (c->rows == 0 || c->cols == 0)
+    return;
+  guint k = ta ? a->rows : a->cols;
+  if (k == 0) {
+    if (beta == 0.0f)
+      ldp_tensor_fill(c, 0.0f);
+    else
+      ldp_tensor_scale(c, beta);
+    return;
+  }
+  ldp_tensor_gemm(ta, tb, 1.0f, a, b, beta, c);
+}
+
+/* Sum of f(x[i]) in double over fixed 4096-element chunks combined in order, so the
+ * result is the same for every thread count. kind: 0 = x, 1 = |x|, 2 = x^2. */
+#define REDUCE_CHUNK 4096
+static double reduce(const float *x, gsize n, int kind)
+{
+  gsize n_chunks = (n + REDUCE_CHUNK - 1) / REDUCE_CHUNK;
+  if (n_chunks <= 1) {
+    double s = 0.0;
+    for (gsize i = 0; i < n; i++)
+      s += kind == 0 ? x[i] : kind == 1 ? fabs(x[i]) : (double)x[i] * x[i];
+    return s;
+  }
+  double *part = g_new(double, n_chunks);
+  LDP_OMP_FOR(ldp_par(n))
+  for (gsize c = 0; c < n_chunks; c++) {
+    gsize lo = c * REDUCE_CHUNK, hi = MIN(n, lo + REDUCE_CHUNK);
+    double s = 0.0;
+    for (gsize i = lo; i < hi; i++)
+      s += kind == 0 ? x[i] : kind == 1 ? fabs(x[i]) : (double)x[i] * x[i];
+    part[c] = s;
+  }
+  double s = 0.0;
+  for (gsize c = 0; c < n_chunks; c++)
+    s += part[c];
+  g_free(part);
+  return s;
+}
+
+static LdpTensor *scalar_tensor(double v)
+{
+  LdpTensor *t = ldp_tensor_new_uninit(1, 1);
+  t->data[0] = (float)v;
+  return t;
+}
+
+/* ---- matmul ---- */
+
+static void matmul_backward(LdpVar *self)
+{
+  LdpVar *a = self->parents[0], *b = self->parents[1];
+  const LdpTensor *g = self->grad;
+  if (a->needs_grad)
+    gemm(FALSE, TRUE, g, b->value, 1.0f, grad_buf(a));
+  if (b->needs_grad) {
+    if (a->sparse) {
+      if (!a->sparse_t)
+        a->sparse_t = ldp_csr_transpose(a->sparse);
+      ldp_csr_spmm(1.0f, a->sparse_t, g, 1.0f, grad_buf(b));
+    } else {
+      gemm(TRUE, FALSE, a->value, g, 1.0f, grad_buf(b));
+    }
+  }
+}
+
+LdpVar *ldp_op_matmul(LdpTape *tape, LdpVar *a, LdpVar *b)
+{
+  g_return_val_if_fail(tape != NULL && a != NULL && a->tape == tape, NULL);
+  CHECK_VAR(tape, b, NULL);
+  g_return_val_if_fail(ldp_var_cols(a) == b->value->rows, NULL);
+  LdpTensor *out = ldp_tensor_new(ldp_var_rows(a), b->value->cols);
+  if (a->sparse)
+    ldp_csr_spmm(1.0f, a->sparse, b->value, 0.0f, out);
+  else
+    gemm(FALSE, FALSE, a->value, b->value, 0.0f, out);
+  LdpVar *parents[2] = { a, b };
+  return var_new(tape, out, parents, 2, matmul_backward);
+}
+
+/* ---- propagate ---- */
+
+typedef struct {
+  LdpGraph *g;   /* reference held */
+  guint heads;   /* columns of the edge weights (0 without weights) */
+} PropSaved;
+
+static void prop_saved_free(gpointer data)
+{
+  PropSaved *s = data;
+  ldp_graph_unref(s->g);
+  g_free(s);
+}
+
+/* Weight of edge @e of the propagated graph for head @h. */
+static inline float prop_weight(const LdpTensor *w, const gint *origin, guint e, guint h)
+{
+  if (!origin)
+    return w->data[(gsize)e * w->cols + h];
+  gint o = origin[e];
+  return o < 0 ? 1.0f : w->data[(gsize)o * w->cols + h];
+}
+
+static void propagate_backward(LdpVar *self)
+{
+  PropSaved *s = self->saved;
+  LdpVar *x = self->parents[0];
+  LdpVar *wv = self->n_parents > 1 ? self->parents[1] : NULL;
+  const LdpTensor *G = self->grad;
+  const LdpCsr *A = ldp_graph_csr(s->g);
+  const guint C = G->cols;
+  const gsize work = (gsize)A->nnz * C + A->rows;
+
+  if (x->needs_grad) {
+    LdpTensor *dx = grad_buf(x);
+    const LdpCsr *At = ldp_graph_csr_t(s->g);
+    if (!wv) {
+      /* dX = A^T G, row-parallel through the cached transpose. */
+      ldp_csr_spmm(1.0f, At, G, 1.0f, dx);
+    } else {
+      const guint *map = ldp_graph_transpose_edge_map(s->g);
+      const gint *origin = ldp_graph_edge_origin(s->g);
+      const LdpTensor *w = wv->value;
+      const guint heads = s->heads, f = C / heads;
+      LDP_OMP_FOR(ldp_par(work))
+      for (guint j = 0; j < At->rows; j++) {
+        float *dr = ldp_tensor_row(dx, j);
+        for (guint t = At->indptr[j]; t < At->indptr[j + 1]; t++) {
+          guint e = map[t], i = At->indices[t];
+          const float *gr = ldp_tensor_row(G, i);
+          for (guint h = 0; h < heads; h++) {
+            float c = A->values[e] * prop_weight(w, origin, e, h);
+            for (guint k = h * f; k < (h + 1) * f; k++)
+              dr[k] += c * gr[k];
+          }
+        }
+      }
+    }
+  }
+
+  if (wv && wv->needs_grad) {
+    /* d w_e[h] = coef_e * <G[i], X[j]> over head h's block. Per-edge values first
+     * (each written once), then a sequential scatter into the origin's rows. */
+    LdpTensor *dw = grad_buf(wv);
+    const gint *origin = ldp_graph_edge_origin(s->g);
+    const guint heads = s->heads, f = C / heads;
+    const LdpTensor *X = x->value;
+    float *contrib = origin ? g_new(float, (gsize)A->nnz * heads) : NULL;
+    LDP_OMP_FOR(ldp_par(work))
+    for (guint i = 0; i < A->rows; i++) {
+      const float *gr = ldp_tensor_row(G, i);
+      for (guint e = A->indptr[i]; e < A->indptr[i + 1]; e++) {
+        const float *xr = ldp_tensor_row(X, A->indices[e]);
+        for (guint h = 0; h < heads; h++) {
+          float dot = 0.0f;
+          for (guint k = h * f; k < (h + 1) * f; k++)
+            dot += gr[k] * xr[k];
+          if (origin)
+            contrib[(gsize)e * heads + h] = A->values[e] * dot;
+          else
+            dw->data[(gsize)e * heads + h] += A->values[e] * dot;
+        }
+      }
+    }
+    if (origin) {
+      for (guint e = 0; e < A->nnz; e++) {
+        if (origin[e] < 0)
+          continue;
+        float *dr = ldp_tensor_row(dw, (guint)origin[e]);
+        for (guint h = 0; h < heads; h++)
+          dr[h] += contrib[(gsize)e * heads + h];
+      }
+      g_free(contrib);
+    }
+  }
+}
+
+LdpVar *ldp_op_propagate(LdpTape *tape, LdpGraph *g, LdpVar *edge_w, LdpVar *x)
+{
+  g_return_val_if_fail(tape != NULL && g != NULL, NULL);
+  CHECK_VAR(tape, x, NULL);
+  const LdpCsr *A = ldp_graph_csr(g);
+  const guint C = x->value->cols;
+  g_return_val_if_fail(x->value->rows == A->cols, NULL);
+  const gint *origin = ldp_graph_edge_origin(g);
+  guint heads = 0;
+  if (edge_w) {
+    CHECK_VAR(tape, edge_w, NULL);
+    heads = edge_w->value->cols;
+    g_return_val_if_fail(heads >= 1 && C % heads == 0, NULL);
+    if (origin) {
+      for (guint e = 0; e < A->nnz; e++)
+        g_return_val_if_fail(origin[e] < (gint)edge_w->value->rows, NULL);
+    } else {
+      g_return_val_if_fail(edge_w->value->rows == A->nnz, NULL);
+    }
+  }
+
+  LdpTensor *out = ldp_tensor_new(A->rows, C);
+  if (!edge_w) {
+    ldp_csr_spmm(1.0f, A, x->value, 0.0f, out);
+  } else {
+    const LdpTensor *w = edge_w->value, *X = x->value;
+    const guint f = C / heads;
+    LDP_OMP_FOR(ldp_par((gsize)A->nnz * C))
+    for (guint i = 0; i < A->rows; i++) {
+      float *o = ldp_tensor_row(out, i);
+      for (guint e = A->indptr[i]; e < A->indptr[i + 1]; e++) {
+        const float *xr = ldp_tensor_row(X, A->indices[e]);
+        for (guint h = 0; h < heads; h++) {
+          float c = A->values[e] * prop_weight(w, origin, e, h);
+          for (guint k = h * f; k < (h + 1) * f; k++)
+            o[k] += c * xr[k];
+        }
+      }
+    }
+  }
+
+  LdpVar *parents[2] = { x, edge_w };
+  LdpVar *v = var_new(tape, out, parents, edge_w ? 2 : 1, propagate_backward);
+  PropSaved *s = g_new(PropSaved, 1);
+  s->g = ldp_graph_ref(g);
+  s->heads = heads;
+  var_save(v, s, prop_saved_free);
+  return v;
+}
+
+/* ---- element-wise binary ops ---- */
+
+static void bias_add_backward(LdpVar *self)
+{
+  LdpVar *x = self->parents[0], *b = self->parents[1];
+  const LdpTensor *G = self->grad;
+  if (x->needs_grad)
+    ldp_tensor_axpy(1.0f, G, grad_buf(x));
+  if (b->needs_grad) {
+    /* Column sums in row order: fixed summation order. */
+    double *acc = g_new0(double, G->cols);
+    for (guint i = 0; i < G->rows; i++) {
+      const float *gr = ldp_tensor_row(G, i);
+      for (guint c = 0; c < G->cols; c++)
+        acc[c] += gr[c];
+    }
+    float *db = grad_buf(b)->data;
+    for (guint c = 0; c < G->cols; c++)
+      db[c] += (float)acc[c];
+    g_free(acc);
+  }
+}
+
+LdpVar *ldp_op_bias_add(LdpTape *tape, LdpVar *x, LdpVar *b)
+{
+  CHECK_VAR(tape, x, NULL);
+  CHECK_VAR(tape, b, NULL);
+  g_return_val_if_fail(b->value->rows == 1 && b->value->cols == x->value->cols, NULL);
+  const LdpTensor *X = x->value;
+  LdpTensor *out = ldp_tensor_new_uninit(X->rows, X->cols);
+  const float *bd = b->value->data;
+  LDP_OMP_FOR(ldp_par(ldp_tensor_size(X)))
+  for (guint i = 0; i < X->rows; i++) {
+    const float *xr = ldp_tensor_row(X, i);
+    float *o = ldp_tensor_row(out, i);
+    for (guint c = 0; c < X->cols; c++)
+      o[c] = xr[c] + bd[c];
+  }
+  LdpVar *parents[2] = { x, b };
+  return var_new(tape, out, parents, 2, bias_add_backward);
+}
+
+static void add_backward(LdpVar *self)
+{
+  for (guint p = 0; p < 2; p++)
+    if (self->parents[p]->needs_grad)
+      ldp_tensor_axpy(1.0f, self->grad, grad_buf(self->parents[p]));
+}
+
+static void sub_backward(LdpVar *self)
+{
+  if (self->parents[0]->needs_grad)
+    ldp_tensor_axpy(1.0f, self->grad, grad_buf(self->parents[0]));
+  if (self->parents[1]->needs_grad)
+    ldp_tensor_axpy(-1.0f, self->grad, grad_buf(self->parents[1]));
+}
+
+static void mul_backward(LdpVar *self)
+{
+  const gsize n = ldp_tensor_size(self->grad);
+  const float *g = self->grad->data;
+  for (guint p = 0; p < 2; p++) {
+    LdpVar *me = self->parents[p];
+    if (!me->needs_grad)
+      continue;
+    const float *other = self->parents[1 - p]->value->data;
+    float *d = grad_buf(me)->data;
+    LDP_OMP_FOR(ldp_par(n))
+    for (gsize i = 0; i < n; i++)
+      d[i] += g[i] * other[i];
+  }
+}
+
+typedef enum { BIN_ADD, BIN_SUB, BIN_MUL } BinaryKind;
+
+static LdpVar *binary_op(LdpTape *tape, LdpVar *a, LdpVar *b, BinaryKind kind)
+{
+  CHECK_VAR(tape, a, NULL);
+  CHECK_VAR(tape, b, NULL);
+  g_return_val_if_fail(same_shape(a, b), NULL);
+  const gsize n = ldp_tensor_size(a->value);
+  LdpTensor *out = ldp_tensor_new_uninit(a->value->rows, a->value->cols);
+  const float *x = a->value->data, *y = b->value->data;
+  float *o = out->data;
+  LDP_OMP_FOR(ldp_par(n))
+  for (gsize i = 0; i < n; i++)
+    o[i] = kind == BIN_ADD ? x[i] + y[i] : kind == BIN_SUB ? x[i] - y[i] : x[i] * y[i];
+  LdpVar *parents[2] = { a, b };
+  return var_new(tape, out, parents, 2,
+                 kind == BIN_ADD ? add_backward : kind == BIN_SUB ? sub_backward : mul_backward);
+}
+
+LdpVar *ldp_op_add(LdpTape *tape, LdpVar *a, LdpVar *b)
+{
+  return binary_op(tape, a, b, BIN_ADD);
+}
+
+LdpVar *ldp_op_sub(LdpTape *tape, LdpVar *a, LdpVar *b)
+{
+  return binary_op(tape, a, b, BIN_SUB);
+}
+
+LdpVar *ldp_op_mul(LdpTape *tape, LdpVar *a, LdpVar *b)
+{
+  return binary_op(tape, a, b, BIN_MUL);
+}
+
+/* ---- element-wise unary ops ---- */
+
+typedef enum { UN_SCALE, UN_RELU, UN_SELU, UN_ELU, UN_LEAKY, UN_SIGMOID } UnaryKind;
+
+typedef struct {
+  UnaryKind kind;
+  float alpha;
+} UnarySaved;
+
+static inline float unary_f(UnaryKind kind, float a, float x)
+{
+  switch (kind) {
+  case UN_SCALE:
+    return a * x;
+  case UN_RELU:
+    return x > 0.0f ? x : 0.0f;
+  case UN_SELU:
+    return x > 0.0f ? (float)SELU_LAMBDA * x : (float)(SELU_LAMBDA * SELU_ALPHA) * expm1f(x);
+  case UN_ELU:
+    return x > 0.0f ? x : a * expm1f(x);
+  case UN_LEAKY:
+    return x > 0.0f ? x : a * x;
+  case UN_SIGMOID:
+    /* Split by sign so exp never overflows. */
+    if (x >= 0.0f)
+      return 1.0f / (1.0f + expf(-x));
+    else {
+      float e = expf(x);
+      return e / (1.0f + e);
+    }
+  }
+  return 0.0f;
+}
+
+/* Derivative at x, given the output y = f(x). */
+static inline float unary_df(UnaryKind kind, float a, float x, float y)
+{
+  switch (kind) {
+  case UN_SCALE:
+    return a;
+  case UN_RELU:
+    return x > 0.0f ? 1.0f : 0.0f;
+  case UN_SELU:
+    return x > 0.0f ? (float)SELU_LAMBDA : (float)(SELU_LAMBDA * SELU_ALPHA) * expf(x);
+  case UN_ELU:
+    return x > 0.0f ? 1.0f : a * expf(x);
+  case UN_LEAKY:
+    return x > 0.0f ? 1.0f : a;
+  case UN_SIGMOID:
+    return y * (1.0f - y);
+  }
+  return 0.0f;
+}
+
+static void unary_backward(LdpVar *self)
+{
+  const UnarySaved *s = self->saved;
+  LdpVar *x = self->parents[0];
+  const gsize n = ldp_tensor_size(self->grad);
+  const float *g = self->grad->data, *xv = x->value->data, *yv = self->value->data;
+  float *d = grad_buf(x)->data;
+  const UnaryKind kind = s->kind;
+  const float a = s->alpha;
+  LDP_OMP_FOR(ldp_par(n))
+  for (gsize i = 0; i < n; i++)
+    d[i] += g[i] * unary_df(kind, a, xv[i], yv[i]);
+}
+
+static LdpVar *unary_op(LdpTape *tape, LdpVar *x, UnaryKind kind, float alpha)
+{
+  CHECK_VAR(tape, x, NULL);
+  const gsize n = ldp_tensor_size(x->value);
+  LdpTensor *out = ldp_tensor_new_uninit(x->value->rows, x->value->cols);
+  const float *xv = x->value->data;
+  float *o = out->data;
+  LDP_OMP_FOR(ldp_par(n))
+  for (gsize i = 0; i < n; i++)
+    o[i] = unary_f(kind, alpha, xv[i]);
+  LdpVar *v = var_new(tape, out, &x, 1, unary_backward);
+  UnarySaved *s = g_new(UnarySaved, 1);
+  s->kind = kind;
+  s->alpha = alpha;
+  var_save(v, s, g_free);
+  return v;
+}
+
+LdpVar *ldp_op_scale(LdpTape *tape, LdpVar *x, float alpha)
+{
+  return unary_op(tape, x, UN_SCALE, alpha);
+}
+
+LdpVar *ldp_op_relu(LdpTape *tape, LdpVar *x)
+{
+  return unary_op(tape, x, UN_RELU, 0.0f);
+}
+
+LdpVar *ldp_op_selu(LdpTape *tape, LdpVar *x)
+{
+  return unary_op(tape, x, UN_SELU, 0.0f);
+}
+
+LdpVar *ldp_op_elu(LdpTape *tape, LdpVar *x, float alpha)
+{
+  return unary_op(tape, x, UN_ELU, alpha);
+}
+
+LdpVar *ldp_op_leaky_relu(LdpTape *tape, LdpVar *x, float slope)
+{
+  return unary_op(tape, x, UN_LEAKY, slope);
+}
+
+LdpVar *ldp_op_sigmoid(LdpTape *tape, LdpVar *x)
+{
+  return unary_op(tape, x, UN_SIGMOID, 0.0f);
+}
+
+/* ---- dropout ---- */
+
+static void dropout_backward(LdpVar *self)
+{
+  const float *mask = self->saved;
+  LdpVar *x = self->parents[0];
+  const gsize n = ldp_tensor_size(self->grad);
+  const float *g = self->grad->data;
+  float *d = grad_buf(x)->data;
+  LDP_OMP_FOR(ldp_par(n))
+  for (gsize i = 0; i < n; i++)
+    d[i] += g[i] * mask[i];
+}
+
+LdpVar *ldp_op_dropout(LdpTape *tape, LdpVar *x, float p, LdpRng *rng)
+{
+  CHECK_VAR(tape, x, NULL);
+  g_return_val_if_fail(p >= 0.0f && p <= 1.0f, NULL);
+  if (!tape->training || p == 0.0f)
+    return x;
+  g_return_val_if_fail(rng != NULL, NULL);
+  const gsize n = ldp_tensor_size(x->value);
+  /* The mask is drawn sequentially in row-major order: it depends on @rng only. */
+  float keep_scale = p < 1.0f ? 1.0f / (1.0f - p) : 0.0f;
+  float *mask = g_new(float, n ? n : 1);
+  for (gsize i = 0; i < n; i++)
+    mask[i] = ldp_rng_uniform(rng) < (double)p ? 0.0f : keep_scale;
+  LdpTensor *out = ldp_tensor_new_uninit(x->value->rows, x->value->cols);
+  const float *xv = x->value->data;
+  LDP_OMP_FOR(ldp_par(n))
+  for (gsize i = 0; i < n; i++)
+    out->data[i] = xv[i] * mask[i];
+  LdpVar *v = var_new(tape, out, &x, 1, dropout_backward);
+  var_save(v, mask, g_free);
+  return v;
+}
+
+/* ---- column slicing and concatenation ---- */
+
+static void concat_backward(LdpVar *self)
+{
+  const LdpTensor *G = self->grad;
+  guint off = 0;
+  for (guint p = 0; p < self->n_parents; p++) {
+    LdpVar *x = self->parents[p];
+    guint c = x->value->cols;
+    if (x->needs_grad) {
+      LdpTensor *d = grad_buf(x);
+      LDP_OMP_FOR(ldp_par(ldp_tensor_size(d)))
+      for (guint i = 0; i < G->rows; i++) {
+        const float *gr = ldp_tensor_row(G, i) + off;
+        float *dr = ldp_tensor_row(d, i);
+        for (guint k = 0; k < c; k++)
+          dr[k] += gr[k];
+      }
+    }
+    off += c;
+  }
+}
+
+LdpVar *ldp_op_concat_cols(LdpTape *tape, LdpVar *const *xs, guint n)
+{
+  g_return_val_if_fail(tape != NULL && xs != NULL && n >= 1, NULL);
+  guint rows = 0, cols = 0;
+  for (guint p = 0; p < n; p++) {
+    CHECK_VAR(tape, xs[p], NULL);
+    if (p == 0)
+      rows = xs[p]->value->rows;
+    g_return_val_if_fail(xs[p]->value->rows == rows, NULL);
+    cols += xs[p]->value->cols;
+  }
+  LdpTensor *out = ldp_tensor_new_uninit(rows, cols);
+  guint off = 0;
+  for (guint p = 0; p < n; p++) {
+    const LdpTensor *X = xs[p]->value;
+    for (guint i = 0; i < rows; i++)
+      memcpy(ldp_tensor_row(out, i) + off, ldp_tensor_row(X, i), X->cols * sizeof(float));
+    off += X->cols;
+  }
+  return var_new(tape, out, xs, n, concat_backward);
+}
+
+static void slice_backward(LdpVar *self)
+{
+  const guint start = GPOINTER_TO_UINT(self->saved);
+  LdpVar *x = self->parents[0];
+  const LdpTensor *G = self->grad;
+  LdpTensor *d = grad_buf(x);
+  LDP_OMP_FOR(ldp_par(ldp_tensor_size(G)))
+  for (guint i = 0; i < G->rows; i++) {
+    const float *gr = ldp_tensor_row(G, i);
+    float *dr = ldp_tensor_row(d, i) + start;
+    for (guint k = 0; k < G->cols; k++)
+      dr[k] += gr[k];
+  }
+}
+
+LdpVar *ldp_op_slice_cols(LdpTape *tape, LdpVar *x, guint start, guint count)
+{
+  CHECK_VAR(tape, x, NULL);
+  g_return_val_if_fail(start <= x->value->cols && count <= x->value->cols - start, NULL);
+  const LdpTensor *X = x->value;
+  LdpTensor *out = ldp_tensor_new_uninit(X->rows, count);
+  for (guint i = 0; i < X->rows; i++)
+    memcpy(ldp_tensor_row(out, i), ldp_tensor_row(X, i) + start, count * sizeof(float));
+  LdpVar *v = var_new(tape, out, &x, 1, slice_backward);
+  var_save(v, GUINT_TO_POINTER(start), NULL);
+  return v;
+}
+
+/* ---- row-wise softmax family ---- */
+
+static void log_softmax_backward(LdpVar *self)
+{
+  /* dx = g - softmax * sum(g), softmax = exp(y). */
+  LdpVar *x = self->parents[0];
+  const LdpTensor *G = self->grad, *Y = self->value;
+  LdpTensor *d = grad_buf(x);
+  LDP_OMP_FOR(ldp_par(ldp_tensor_size(G)))
+  for (guint i = 0; i < G->rows; i++) {
+    const float *gr = ldp_tensor_row(G, i), *yr = ldp_tensor_row(Y, i);
+    float *dr = ldp_tensor_row(d, i);
+    double gs = 0.0;
+    for (guint c = 0; c < G->cols; c++)
+      gs += gr[c];
+    for (guint c = 0; c < G->cols; c++)
+      dr[c] += gr[c] - expf(yr[c]) * (float)gs;
+  }
+}
+
+static void softmax_backward(LdpVar *self)
+{
+  /* dx = y * (g - <g, y>). */
+  LdpVar *x = self->parents[0];
+  const LdpTensor *G = self->grad, *Y = self->value;
+  LdpTensor *d = grad_buf(x);
+  LDP_OMP_FOR(ldp_par(ldp_tensor_size(G)))
+  for (guint i = 0; i < G->rows; i++) {
+    const float *gr = ldp_tensor_row(G, i), *yr = ldp_tensor_row(Y, i);
+    float *dr = ldp_tensor_row(d, i);
+    double dot = 0.0;
+    for (guint c = 0; c < G->cols; c++)
+      dot += (double)gr[c] * yr[c];
+    for (guint c = 0; c < G->cols; c++)
+      dr[c] += yr[c] * (gr[c] - (float)dot);
+  }
+}
+
+static LdpVar *softmax_op(LdpTape *tape, LdpVar *x, gboolean log_out)
+{
+  CHECK_VAR(tape, x, NULL);
+  const LdpTensor *X = x->value;
+  LdpTensor *out = ldp_tensor_new_uninit(X->rows, X->cols);
+  LDP_OMP_FOR(ldp_par(ldp_tensor_size(X)))
+  for (guint i = 0; i < X->rows; i++) {
+    const float *xr = ldp_tensor_row(X, i);
+    float *o = ldp_tensor_row(out, i);
+    if (X->cols == 0)
+      continue;
+    float m = xr[0];
+    for (guint c = 1; c < X->cols; c++)
+      m = MAX(m, xr[c]);
+    double s = 0.0;
+    for (guint c = 0; c < X->cols; c++)
+      s += expf(xr[c] - m);
+    if (log_out) {
+      float lse = m + (float)log(s);
+      for (guint c = 0; c < X->cols; c++)
+        o[c] = xr[c] - lse;
+    } else {
+      float inv = (float)(1.0 / s);
+      for (guint c = 0; c < X->cols; c++)
+        o[c] = expf(xr[c] - m) * inv;
+    }
+  }
+  return var_new(tape, out, &x, 1, log_out ? log_softmax_backward : softmax_backward);
+}
+
+LdpVar *ldp_op_log_softmax(LdpTape *tape, LdpVar *x)
+{
+  return softmax_op(tape, x, TRUE);
+}
+
+LdpVar *ldp_op_softmax(LdpTape *tape, LdpVar *x)
+{
+  return softmax_op(tape, x, FALSE);
+}
+
+static void mean_heads_backward(LdpVar *self)
+{
+  const guint heads = GPOINTER_TO_UINT(self->saved);
+  LdpVar *x = self->parents[0];
+  const LdpTensor *G = self->grad;
+  LdpTensor *d = grad_buf(x);
+  const guint f = G->cols;
+  const float inv = 1.0f / heads;
+  LDP_OMP_FOR(ldp_par(ldp_tensor_size(d)))
+  for (guint i = 0; i < G->rows; i++) {
+    const float *gr = ldp_tensor_row(G, i);
+    float *dr = ldp_tensor_row(d, i);
+    for (guint h = 0; h < heads; h++)
+      for (guint c = 0; c < f; c++)
+        dr[h * f + c] += gr[c] * inv;
+  }
+}
+
+LdpVar *ldp_op_mean_heads(LdpTape *tape, LdpVar *x, guint heads)
+{
+  CHECK_VAR(tape, x, NULL);
+  g_return_val_if_fail(heads >= 1 && x->value->cols % heads == 0, NULL);
+  const LdpTensor *X = x->value;
+  const guint f = X->cols / heads;
+  LdpTensor *out = ldp_tensor_new_uninit(X->rows, f);
+  const float inv = 1.0f / heads;
+  LDP_OMP_FOR(ldp_par(ldp_tensor_size(X)))
+  for (guint i = 0; i < X->rows; i++) {
+    const float *xr = ldp_tensor_row(X, i);
+    float *o = ldp_tensor_row(out, i);
+    for (guint c = 0; c < f; c++) {
+      float s = 0.0f;
+      for (guint h = 0; h < heads; h++)
+        s += xr[h * f + c];
+      o[c] = s * inv;
+    }
+  }
+  LdpVar *v = var_new(tape, out, &x, 1, mean_heads_backward);
+  var_save(v, GUINT_TO_POINTER(heads), NULL);
+  return v;
+}
+
+/* ---- edge ops ---- */
+
+typedef struct {
+  LdpGraph *g;   /* reference held */
+  LdpEdgeEnd end;
+} EdgeSaved;
+
+static void edge_saved_free(gpointer data)
+{
+  EdgeSaved *s = data;
+  ldp_graph_unref(s->g);
+  g_free(s);
+}
+
+static void edge_gather_backward(LdpVar *self)
+{
+  const EdgeSaved *s = self->saved;
+  LdpVar *x = self->parents[0];
+  const LdpTensor *G = self->grad;
+  LdpTensor *d = grad_buf(x);
+  const guint C = G->cols;
+  /* Each node's row collects its edges' rows: destination rows straight from the CSR,
+   * source rows through the transpose, so every node is written by one thread. */
+  const LdpCsr *M = s->end == LDP_EDGE_DST ? ldp_graph_csr(s->g) : ldp_graph_csr_t(s->g);
+  const guint *map = s->end == LDP_EDGE_DST ? NULL : ldp_graph_transpose_edge_map(s->g);
+  LDP_OMP_FOR(ldp_par((gsize)M->nnz * C))
+  for (guint v = 0; v < M->rows; v++) {
+    float *dr = ldp_tensor_row(d, v);
+    for (guint t = M->indptr[v]; t < M->indptr[v + 1]; t++) {
+      const float *gr = ldp_tensor_row(G, map ? map[t] : t);
+      for (guint c = 0; c < C; c++)
+        dr[c] += gr[c];
+    }
+  }
+}
+
+LdpVar *ldp_op_edge_gather(LdpTape *tape, LdpGraph *g, LdpVar *x, LdpEdgeEnd end)
+{
+  g_return_val_if_fail(tape != NULL && g != NULL, NULL);
+  g_return_val_if_fail(end == LDP_EDGE_SRC || end == LDP_EDGE_DST, NULL);
+  CHECK_VAR(tape, x, NULL);
+  const LdpCsr *A = ldp_graph_csr(g);
+  g_return_val_if_fail(x->value->rows == A->rows && A->rows == A->cols, NULL);
+  const guint C = x->value->cols;
+  const guint *node = end == LDP_EDGE_SRC ? A->indices : ldp_graph_edge_dst(g);
+  LdpTensor *out = ldp_tensor_new_uninit(A->nnz, C);
+  LDP_OMP_FOR(ldp_par((gsize)A->nnz * C))
+  for (guint e = 0; e < A->nnz; e++)
+    memcpy(ldp_tensor_row(out, e), ldp_tensor_row(x->value, node[e]), C * sizeof(float));
+  LdpVar *v = var_new(tape, out, &x, 1, edge_gather_backward);
+  EdgeSaved *s = g_new(EdgeSaved, 1);
+  s->g = ldp_graph_ref(g);
+  s->end = end;
+  var_save(v, s, edge_saved_free);
+  return v;
+}
+
+static void edge_softmax_backward(LdpVar *self)
+{
+  const EdgeSaved *s = self->saved;
+  const LdpCsr *A = ldp_graph_csr(s->g);
+  LdpVar *x = self->parents[0];
+  const LdpTensor *G = self->grad, *Y = self->value;
+  LdpTensor *d = grad_buf(x);
+  const guint H = G->cols;
+  LDP_OMP_FOR(ldp_par((gsize)A->nnz * H))
+  for (guint i = 0; i < A->rows; i++) {
+    for (guint h = 0; h < H; h++) {
+      double dot = 0.0;
+      for (guint e = A->indptr[i]; e < A->indptr[i + 1]; e++)
+        dot += (double)G->data[(gsize)e * H + h] * Y->data[(gsize)e * H + h];
+      for (guint e = A->indptr[i]; e < A->indptr[i + 1]; e++) {
+        gsize k = (gsize)e * H + h;
+        d->data[k] += Y->data[k] * (G->data[k] - (float)dot);
+      }
+    }
+  }
+}
+
+LdpVar *ldp_op_edge_softmax(LdpTape *tape, LdpGraph *g, LdpVar *scores)
+{
+  g_return_val_if_fail(tape != NULL && g != NULL, NULL);
+  CHECK_VAR(tape, scores, NULL);
+  const LdpCsr *A = ldp_graph_csr(g);
+  g_return_val_if_fail(scores->value->rows == A->nnz, NULL);
+  const LdpTensor *S = scores->value;
+  const guint H = S->cols;
+  LdpTensor *out = ldp_tensor_new_uninit(A->nnz, H);
+  LDP_OMP_FOR(ldp_par((gsize)A->nnz * H))
+  for (guint i = 0; i < A->rows; i++) {
+    guint lo = A->indptr[i], hi = A->indptr[i + 1];
+    if (lo == hi)
+      continue;
+    for (guint h = 0; h < H; h++) {
+      float m = S->data[(gsize)lo * H + h];
+      for (guint e = lo + 1; e < hi; e++)
+        m = MAX(m, S->data[(gsize)e * H + h]);
+      double sum = 0.0;
+      for (guint e = lo; e < hi; e++)
+        sum += expf(S->data[(gsize)e * H + h] - m);
+      float inv = (float)(1.0 / sum);
+      for (guint e = lo; e < hi; e++) {
+        gsize k = (gsize)e * H + h;
+        out->data[k] = expf(S->data[k] - m) * inv;
+      }
+    }
+  }
+  LdpVar *v = var_new(tape, out, &scores, 1, edge_softmax_backward);
+  EdgeSaved *s = g_new(EdgeSaved, 1);
+  s->g = ldp_graph_ref(g);
+  s->end = LDP_EDGE_DST;
+  var_save(v, s, edge_saved_free);
+  return v;
+}
+
+/* ---- losses ---- */
+
+typedef struct {
+  const gint *labels;   /* borrowed */
+  const guint *rows;    /* borrowed */
+  guint n;
+  float eps;
+} NllSaved;
+
+/* Row of the k-th selected example. */
+static inline guint nll_row(const NllSaved *s, guint k)
+{
+  return s->rows ? s->rows[k] : k;
+}
+
+static gboolean nll_check(const LdpTensor *x, const gint *labels, const guint *rows, guint n)
+{
+  for (guint k = 0; k < n; k++) {
+    guint r = rows ? rows[k] : k;
+    g_return_val_if_fail(r < x->rows, FALSE);
+    g_return_val_if_fail(labels[r] >= 0 && (guint)labels[r] < x->cols, FALSE);
+  }
+  return TRUE;
+}
+
+static void nll_backward(LdpVar *self)
+{
+  const NllSaved *s = self->saved;
+  LdpVar *x = self->parents[0];
+  LdpTensor *d = grad_buf(x);
+  const float g = -self->grad->data[0] / (float)s->n;
+  for (guint k = 0; k < s->n; k++) {
+    guint r = nll_row(s, k);
+    ldp_tensor_row(d, r)[s->labels[r]] += g;
+  }
+}
+
+static void nll_prob_backward(LdpVar *self)
+{
+  const NllSaved *s = self->saved;
+  LdpVar *x = self->parents[0];
+  LdpTensor *d = grad_buf(x);
+  const double g = -self->grad->data[0] / (double)s->n;
+  for (guint k = 0; k < s->n; k++) {
+    guint r = nll_row(s, k);
+    float p = ldp_tensor_row(x->value, r)[s->labels[r]];
+    ldp_tensor_row(d, r)[s->labels[r]] += (float)(g / ((double)p + s->eps));
+  }
+}
+
+static LdpVar *nll_op(LdpTape *tape, LdpVar *x, const gint *labels, const guint *rows, guint n,
+                      gboolean prob, float eps)
+{
+  CHECK_VAR(tape, x, NULL);
+  g_return_val_if_fail(labels != NULL && n > 0, NULL);
+  if (!nll_check(x->value, labels, rows, n))
+    return NULL;
+  double sum = 0.0;
+  for (guint k = 0; k < n; k++) {
+    guint r = rows ? rows[k] : k;
+    double v = ldp_tensor_row(x->value, r)[labels[r]];
+    sum += prob ? -log(v + eps) : -v;
+  }
+  LdpVar *v = var_new(tape, scalar_tensor(sum / n), &x, 1, prob ? nll_prob_backward : nll_backward);
+  NllSaved *s = g_new(NllSaved, 1);
+  s->labels = labels;
+  s->rows = rows;
+  s->n = n;
+  s->eps = eps;
+  var_save(v, s, g_free);
+  return v;
+}
+
+LdpVar *ldp_op_nll(LdpTape *tape, LdpVar *logp, const gint *labels, const guint *rows, guint n)
+{
+  return nll_op(tape, logp, labels, rows, n, FALSE, 0.0f);
+}
+
+LdpVar *ldp_op_cross_entropy(LdpTape *tape, LdpVar *logits, const gint *labels, const guint *rows,
+                             guint n)
+{
+  CHECK_VAR(tape, logits, NULL);
+  g_return_val_if_fail(labels != NULL && n > 0, NULL);
+  if (!nll_check(logits->value, labels, rows, n))
+    return NULL;
+  return ldp_op_nll(tape, ldp_op_log_softmax(tape, logits), labels, rows, n);
+}
+
+LdpVar *ldp_op_nll_prob(LdpTape *tape, LdpVar *prob, const gint *labels, const guint *rows, guint n,
+                        float eps)
+{
+  g_return_val_if_fail(eps >= 0.0f, NULL);
+  return nll_op(tape, prob, labels, rows, n, TRUE, eps);
+}
+
+/* ---- readout ---- */
+
+typedef struct {
+  const guint *ptr;   /* borrowed */
+  guint n_graphs;
+  LdpReadout how;
+} ReadoutSaved;
+
+static void readout_backward(LdpVar *self)
+{
+  const ReadoutSaved *s = self->saved;
+  LdpVar *x = self->parents[0];
+  const LdpTensor *G = self->grad;
+  LdpTensor *d = grad_buf(x);
+  const guint C = G->cols;
+  /* Graphs own disjoint row ranges, so each row of dX is written by one thread. */
+  LDP_OMP_FOR(ldp_par(ldp_tensor_size(x->value)))
+  for (guint g = 0; g < s->n_graphs; g++) {
+    guint lo = s->ptr[g], hi = s->ptr[g + 1];
+    if (lo == hi)
+      continue;
+    float scale = s->how == LDP_READOUT_MEAN ? 1.0f / (float)(hi - lo) : 1.0f;
+    const float *gr = ldp_tensor_row(G, g);
+    for (guint r = lo; r < hi; r++) {
+      float *dr = ldp_tensor_row(d, r);
+      for (guint c = 0; c < C; c++)
+        dr[c] += gr[c] * scale;
+    }
+  }
+}
+
+LdpVar *ldp_op_readout(LdpTape *tape, LdpVar *x, const guint *graph_ptr, guint n_graphs,
+                       LdpReadout how)
+{
+  CHECK_VAR(tape, x, NULL);
+  g_return_val_if_fail(graph_ptr != NULL || n_graphs == 0, NULL);
+  g_return_val_if_fail(how == LDP_READOUT_SUM || how == LDP_READOUT_MEAN, NULL);
+  for (guint g = 0; g < n_graphs; g++)
+    g_return_val_if_fail(graph_ptr[g] <= graph_ptr[g + 1], NULL);
+  g_return_val_if_fail(n_graphs == 0 || graph_ptr[n_graphs] <= x->value->rows, NULL);
+  const LdpTensor *X = x->value;
+  const guint C = X->cols;
+  LdpTensor *out = ldp_tensor_new(n_graphs, C);
+  LDP_OMP_FOR(ldp_par(ldp_tensor_size(X)))
+  for (guint g = 0; g < n_graphs; g++) {
+    guint lo = graph_ptr[g], hi = graph_ptr[g + 1];
+    float *o = ldp_tensor_row(out, g);
+    for (guint r = lo; r < hi; r++) {
+      const float *xr = ldp_tensor_row(X, r);
+      for (guint c = 0; c < C; c++)
+        o[c] += xr[c];
+    }
+    if (how == LDP_READOUT_MEAN && hi > lo)
+      for (guint c = 0; c < C; c++)
+        o[c] /= (float)(hi - lo);
+  }
+  LdpVar *v = var_new(tape, out, &x, 1, readout_backward);
+  ReadoutSaved *s = g_new(ReadoutSaved, 1);
+  s->ptr = graph_ptr;
+  s->n_graphs = n_graphs;
+  s->how = how;
+  var_save(v, s, g_free);
+  return v;
+}
+
+/* ---- batch normalisation ---- */
+
+typedef struct {
+  gboolean batch_stats;  /* normalised with batch statistics (training) */
+  gboolean has_gamma, has_beta;
+  LdpTensor *xhat;       /* normalised input */
+  float *invstd;         /* 1 / sqrt(var + eps) per column */
+} BnSaved;
+
+static void bn_saved_free(gpointer data)
+{
+  BnSaved *s = data;
+  ldp_tensor_free(s->xhat);
+  g_free(s->invstd);
+  g_free(s);
+}
+
+static void batch_norm_backward(LdpVar *self)
+{
+  const BnSaved *s = self->saved;
+  LdpVar *x = self->parents[0];
+  guint np = 1;
+  LdpVar *gamma = s->has_gamma ? self->parents[np++] : NULL;
+  LdpVar *beta = s->has_beta ? self->parents[np++] : NULL;
+  const LdpTensor *G = self->grad, *Xh = s->xhat;
+  const guint n = G->rows, C = G->cols;
+  double *sg = g_new0(double, C), *sgx = g_new0(double, C);
+  for (guint i = 0; i < n; i++) {
+    const float *gr = ldp_tensor_row(G, i), *xr = ldp_tensor_row(Xh, i);
+    for (guint c = 0; c < C; c++) {
+      sg[c] += gr[c];
+      sgx[c] += (double)gr[c] * xr[c];
+    }
+  }
+  if (gamma && gamma->needs_grad)
+    for (guint c = 0; c < C; c++)
+      grad_buf(gamma)->data[c] += (float)sgx[c];
+  if (beta && beta->needs_grad)
+    for (guint c = 0; c < C; c++)
+      grad_buf(beta)->data[c] += (float)sg[c];
+  if (x->needs_grad) {
+    LdpTensor *d = grad_buf(x);
+    const float *gm = gamma ? gamma->value->data : NULL;
+    const gboolean batch = s->batch_stats;
+    LDP_OMP_FOR(ldp_par(ldp_tensor_size(G)))
+    for (guint i = 0; i < n; i++) {
+      const float *gr = ldp_tensor_row(G, i), *xr = ldp_tensor_row(Xh, i);
+      float *dr = ldp_tensor_row(d, i);
+      for (guint c = 0; c < C; c++) {
+        float k = (gm ? gm[c] : 1.0f) * s->invstd[c];
+        if (batch)
+          /* d xhat minus its projections on the mean and on xhat. */
+          dr[c] += k * (gr[c] - (float)(sg[c] / n) - xr[c] * (float)(sgx[c] / n));
+        else
+          dr[c] += k * gr[c];
+      }
+    }
+  }
+  g_free(sg);
+  g_free(sgx);
+}
+
+LdpVar *ldp_op_batch_norm(LdpTape *tape, LdpVar *x, LdpVar *gamma, LdpVar *beta,
+                          LdpTensor *running_mean, LdpTensor *running_var, float momentum,
+                          float eps)
+{
+  CHECK_VAR(tape, x, NULL);
+  const LdpTensor *X = x->value;
+  const guint n = X->rows, C = X->cols;
+  if (gamma) {
+    CHECK_VAR(tape, gamma, NULL);
+    g_return_val_if_fail(gamma->value->rows == 1 && gamma->value->cols == C, NULL);
+  }
+  if (beta) {
+    CHECK_VAR(tape, beta, NULL);
+    g_return_val_if_fail(beta->value->rows == 1 && beta->value->cols == C, NULL);
+  }
+  g_return_val_if_fail((running_mean == NULL) == (running_var == NULL), NULL);
+  if (running_mean)
+    g_return_val_if_fail(running_mean->rows == 1 && running_mean->cols == C &&
+                           running_var->rows == 1 && running_var->cols == C,
+                         NULL);
+  g_return_val_if_fail(eps > 0.0f && momentum >= 0.0f && momentum <= 1.0f, NULL);
+  const gboolean batch = tape->training || running_mean == NULL;
+  /* As in PyTorch, batch statistics need two rows (the unbiased variance divides by n-1). */
+  g_return_val_if_fail(!batch || n > 1, NULL);
+
+  BnSaved *s = g_new0(BnSaved, 1);
+  s->batch_stats = batch;
+  s->invstd = g_new(float, C ? C : 1);
+  float *mean = g_new(float, C ? C : 1);
+  if (batch) {
+    double *sum = g_new0(double, C), *sq = g_new0(double, C);
+    for (guint i = 0; i < n; i++) {
+      const float *xr = ldp_tensor_row(X, i);
+      for (guint c = 0; c < C; c++)
+        sum[c] += xr[c];
+    }
+    for (guint c = 0; c < C; c++)
+      sum[c] /= n;
+    for (guint i = 0; i < n; i++) {
+      const float *xr = ldp_tensor_row(X, i);
+      for (guint c = 0; c < C; c++)
+        sq[c] += (xr[c] - sum[c]) * (xr[c] - sum[c]);
+    }
+    for (guint c = 0; c < C; c++) {
+      double var = sq[c] / n;
+      mean[c] = (float)sum[c];
+      s->invstd[c] = (float)(1.0 / sqrt(var + eps));
+      if (tape->training && running_mean) {
+        double unbiased = sq[c] / (n - 1);
+        running_mean->data[c] = (float)((1.0 - momentum) * running_mean->data[c] + momentum * sum[c]);
+        running_var->data[c] = (float)((1.0 - momentum) * running_var->data[c] + momentum * unbiased);
+      }
+    }
+    g_free(sum);
+    g_free(sq);
+  } else {
+    for (guint c = 0; c < C; c++) {
+      mean[c] = running_mean->data[c];
+      s->invstd[c] = (float)(1.0 / sqrt((double)running_var->data[c] + eps));
+    }
+  }
+
+  s->xhat = ldp_tensor_new_uninit(n, C);
+  LdpTensor *out = ldp_tensor_new_uninit(n, C);
+  const float *gm = gamma ? gamma->value->data : NULL, *bt = beta ? beta->value->data : NULL;
+  LDP_OMP_FOR(ldp_par(ldp_tensor_size(X)))
+  for (guint i = 0; i < n; i++) {
+    const float *xr = ldp_tensor_row(X, i);
+    float *h = ldp_tensor_row(s->xhat, i), *o = ldp_tensor_row(out, i);
+    for (guint c = 0; c < C; c++) {
+      h[c] = (xr[c] - mean[c]) * s->invstd[c];
+      o[c] = (gm ? gm[c] : 1.0f) * h[c] + (bt ? bt[c] : 0.0f);
+    }
+  }
+  g_free(mean);
+
+  /* Parents are compact: x, then gamma and beta when given (flags in the saved state). */
+  LdpVar *parents[3] = { x, NULL, NULL };
+  guint np = 1;
+  if (gamma)
+    parents[np++] = gamma;
+  if (beta)
+    parents[np++] = beta;
+  s->has_gamma = gamma != NULL;
+  s->has_beta = beta != NULL;
+  LdpVar *v = var_new(tape, out, parents, np, batch_norm_backward);
+  var_save(v, s, bn_saved_free);
+  return v;
+}
+
+/* ---- scalar reductions ---- */
+
+typedef enum { RED_SUM, RED_L1, RED_SQ, RED_MEAN } ReduceKind;
+
+static void reduce_backward(LdpVar *self)
+{
+  const ReduceKind kind = GPOINTER_TO_UINT(self->saved);
+  LdpVar *x = self->parents[0];
+  const gsize n = ldp_tensor_size(x->value);
+  const float g = self->grad->data[0];
+  const float *xv = x->value->data;
+  float *d = grad_buf(x)->data;
+  const float gm = n ? g / (float)n : 0.0f;
+  LDP_OMP_FOR(ldp_par(n))
+  for (gsize i = 0; i < n; i++) {
+    switch (kind) {
+    case RED_SUM:
+      d[i] += g;
+      break;
+    case RED_MEAN:
+      d[i] += gm;
+      break;
+    case RED_L1:
+      /* Subgradient 0 at 0, as torch.sign. */
+      d[i] += xv[i] > 0.0f ? g : xv[i] < 0.0f ? -g : 0.0f;
+      break;
+    case RED_SQ:
+      d[i] += 2.0f * g * xv[i];
+      break;
+    }
+  }
+}
+
+static LdpVar *reduce_op(LdpTape *tape, LdpVar *x, ReduceKind kind)
+{
+  CHECK_VAR(tape, x, NULL);
+  const gsize n = ldp_tensor_size(x->value);
+  double s = reduce(x->value->data, n, kind == RED_L1 ? 1 : kind == RED_SQ ? 2 : 0);
+  if (kind == RED_MEAN)
+    s = n ? s / n : NAN;   /* mean of nothing, as torch.mean */
+  LdpVar *v = var_new(tape, scalar_tensor(s), &x, 1, reduce_backward);
+  var_save(v, GUINT_TO_POINTER(kind), NULL);
+  return v;
+}
+
+LdpVar *ldp_op_l1(LdpTape *tape, LdpVar *x)
+{
+  return reduce_op(tape, x, RED_L1);
+}
+
+LdpVar *ldp_op_sq_frobenius(LdpTape *tape, LdpVar *x)
+{
+  return reduce_op(tape, x, RED_SQ);
+}
+
+LdpVar *ldp_op_sum(LdpTape *tape, LdpVar *x)
+{
+  return reduce_op(tape, x, RED_SUM);
+}
+
+LdpVar *ldp_op_mean(LdpTape *tape, LdpVar *x)
+{
+  return reduce_op(tape, x, RED_MEAN);
+}

@@ -1,2 +1,324 @@
-/* graph.c: not written yet. */
+/* graph.c: immutable, refcounted graphs over a CSR adjacency, with cached
+ * transposes, degrees and normalised variants (see graph.h).
+ *
+ * Degrees used by the normalisations are row sums (the aggregating node's
+ * in-degree), on both sides of D^-1/2 A D^-1/2. On symmetric graphs this is the
+ * ordinary degree; on directed graphs it reproduces what PyG's gcn_norm computes
+ * on a transposed adjacency (KProp in LPGNN/Solitude, ALGORITHMS.md §5): the
+ * source node's factor also uses its own in-degree, not its out-degree.
+ */
+#include "config.h"
+
 #include <ldpgnn/ldpgnn.h>
+
+#include <math.h>
+#include <string.h>
+
+#define LDP_N_NORMS (LDP_NORM_SELF + 1)
+
+struct _LdpGraph {
+  gatomicrefcount ref;
+  LdpCsr *adj;
+  gint *edge_origin;  /* NULL when not derived */
+  /* Lazily built caches. */
+  LdpCsr *adj_t;
+  guint *t_map;
+  guint *degrees;
+  guint *edge_dst;
+  LdpGraph *norm[LDP_N_NORMS];
+};
+
+static LdpGraph *graph_wrap(LdpCsr *adj, gint *edge_origin)
+{
+  LdpGraph *g = g_new0(LdpGraph, 1);
+  g_atomic_ref_count_init(&g->ref);
+  g->adj = adj;
+  g->edge_origin = edge_origin;
+  return g;
+}
+
+LdpGraph *ldp_graph_new(LdpCsr *adj)
+{
+  g_return_val_if_fail(adj != NULL, NULL);
+  g_autoptr(GError) error = NULL;
+  if (adj->rows != adj->cols) {
+    g_critical("ldp_graph_new: adjacency is %ux%u, expected a square matrix", adj->rows, adj->cols);
+    ldp_csr_free(adj);
+    return NULL;
+  }
+  if (adj->nnz > (guint)G_MAXINT - adj->rows) {
+    /* Edge origins are gint and may hold nnz + n entries after adding loops. */
+    g_critical("ldp_graph_new: %u entries exceed the supported edge count", adj->nnz);
+    ldp_csr_free(adj);
+    return NULL;
+  }
+  if (!ldp_csr_check(adj, &error)) {
+    g_critical("ldp_graph_new: invalid adjacency: %s", error->message);
+    ldp_csr_free(adj);
+    return NULL;
+  }
+  return graph_wrap(adj, NULL);
+}
+
+LdpGraph *ldp_graph_new_from_edges(guint n, const guint *src, const guint *dst, gsize n_edges,
+                                   gboolean symmetrize, GError **error)
+{
+  g_return_val_if_fail(n_edges == 0 || (src != NULL && dst != NULL), NULL);
+  g_return_val_if_fail(error == NULL || *error == NULL, NULL);
+
+  gsize total = symmetrize ? 2 * n_edges : n_edges;
+  if (n_edges > G_MAXINT / 2 || total > (gsize)(G_MAXINT - n)) {
+    g_set_error(error, LDP_DATA_ERROR, LDP_DATA_ERROR_UNSUPPORTED,
+                "graph: %" G_GSIZE_FORMAT " edges exceed the supported edge count", n_edges);
+    return NULL;
+  }
+  for (gsize e = 0; e < n_edges; e++) {
+    if (src[e] >= n || dst[e] >= n) {
+      g_set_error(error, LDP_DATA_ERROR, LDP_DATA_ERROR_INCONSISTENT,
+                  "graph edge %" G_GSIZE_FORMAT ": %s node %u out of range (graph has %u nodes)", e,
+                  src[e] >= n ? "source" : "destination", src[e] >= n ? src[e] : dst[e], n);
+      return NULL;
+    }
+  }
+  /* Row = destination (it aggregates from the source column). */
+  g_autofree guint *rows = g_new(guint, MAX(total, 1));
+  g_autofree guint *cols = g_new(guint, MAX(total, 1));
+  for (gsize e = 0; e < n_edges; e++) {
+    rows[e] = dst[e];
+    cols[e] = src[e];
+    if (symmetrize) {
+      rows[n_edges + e] = src[e];
+      cols[n_edges + e] = dst[e];
+    }
+  }
+  LdpCsr *adj = ldp_csr_from_coo(n, n, rows, cols, NULL, total, LDP_COO_FIRST, error);
+  if (adj == NULL)
+    return NULL;
+  return graph_wrap(adj, NULL);
+}
+
+LdpGraph *ldp_graph_ref(LdpGraph *g)
+{
+  g_return_val_if_fail(g != NULL, NULL);
+  g_atomic_ref_count_inc(&g->ref);
+  return g;
+}
+
+void ldp_graph_unref(LdpGraph *g)
+{
+  if (g == NULL)
+    return;
+  if (!g_atomic_ref_count_dec(&g->ref))
+    return;
+  for (guint k = 0; k < LDP_N_NORMS; k++)
+    if (g->norm[k] != g)
+      ldp_graph_unref(g->norm[k]);
+  ldp_csr_free(g->adj);
+  ldp_csr_free(g->adj_t);
+  g_free(g->edge_origin);
+  g_free(g->t_map);
+  g_free(g->degrees);
+  g_free(g->edge_dst);
+  g_free(g);
+}
+
+guint ldp_graph_n_nodes(const LdpGraph *g)
+{
+  g_return_val_if_fail(g != NULL, 0);
+  return g->adj->rows;
+}
+
+guint ldp_graph_n_edges(const LdpGraph *g)
+{
+  g_return_val_if_fail(g != NULL, 0);
+  return g->adj->nnz;
+}
+
+const LdpCsr *ldp_graph_csr(const LdpGraph *g)
+{
+  g_return_val_if_fail(g != NULL, NULL);
+  return g->adj;
+}
+
+static void graph_ensure_transpose(LdpGraph *g)
+{
+  if (g->adj_t == NULL)
+    g->adj_t = ldp_csr_transpose_with_map(g->adj, &g->t_map);
+}
+
+const LdpCsr *ldp_graph_csr_t(LdpGraph *g)
+{
+  g_return_val_if_fail(g != NULL, NULL);
+  graph_ensure_transpose(g);
+  return g->adj_t;
+}
+
+const guint *ldp_graph_transpose_edge_map(LdpGraph *g)
+{
+  g_return_val_if_fail(g != NULL, NULL);
+  graph_ensure_transpose(g);
+  return g->t_map;
+}
+
+const guint *ldp_graph_degrees(LdpGraph *g)
+{
+  g_return_val_if_fail(g != NULL, NULL);
+  if (g->degrees == NULL) {
+    const LdpCsr *a = g->adj;
+    g->degrees = g_new(guint, MAX(a->rows, 1));
+    for (guint i = 0; i < a->rows; i++)
+      g->degrees[i] = a->indptr[i + 1] - a->indptr[i];
+  }
+  return g->degrees;
+}
+
+const gint *ldp_graph_edge_origin(const LdpGraph *g)
+{
+  g_return_val_if_fail(g != NULL, NULL);
+  return g->edge_origin;
+}
+
+const guint *ldp_graph_edge_dst(LdpGraph *g)
+{
+  g_return_val_if_fail(g != NULL, NULL);
+  if (g->edge_dst == NULL) {
+    const LdpCsr *a = g->adj;
+    g->edge_dst = g_new(guint, MAX(a->nnz, 1));
+    for (guint i = 0; i < a->rows; i++)
+      for (guint p = a->indptr[i]; p < a->indptr[i + 1]; p++)
+        g->edge_dst[p] = i;
+  }
+  return g->edge_dst;
+}
+
+const guint *ldp_graph_edge_src(const LdpGraph *g)
+{
+  g_return_val_if_fail(g != NULL, NULL);
+  return g->adj->indices;
+}
+
+/* ---- normalisations ---- */
+
+/* d^-1/2 with the convention 1/sqrt(0) = 0; non-positive weighted degrees (only
+ * possible with negative weights) are treated like 0 rather than producing NaN. */
+static double graph_inv_sqrt(double d)
+{
+  return d > 0.0 ? 1.0 / sqrt(d) : 0.0;
+}
+
+/* Copy of the structure of @a with an identity origin map. */
+static LdpGraph *graph_derive_same_structure(const LdpCsr *a)
+{
+  LdpCsr *c = ldp_csr_copy(a);
+  gint *origin = g_new(gint, MAX(a->nnz, 1));
+  for (guint p = 0; p < a->nnz; p++)
+    origin[p] = (gint)p;
+  return graph_wrap(c, origin);
+}
+
+/* A with every diagonal entry replaced by a weight-1 self-loop (origin -1), the
+ * other entries keeping their values and origins. For GCN the coefficients are
+ * then scaled by D~^-1/2 on both sides, D~ = row sums of that matrix. */
+static LdpGraph *graph_with_self_loops(const LdpCsr *a, gboolean gcn)
+{
+  const guint n = a->rows;
+  guint nnz = 0;
+  for (guint i = 0; i < n; i++) {
+    nnz += a->indptr[i + 1] - a->indptr[i] + 1;
+    for (guint p = a->indptr[i]; p < a->indptr[i + 1]; p++)
+      if (a->indices[p] == i)
+        nnz--;
+  }
+  LdpCsr *c = ldp_csr_new(n, n, nnz);
+  gint *origin = g_new(gint, MAX(nnz, 1));
+  guint q = 0;
+  for (guint i = 0; i < n; i++) {
+    gboolean looped = FALSE;
+    for (guint p = a->indptr[i]; p <= a->indptr[i + 1]; p++) {
+      gboolean at_end = p == a->indptr[i + 1];
+      guint col = at_end ? 0 : a->indices[p];
+      if (!looped && (at_end || col >= i)) {
+        c->indices[q] = i;
+        c->values[q] = 1.0f;
+        origin[q] = -1;
+        q++;
+        looped = TRUE;
+      }
+      if (at_end || col == i)
+        continue;  /* the old diagonal is replaced by the loop above */
+      c->indices[q] = col;
+      c->values[q] = a->values[p];
+      origin[q] = (gint)p;
+      q++;
+    }
+    c->indptr[i + 1] = q;
+  }
+  g_assert(q == nnz);
+
+  if (gcn) {
+    g_autofree double *dinv = g_new(double, MAX(n, 1));
+    for (guint i = 0; i < n; i++) {
+      double d = 0.0;
+      for (guint p = c->indptr[i]; p < c->indptr[i + 1]; p++)
+        d += c->values[p];
+      dinv[i] = graph_inv_sqrt(d);
+    }
+    for (guint i = 0; i < n; i++)
+      for (guint p = c->indptr[i]; p < c->indptr[i + 1]; p++)
+        c->values[p] = (float)(dinv[i] * c->values[p] * dinv[c->indices[p]]);
+  }
+  return graph_wrap(c, origin);
+}
+
+static LdpGraph *graph_build_normalized(LdpGraph *g, LdpNorm norm)
+{
+  const LdpCsr *a = g->adj;
+  const guint n = a->rows;
+  switch (norm) {
+  case LDP_NORM_SUM:
+    /* The graph itself already satisfies the contract unless it is derived,
+     * in which case its origins point elsewhere and a copy is needed. */
+    return g->edge_origin == NULL ? g : graph_derive_same_structure(a);
+  case LDP_NORM_GCN:
+    return graph_with_self_loops(a, TRUE);
+  case LDP_NORM_SELF:
+    return graph_with_self_loops(a, FALSE);
+  case LDP_NORM_SYM: {
+    LdpGraph *r = graph_derive_same_structure(a);
+    LdpCsr *c = r->adj;
+    g_autofree double *dinv = g_new(double, MAX(n, 1));
+    for (guint i = 0; i < n; i++) {
+      double d = 0.0;
+      for (guint p = a->indptr[i]; p < a->indptr[i + 1]; p++)
+        d += a->values[p];
+      dinv[i] = graph_inv_sqrt(d);
+    }
+    for (guint i = 0; i < n; i++)
+      for (guint p = c->indptr[i]; p < c->indptr[i + 1]; p++)
+        c->values[p] = (float)(dinv[i] * a->values[p] * dinv[c->indices[p]]);
+    return r;
+  }
+  case LDP_NORM_MEAN: {
+    /* Mean of the (weighted) messages over N(i): divide by |N(i)|, as a mean
+     * aggregator does; rows of isolated nodes are simply empty. */
+    LdpGraph *r = graph_derive_same_structure(a);
+    LdpCsr *c = r->adj;
+    for (guint i = 0; i < n; i++) {
+      guint len = c->indptr[i + 1] - c->indptr[i];
+      for (guint p = c->indptr[i]; p < c->indptr[i + 1]; p++)
+        c->values[p] = (float)((double)a->values[p] / len);
+    }
+    return r;
+  }
+  }
+  g_return_val_if_reached(NULL);
+}
+
+LdpGraph *ldp_graph_normalized(LdpGraph *g, LdpNorm norm)
+{
+  g_return_val_if_fail(g != NULL, NULL);
+  g_return_val_if_fail((guint)norm < LDP_N_NORMS, NULL);
+  if (g->norm[norm] == NULL)
+    g->norm[norm] = graph_build_normalized(g, norm);
+  return g->norm[norm];
+}

@@ -38,4 +38,40 @@ LDP_API gboolean ldp_mechanism_apply(const LdpPlugin *plugin, const LdpParams *p
                                      double public_fraction, LdpDataset *data, const LdpRng *run_rng,
                                      LdpLedger *ledger, GError **error);
 
+/* Stream id (a child of the run stream) from which public users are drawn: graph g
+ * uses ldp_rng_derive(ldp_rng_derive(run_rng, LDP_MECHANISM_PUBLIC_STREAM), g) to
+ * shuffle its nodes and the first floor(n_g * fraction) are public. The choice does
+ * not depend on the mechanism, so equal fractions give the same public users for
+ * every mechanism and a smaller fraction gives a subset. */
+#define LDP_MECHANISM_PUBLIC_STREAM G_GUINT64_CONSTANT(0x7075626c69630000)
+
+/* ldp_mechanism_apply for a descriptor that need not come from a registry (tests,
+ * embedders). */
+LDP_API gboolean ldp_mechanism_apply_desc(const LdpPluginDesc *desc, const LdpParams *params,
+                                          guint index, double public_fraction, LdpDataset *data,
+                                          const LdpRng *run_rng, LdpLedger *ledger, GError **error);
+
+/* The public shape information of @data that mechanisms are created with. */
+LDP_API void ldp_mechanism_shape_of(const LdpDataset *data, LdpMechanismShape *shape);
+
+/* A stand-alone report, e.g. to call a plugin's randomize_user directly in tests.
+ * (transfer full) */
+LDP_API LdpReport *ldp_report_new(void);
+LDP_API void ldp_report_free(LdpReport *r);
+/* Empties @r (no values, int 0, real 0) keeping its buffers. */
+LDP_API void ldp_report_reset(LdpReport *r);
+/* TRUE if @r holds a dense vector (ldp_report_set_dense). */
+LDP_API gboolean ldp_report_is_dense(const LdpReport *r);
+
+/* Ledger entries added by hand (ldp_mechanism_apply does this itself): appends an
+ * entry for @mechanism on @target and returns its budget to fill with
+ * ldp_budget_add. (transfer none): owned by the ledger. */
+LDP_API LdpBudget *ldp_ledger_add_entry(LdpLedger *l, const char *mechanism, LdpTarget target);
+LDP_API guint ldp_ledger_n_entries(const LdpLedger *l);
+/* Sum of the deltas spent on @target (0 for pure epsilon-LDP). */
+LDP_API double ldp_ledger_target_delta(const LdpLedger *l, LdpTarget target);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(LdpLedger, ldp_ledger_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(LdpReport, ldp_report_free)
+
 G_END_DECLS

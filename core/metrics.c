@@ -1,2 +1,143 @@
-/* metrics.c: not written yet. */
+/* metrics.c: accuracy, F1 and ROC-AUC (see metrics.h). */
+#include "config.h"
+
 #include <ldpgnn/ldpgnn.h>
+
+#include <math.h>
+#include <stdlib.h>
+
+double ldp_metric_accuracy(const LdpTensor *scores, const gint *labels, const guint *rows, guint n)
+{
+  if (n == 0)
+    return 0.0;
+  g_return_val_if_fail(scores != NULL && labels != NULL && rows != NULL, NAN);
+  g_return_val_if_fail(scores->cols > 0, NAN);
+  guint correct = 0;
+  for (guint k = 0; k < n; k++) {
+    guint r = rows[k];
+    g_return_val_if_fail(r < scores->rows, NAN);
+    /* A missing label (< 0) never matches a prediction. */
+    if (labels[r] >= 0 && ldp_tensor_row_argmax(scores, r) == (guint)labels[r])
+      correct++;
+  }
+  return (double)correct / n;
+}
+
+/* Per-class true positives, false positives and false negatives. Predictions
+ * or labels outside [0, n_classes) count for no class (a wrong prediction of a
+ * valid label still costs that label a false negative). */
+static gboolean metrics_confusion(const LdpTensor *scores, const gint *labels, const guint *rows, guint n,
+                                  guint n_classes, guint *tp, guint *fp, guint *fn)
+{
+  for (guint k = 0; k < n; k++) {
+    guint r = rows[k];
+    g_return_val_if_fail(r < scores->rows, FALSE);
+    guint pred = ldp_tensor_row_argmax(scores, r);
+    gint y = labels[r];
+    gboolean y_ok = y >= 0 && (guint)y < n_classes;
+    if (y_ok && pred == (guint)y) {
+      tp[pred]++;
+      continue;
+    }
+    if (pred < n_classes)
+      fp[pred]++;
+    if (y_ok)
+      fn[y]++;
+  }
+  return TRUE;
+}
+
+double ldp_metric_f1_micro(const LdpTensor *scores, const gint *labels, const guint *rows, guint n,
+                           guint n_classes)
+{
+  if (n == 0)
+    return 0.0;
+  g_return_val_if_fail(scores != NULL && labels != NULL && rows != NULL, NAN);
+  g_return_val_if_fail(scores->cols > 0 && n_classes > 0, NAN);
+  g_autofree guint *tp = g_new0(guint, n_classes);
+  g_autofree guint *fp = g_new0(guint, n_classes);
+  g_autofree guint *fn = g_new0(guint, n_classes);
+  if (!metrics_confusion(scores, labels, rows, n, n_classes, tp, fp, fn))
+    return NAN;
+  double stp = 0, sfp = 0, sfn = 0;
+  for (guint c = 0; c < n_classes; c++) {
+    stp += tp[c];
+    sfp += fp[c];
+    sfn += fn[c];
+  }
+  double denom = 2 * stp + sfp + sfn;
+  return denom > 0 ? 2 * stp / denom : 0.0;
+}
+
+double ldp_metric_f1_macro(const LdpTensor *scores, const gint *labels, const guint *rows, guint n,
+                           guint n_classes)
+{
+  if (n == 0)
+    return 0.0;
+  g_return_val_if_fail(scores != NULL && labels != NULL && rows != NULL, NAN);
+  g_return_val_if_fail(scores->cols > 0 && n_classes > 0, NAN);
+  g_autofree guint *tp = g_new0(guint, n_classes);
+  g_autofree guint *fp = g_new0(guint, n_classes);
+  g_autofree guint *fn = g_new0(guint, n_classes);
+  if (!metrics_confusion(scores, labels, rows, n, n_classes, tp, fp, fn))
+    return NAN;
+  double sum = 0;
+  guint present = 0;
+  for (guint c = 0; c < n_classes; c++) {
+    guint denom = 2 * tp[c] + fp[c] + fn[c];
+    if (denom == 0)
+      continue;  /* absent from both truth and predictions */
+    sum += 2.0 * tp[c] / denom;
+    present++;
+  }
+  return present > 0 ? sum / present : 0.0;
+}
+
+typedef struct {
+  float score;
+  gboolean positive;
+} AucItem;
+
+static int metrics_cmp_item(const void *pa, const void *pb)
+{
+  float a = ((const AucItem *)pa)->score, b = ((const AucItem *)pb)->score;
+  return (a > b) - (a < b);
+}
+
+double ldp_metric_roc_auc(const float *score, const gboolean *positive, guint n)
+{
+  g_return_val_if_fail(n == 0 || (score != NULL && positive != NULL), NAN);
+  guint n_pos = 0;
+  for (guint i = 0; i < n; i++) {
+    if (isnan(score[i]))
+      return NAN;  /* no meaningful ranking */
+    if (positive[i])
+      n_pos++;
+  }
+  guint n_neg = n - n_pos;
+  if (n_pos == 0 || n_neg == 0)
+    return NAN;
+
+  g_autofree AucItem *items = g_new(AucItem, n);
+  for (guint i = 0; i < n; i++) {
+    items[i].score = score[i];
+    items[i].positive = positive[i];
+  }
+  qsort(items, n, sizeof(AucItem), metrics_cmp_item);
+
+  /* Mann-Whitney U from the rank sum of the positives; a block of tied scores
+   * shares its average rank, which counts each tied (pos, neg) pair as 1/2. */
+  double rank_sum = 0.0;
+  for (guint lo = 0; lo < n;) {
+    guint hi = lo + 1;
+    while (hi < n && items[hi].score == items[lo].score)
+      hi++;
+    double avg_rank = 0.5 * ((double)lo + 1 + (double)hi);  /* ranks lo+1 .. hi */
+    for (guint k = lo; k < hi; k++)
+      if (items[k].positive)
+        rank_sum += avg_rank;
+    lo = hi;
+  }
+  double u = rank_sum - (double)n_pos * (n_pos + 1) / 2.0;
+  return u / ((double)n_pos * n_neg);
+}

@@ -23,6 +23,12 @@ LDP_API LdpParams *ldp_params_copy(const LdpParams *p);
 LDP_API void ldp_params_free(LdpParams *p);
 /* Resolved values (given or default) as a JSON object. (transfer full) */
 LDP_API JsonNode *ldp_params_to_json(const LdpParams *p);
+/* "[0, 1]", "(0, inf)": the accepted range of a number/integer spec (and of list
+ * items), or NULL when unbounded. (transfer full, nullable) */
+LDP_API char *ldp_param_spec_format_range(const LdpParamSpec *spec);
+/* Adds one member per spec (its resolved value; null when absent) to the object being
+ * built in @b. */
+LDP_API void ldp_params_add_to_json(const LdpParams *p, JsonBuilder *b);
 /* Checks that a schema is well formed: names, no duplicates, defaults parse and lie in
  * bounds, enum defaults among the choices. @owner names the plugin in the message. */
 LDP_API gboolean ldp_param_specs_check(const LdpParamSpec *specs, guint n_specs, const char *owner,
@@ -42,7 +48,8 @@ typedef struct {
  *   split: kind(enum random|stratified|standard) train val test(number) per_seed(bool)
  *   mechanisms[i].core: public_fraction(number)
  *   train: epochs lr weight_decay optimizer(adam|sgd) momentum patience min_epochs
- *          batch_size selection(enum best_val_loss|last) */
+ *          batch_size selection(enum best_val_loss|last) eval_every
+ * Calibrators and the backbone have no core keys (their core is an empty LdpParams). */
 typedef struct {
   char *name;              /* variant name, or the pipeline name without variants */
   LdpStageSpec dataset;
@@ -62,10 +69,13 @@ LDP_API LdpPipeline *ldp_pipeline_load(const char *path, const LdpRegistry *reg,
 LDP_API void ldp_pipeline_free(LdpPipeline *p);
 LDP_API const char *ldp_pipeline_name(const LdpPipeline *p);
 LDP_API const char *ldp_pipeline_path(const LdpPipeline *p);
+/* (nullable) */
+LDP_API const char *ldp_pipeline_description(const LdpPipeline *p);
 LDP_API guint64 ldp_pipeline_seed(const LdpPipeline *p);
 /* Number of repeats (seeds seed, seed+1, ...); --seeds overrides it via "seeds=N". */
 LDP_API guint ldp_pipeline_n_seeds(const LdpPipeline *p);
-/* (nullable): data directory from the file (relative to the file), or NULL. */
+/* (nullable): data directory from the file, already joined to the file's directory
+ * when relative, or NULL. */
 LDP_API const char *ldp_pipeline_data_dir(const LdpPipeline *p);
 LDP_API guint ldp_pipeline_n_runs(const LdpPipeline *p);
 /* (transfer none) */

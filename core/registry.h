@@ -27,6 +27,12 @@ LDP_API gboolean ldp_registry_load_file(LdpRegistry *reg, const char *path, GErr
  * stop the scan: its error message is appended to @problems (char *, transfer full)
  * when non-NULL. The first module registering a name wins. */
 LDP_API void ldp_registry_scan(LdpRegistry *reg, const char *const *extra_dirs, GPtrArray *problems);
+/* (transfer full): the directories ldp_registry_scan would search, in order (char *,
+ * whether or not they exist), for `ldpgnn -v plugins` and diagnostics. */
+LDP_API GPtrArray *ldp_registry_search_path(const char *const *extra_dirs);
+/* TRUE when the running program is the build tree's (uninstalled): the executable
+ * and the core library in use both lie in LDP_BUILD_DIR. */
+LDP_API gboolean ldp_registry_running_uninstalled(void);
 
 /* (transfer none, nullable) */
 LDP_API const LdpPlugin *ldp_registry_lookup(const LdpRegistry *reg, const char *name);

@@ -1,2 +1,184 @@
-/* rng.c: not written yet. */
+/* rng.c: xoshiro256** streams keyed by 64-bit identities (see rng.h). */
+#include "config.h"
+
 #include <ldpgnn/ldpgnn.h>
+
+#include <math.h>
+
+/* SplitMix64 increment (2^64 / golden ratio) and its output finaliser. The
+ * finaliser is a bijection with full avalanche, which makes it a good hash. */
+#define LDP_RNG_GOLDEN G_GUINT64_CONSTANT(0x9e3779b97f4a7c15)
+
+static inline guint64 rng_mix64(guint64 z)
+{
+  z = (z ^ (z >> 30)) * G_GUINT64_CONSTANT(0xbf58476d1ce4e5b9);
+  z = (z ^ (z >> 27)) * G_GUINT64_CONSTANT(0x94d049bb133111eb);
+  return z ^ (z >> 31);
+}
+
+static inline guint64 rng_splitmix_next(guint64 *state)
+{
+  *state += LDP_RNG_GOLDEN;
+  return rng_mix64(*state);
+}
+
+static inline guint64 rng_rotl(guint64 x, int k)
+{
+  return (x << k) | (x >> (64 - k));
+}
+
+void ldp_rng_init(LdpRng *rng, guint64 key)
+{
+  g_return_if_fail(rng != NULL);
+  rng->key = key;
+  /* Four consecutive SplitMix64 outputs come from distinct states through a
+   * bijection, so they are never all zero (the one forbidden xoshiro state). */
+  guint64 sm = key;
+  for (int i = 0; i < 4; i++)
+    rng->s[i] = rng_splitmix_next(&sm);
+}
+
+guint64 ldp_rng_derive_key(guint64 parent_key, guint64 id)
+{
+  /* Hash the parent and the id separately (with different offsets so that
+   * (p, i) and (i, p) differ), then hash their combination again: every output
+   * bit depends on every input bit of both. */
+  guint64 hp = rng_mix64(parent_key + LDP_RNG_GOLDEN);
+  guint64 hi = rng_mix64((id ^ G_GUINT64_CONSTANT(0xd1b54a32d192ed03)) + 2 * LDP_RNG_GOLDEN);
+  return rng_mix64(hp ^ rng_rotl(hi, 23)) ^ rng_mix64(hi + 3 * LDP_RNG_GOLDEN);
+}
+
+void ldp_rng_derive(const LdpRng *parent, guint64 id, LdpRng *child)
+{
+  g_return_if_fail(parent != NULL && child != NULL);
+  /* Read the key before writing: @child may alias @parent. */
+  guint64 key = ldp_rng_derive_key(parent->key, id);
+  ldp_rng_init(child, key);
+}
+
+guint64 ldp_rng_next_u64(LdpRng *rng)
+{
+  guint64 *s = rng->s;
+  guint64 result = rng_rotl(s[1] * 5, 7) * 9;
+  guint64 t = s[1] << 17;
+  s[2] ^= s[0];
+  s[3] ^= s[1];
+  s[1] ^= s[2];
+  s[0] ^= s[3];
+  s[2] ^= t;
+  s[3] = rng_rotl(s[3], 45);
+  return result;
+}
+
+double ldp_rng_uniform(LdpRng *rng)
+{
+  return (double)(ldp_rng_next_u64(rng) >> 11) * 0x1.0p-53;
+}
+
+double ldp_rng_uniform_pos(LdpRng *rng)
+{
+  /* Midpoints of the 2^53 cells: in [2^-54, 1 - 2^-54], never 0 nor 1. */
+  return ((double)(ldp_rng_next_u64(rng) >> 11) + 0.5) * 0x1.0p-53;
+}
+
+guint64 ldp_rng_below(LdpRng *rng, guint64 n)
+{
+  g_return_val_if_fail(n > 0, 0);
+  /* Lemire's multiply-and-reject: the high word of x * n is uniform on [0, n)
+   * once the low words that would bias it (fewer than 2^64 mod n of them) are
+   * rejected. */
+  unsigned __int128 m = (unsigned __int128)ldp_rng_next_u64(rng) * n;
+  guint64 low = (guint64)m;
+  if (low < n) {
+    guint64 threshold = (0 - n) % n;
+    while (low < threshold) {
+      m = (unsigned __int128)ldp_rng_next_u64(rng) * n;
+      low = (guint64)m;
+    }
+  }
+  return (guint64)(m >> 64);
+}
+
+gboolean ldp_rng_bernoulli(LdpRng *rng, double p)
+{
+  g_return_val_if_fail(!isnan(p), FALSE);
+  /* uniform() < p consumes one draw even for p in {0, 1}, so the stream position
+   * does not depend on p. */
+  return ldp_rng_uniform(rng) < p;
+}
+
+double ldp_rng_laplace(LdpRng *rng, double scale)
+{
+  g_return_val_if_fail(scale >= 0.0, NAN);
+  /* Inverse CDF: u in (-1/2, 1/2) and never 0, so 1 - 2|u| lies in (0, 1). */
+  double u = ldp_rng_uniform_pos(rng) - 0.5;
+  double mag = -scale * log1p(-2.0 * fabs(u));
+  return u < 0 ? -mag : mag;
+}
+
+double ldp_rng_normal(LdpRng *rng)
+{
+  double u1 = ldp_rng_uniform_pos(rng);
+  double u2 = ldp_rng_uniform(rng);
+  return sqrt(-2.0 * log(u1)) * cos(2.0 * G_PI * u2);
+}
+
+guint64 ldp_rng_geometric(LdpRng *rng, double p)
+{
+  g_return_val_if_fail(p > 0.0 && p <= 1.0, 0);
+  double u = ldp_rng_uniform_pos(rng);
+  if (p == 1.0)
+    return 0;
+  /* P(X >= k) = (1 - p)^k, so X = floor(log U / log(1 - p)). */
+  double x = floor(log(u) / log1p(-p));
+  if (!(x < 0x1.0p64))
+    return G_MAXUINT64;
+  return (guint64)x;
+}
+
+static int rng_cmp_guint(const void *a, const void *b)
+{
+  guint x = *(const guint *)a, y = *(const guint *)b;
+  return (x > y) - (x < y);
+}
+
+void ldp_rng_sample(LdpRng *rng, guint n, guint k, guint *out)
+{
+  g_return_if_fail(k <= n);
+  g_return_if_fail(k == 0 || out != NULL);
+  if (k == 0)
+    return;
+  if ((guint64)k * 16 >= n) {
+    /* Dense case: selection sampling (Knuth's algorithm S), O(n), already sorted.
+     * Item i is taken with probability (still needed) / (still available). */
+    guint taken = 0;
+    for (guint i = 0; i < n && taken < k; i++)
+      if (ldp_rng_below(rng, n - i) < k - taken)
+        out[taken++] = i;
+    g_assert(taken == k);
+    return;
+  }
+  /* Sparse case: Floyd's algorithm, O(k) expected draws plus a sort. Each step
+   * j = n-k..n-1 picks t in [0, j]; if t is taken, j (never taken yet) is used. */
+  g_autoptr(GHashTable) seen = g_hash_table_new(g_direct_hash, g_direct_equal);
+  guint filled = 0;
+  for (guint j = n - k; j < n; j++) {
+    guint t = (guint)ldp_rng_below(rng, (guint64)j + 1);
+    if (g_hash_table_contains(seen, GUINT_TO_POINTER(t)))
+      t = j;
+    g_hash_table_add(seen, GUINT_TO_POINTER(t));
+    out[filled++] = t;
+  }
+  qsort(out, k, sizeof(guint), rng_cmp_guint);
+}
+
+void ldp_rng_shuffle(LdpRng *rng, guint *perm, guint n)
+{
+  g_return_if_fail(n == 0 || perm != NULL);
+  for (guint i = n; i > 1; i--) {
+    guint j = (guint)ldp_rng_below(rng, i);
+    guint tmp = perm[i - 1];
+    perm[i - 1] = perm[j];
+    perm[j] = tmp;
+  }
+}

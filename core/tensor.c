@@ -1,2 +1,400 @@
-/* tensor.c: not written yet. */
+/* tensor.c: dense float32 matrices (BLAS-backed) and CSR sparse matrices. */
+#include "config.h"
+
 #include <ldpgnn/ldpgnn.h>
+
+#include <cblas.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LDP_TENSOR_ALIGN 64
+/* Below this many multiply-adds an OpenMP region costs more than it saves. */
+#define LDP_SPMM_PARALLEL_WORK 32768
+
+/* ---- dense ---- */
+
+static LdpTensor *tensor_alloc(guint rows, guint cols, gboolean zero)
+{
+  LdpTensor *t = g_new(LdpTensor, 1);
+  t->rows = rows;
+  t->cols = cols;
+  /* Always allocate at least one element so data is never NULL: memcpy/memset
+   * on empty tensors stay well defined. */
+  gsize n = MAX((gsize)rows * cols, 1);
+  if (zero)
+    t->data = g_aligned_alloc0(n, sizeof(float), LDP_TENSOR_ALIGN);
+  else
+    t->data = g_aligned_alloc(n, sizeof(float), LDP_TENSOR_ALIGN);
+  return t;
+}
+
+LdpTensor *ldp_tensor_new(guint rows, guint cols)
+{
+  return tensor_alloc(rows, cols, TRUE);
+}
+
+LdpTensor *ldp_tensor_new_uninit(guint rows, guint cols)
+{
+  return tensor_alloc(rows, cols, FALSE);
+}
+
+LdpTensor *ldp_tensor_copy(const LdpTensor *t)
+{
+  g_return_val_if_fail(t != NULL, NULL);
+  LdpTensor *c = tensor_alloc(t->rows, t->cols, FALSE);
+  memcpy(c->data, t->data, ldp_tensor_size(t) * sizeof(float));
+  return c;
+}
+
+LdpTensor *ldp_tensor_new_from_data(guint rows, guint cols, const float *data)
+{
+  gsize n = (gsize)rows * cols;
+  g_return_val_if_fail(n == 0 || data != NULL, NULL);
+  LdpTensor *t = tensor_alloc(rows, cols, n == 0);
+  if (n > 0)
+    memcpy(t->data, data, n * sizeof(float));
+  return t;
+}
+
+void ldp_tensor_free(LdpTensor *t)
+{
+  if (t == NULL)
+    return;
+  g_aligned_free(t->data);
+  g_free(t);
+}
+
+gsize ldp_tensor_size(const LdpTensor *t)
+{
+  g_return_val_if_fail(t != NULL, 0);
+  return (gsize)t->rows * t->cols;
+}
+
+void ldp_tensor_fill(LdpTensor *t, float value)
+{
+  g_return_if_fail(t != NULL);
+  gsize n = ldp_tensor_size(t);
+  for (gsize i = 0; i < n; i++)
+    t->data[i] = value;
+}
+
+void ldp_tensor_scale(LdpTensor *t, float alpha)
+{
+  g_return_if_fail(t != NULL);
+  gsize n = ldp_tensor_size(t);
+  for (gsize i = 0; i < n; i++)
+    t->data[i] *= alpha;
+}
+
+void ldp_tensor_axpy(float alpha, const LdpTensor *x, LdpTensor *y)
+{
+  g_return_if_fail(x != NULL && y != NULL);
+  g_return_if_fail(x->rows == y->rows && x->cols == y->cols);
+  gsize n = ldp_tensor_size(x);
+  for (gsize i = 0; i < n; i++)
+    y->data[i] += alpha * x->data[i];
+}
+
+/* BLAS semantics: beta == 0 overwrites (NaN/Inf in the old contents vanish). */
+static void tensor_scale_or_zero(LdpTensor *c, float beta)
+{
+  if (beta == 0.0f)
+    ldp_tensor_fill(c, 0.0f);
+  else if (beta != 1.0f)
+    ldp_tensor_scale(c, beta);
+}
+
+void ldp_tensor_gemm(gboolean trans_a, gboolean trans_b, float alpha, const LdpTensor *a,
+                     const LdpTensor *b, float beta, LdpTensor *c)
+{
+  g_return_if_fail(a != NULL && b != NULL && c != NULL);
+  g_return_if_fail(c != a && c != b);
+  guint m = trans_a ? a->cols : a->rows;
+  guint k = trans_a ? a->rows : a->cols;
+  guint kb = trans_b ? b->cols : b->rows;
+  guint n = trans_b ? b->rows : b->cols;
+  g_return_if_fail(k == kb);
+  g_return_if_fail(c->rows == m && c->cols == n);
+  g_return_if_fail(a->rows <= G_MAXINT && a->cols <= G_MAXINT && b->rows <= G_MAXINT &&
+                   b->cols <= G_MAXINT);
+
+  if (m == 0 || n == 0)
+    return;
+  if (k == 0 || alpha == 0.0f) {
+    /* Empty inner dimension: the product is 0; BLAS would reject lda = 0. */
+    tensor_scale_or_zero(c, beta);
+    return;
+  }
+  cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
+              (int)m, (int)n, (int)k, alpha, a->data, (int)a->cols, b->data, (int)b->cols, beta, c->data,
+              (int)c->cols);
+}
+
+guint ldp_tensor_row_argmax(const LdpTensor *t, guint i)
+{
+  g_return_val_if_fail(t != NULL && i < t->rows && t->cols > 0, 0);
+  const float *row = ldp_tensor_row(t, i);
+  guint best = 0;
+  /* Strict > keeps the lowest index on ties; NaN wins as in torch.argmax. */
+  for (guint j = 1; j < t->cols; j++) {
+    if (isnan(row[best]))
+      break;
+    if (row[j] > row[best] || isnan(row[j]))
+      best = j;
+  }
+  return best;
+}
+
+/* ---- CSR ---- */
+
+LdpCsr *ldp_csr_new(guint rows, guint cols, guint nnz)
+{
+  g_return_val_if_fail(rows < G_MAXUINT, NULL);
+  LdpCsr *m = g_new(LdpCsr, 1);
+  m->rows = rows;
+  m->cols = cols;
+  m->nnz = nnz;
+  m->indptr = g_new0(guint, (gsize)rows + 1);
+  /* At least one slot so the arrays are never NULL. */
+  m->indices = g_new0(guint, MAX(nnz, 1));
+  m->values = g_new0(float, MAX(nnz, 1));
+  return m;
+}
+
+void ldp_csr_free(LdpCsr *m)
+{
+  if (m == NULL)
+    return;
+  g_free(m->indptr);
+  g_free(m->indices);
+  g_free(m->values);
+  g_free(m);
+}
+
+LdpCsr *ldp_csr_copy(const LdpCsr *m)
+{
+  g_return_val_if_fail(m != NULL, NULL);
+  LdpCsr *c = ldp_csr_new(m->rows, m->cols, m->nnz);
+  memcpy(c->indptr, m->indptr, ((gsize)m->rows + 1) * sizeof(guint));
+  if (m->nnz > 0) {
+    memcpy(c->indices, m->indices, (gsize)m->nnz * sizeof(guint));
+    memcpy(c->values, m->values, (gsize)m->nnz * sizeof(float));
+  }
+  return c;
+}
+
+typedef struct {
+  guint col;
+  guint pos; /* position in the COO input, so "first seen" is well defined */
+} CooKey;
+
+static int coo_key_cmp(const void *pa, const void *pb)
+{
+  const CooKey *a = pa, *b = pb;
+  if (a->col != b->col)
+    return a->col < b->col ? -1 : 1;
+  return (a->pos > b->pos) - (a->pos < b->pos);
+}
+
+LdpCsr *ldp_csr_from_coo(guint rows, guint cols, const guint *row_idx, const guint *col_idx,
+                         const float *values, gsize n, LdpCooDuplicates dup, GError **error)
+{
+  g_return_val_if_fail(n == 0 || (row_idx != NULL && col_idx != NULL), NULL);
+  g_return_val_if_fail(dup == LDP_COO_SUM || dup == LDP_COO_FIRST || dup == LDP_COO_ERROR, NULL);
+  g_return_val_if_fail(error == NULL || *error == NULL, NULL);
+  g_return_val_if_fail(rows < G_MAXUINT, NULL);
+
+  if (n > G_MAXUINT) {
+    g_set_error(error, LDP_DATA_ERROR, LDP_DATA_ERROR_UNSUPPORTED,
+                "sparse matrix: %" G_GSIZE_FORMAT " entries exceed the limit of %u", n, G_MAXUINT);
+    return NULL;
+  }
+  for (gsize e = 0; e < n; e++) {
+    if (row_idx[e] >= rows) {
+      g_set_error(error, LDP_DATA_ERROR, LDP_DATA_ERROR_INCONSISTENT,
+                  "sparse matrix entry %" G_GSIZE_FORMAT ": row index %u out of range (expected < %u)", e,
+                  row_idx[e], rows);
+      return NULL;
+    }
+    if (col_idx[e] >= cols) {
+      g_set_error(error, LDP_DATA_ERROR, LDP_DATA_ERROR_INCONSISTENT,
+                  "sparse matrix entry %" G_GSIZE_FORMAT ": column index %u out of range (expected < %u)", e,
+                  col_idx[e], cols);
+      return NULL;
+    }
+  }
+
+  /* Bucket by row (counting sort keeps input order), then sort each row by
+   * (column, position). */
+  g_autofree guint *start = g_new0(guint, (gsize)rows + 1);
+  for (gsize e = 0; e < n; e++)
+    start[row_idx[e] + 1]++;
+  for (guint r = 0; r < rows; r++)
+    start[r + 1] += start[r];
+  g_autofree CooKey *keys = g_new(CooKey, MAX(n, 1));
+  g_autofree guint *fill = g_memdup2(start, ((gsize)rows + 1) * sizeof(guint));
+  for (gsize e = 0; e < n; e++) {
+    CooKey *k = &keys[fill[row_idx[e]]++];
+    k->col = col_idx[e];
+    k->pos = (guint)e;
+  }
+  guint nnz = 0;
+  for (guint r = 0; r < rows; r++) {
+    guint lo = start[r], hi = start[r + 1];
+    if (hi - lo > 1)
+      qsort(keys + lo, hi - lo, sizeof(CooKey), coo_key_cmp);
+    for (guint p = lo; p < hi; p++) {
+      if (p > lo && keys[p].col == keys[p - 1].col) {
+        if (dup == LDP_COO_ERROR) {
+          g_set_error(error, LDP_DATA_ERROR, LDP_DATA_ERROR_INCONSISTENT,
+                      "sparse matrix entries %u and %u: duplicate position (row %u, column %u)",
+                      keys[p - 1].pos, keys[p].pos, r, keys[p].col);
+          return NULL;
+        }
+        continue;
+      }
+      nnz++;
+    }
+  }
+
+  LdpCsr *m = ldp_csr_new(rows, cols, nnz);
+  guint out = 0;
+  for (guint r = 0; r < rows; r++) {
+    guint lo = start[r], hi = start[r + 1];
+    for (guint p = lo; p < hi;) {
+      guint q = p;
+      /* Sum in double, in input order, so the result does not depend on rounding
+       * order tricks. */
+      double acc = 0.0;
+      while (q < hi && keys[q].col == keys[p].col) {
+        if (q == p || dup == LDP_COO_SUM)
+          acc += values ? values[keys[q].pos] : 1.0;
+        q++;
+      }
+      m->indices[out] = keys[p].col;
+      m->values[out] = (float)acc;
+      out++;
+      p = q;
+    }
+    m->indptr[r + 1] = out;
+  }
+  g_assert(out == nnz);
+  return m;
+}
+
+LdpCsr *ldp_csr_transpose_with_map(const LdpCsr *m, guint **entry_map)
+{
+  g_return_val_if_fail(m != NULL, NULL);
+  g_return_val_if_fail(m->cols < G_MAXUINT, NULL);
+  LdpCsr *t = ldp_csr_new(m->cols, m->rows, m->nnz);
+  guint *map = entry_map ? g_new(guint, MAX(m->nnz, 1)) : NULL;
+  for (guint p = 0; p < m->nnz; p++)
+    t->indptr[m->indices[p] + 1]++;
+  for (guint c = 0; c < m->cols; c++)
+    t->indptr[c + 1] += t->indptr[c];
+  g_autofree guint *fill = g_memdup2(t->indptr, ((gsize)m->cols + 1) * sizeof(guint));
+  /* Rows are visited in increasing order, so each transposed row comes out sorted. */
+  for (guint r = 0; r < m->rows; r++) {
+    for (guint p = m->indptr[r]; p < m->indptr[r + 1]; p++) {
+      guint q = fill[m->indices[p]]++;
+      t->indices[q] = r;
+      t->values[q] = m->values[p];
+      if (map)
+        map[q] = p;
+    }
+  }
+  if (entry_map)
+    *entry_map = map;
+  return t;
+}
+
+LdpCsr *ldp_csr_transpose(const LdpCsr *m)
+{
+  return ldp_csr_transpose_with_map(m, NULL);
+}
+
+LdpTensor *ldp_csr_to_dense(const LdpCsr *m)
+{
+  g_return_val_if_fail(m != NULL, NULL);
+  LdpTensor *d = ldp_tensor_new(m->rows, m->cols);
+  for (guint r = 0; r < m->rows; r++) {
+    float *row = ldp_tensor_row(d, r);
+    for (guint p = m->indptr[r]; p < m->indptr[r + 1]; p++)
+      row[m->indices[p]] += m->values[p];
+  }
+  return d;
+}
+
+gboolean ldp_csr_check(const LdpCsr *m, GError **error)
+{
+  g_return_val_if_fail(m != NULL, FALSE);
+  g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+  if (m->indptr == NULL || (m->nnz > 0 && (m->indices == NULL || m->values == NULL))) {
+    g_set_error(error, LDP_DATA_ERROR, LDP_DATA_ERROR_INCONSISTENT,
+                "sparse matrix %ux%u: missing index or value arrays", m->rows, m->cols);
+    return FALSE;
+  }
+  if (m->indptr[0] != 0 || m->indptr[m->rows] != m->nnz) {
+    g_set_error(error, LDP_DATA_ERROR, LDP_DATA_ERROR_INCONSISTENT,
+                "sparse matrix %ux%u: indptr runs from %u to %u, expected 0 to nnz = %u", m->rows, m->cols,
+                m->indptr[0], m->indptr[m->rows], m->nnz);
+    return FALSE;
+  }
+  for (guint r = 0; r < m->rows; r++) {
+    if (m->indptr[r + 1] < m->indptr[r]) {
+      g_set_error(error, LDP_DATA_ERROR, LDP_DATA_ERROR_INCONSISTENT,
+                  "sparse matrix %ux%u: indptr decreases at row %u (%u then %u)", m->rows, m->cols, r,
+                  m->indptr[r], m->indptr[r + 1]);
+      return FALSE;
+    }
+    for (guint p = m->indptr[r]; p < m->indptr[r + 1]; p++) {
+      if (m->indices[p] >= m->cols) {
+        g_set_error(error, LDP_DATA_ERROR, LDP_DATA_ERROR_INCONSISTENT,
+                    "sparse matrix %ux%u: entry %u of row %u has column %u (expected < %u)", m->rows,
+                    m->cols, p, r, m->indices[p], m->cols);
+        return FALSE;
+      }
+      if (p > m->indptr[r] && m->indices[p] <= m->indices[p - 1]) {
+        g_set_error(error, LDP_DATA_ERROR, LDP_DATA_ERROR_INCONSISTENT,
+                    "sparse matrix %ux%u: row %u has columns %u then %u (expected strictly increasing)",
+                    m->rows, m->cols, r, m->indices[p - 1], m->indices[p]);
+        return FALSE;
+      }
+    }
+  }
+  return TRUE;
+}
+
+void ldp_csr_spmm(float alpha, const LdpCsr *m, const LdpTensor *x, float beta, LdpTensor *y)
+{
+  g_return_if_fail(m != NULL && x != NULL && y != NULL);
+  g_return_if_fail(x != y);
+  g_return_if_fail(m->cols == x->rows);
+  g_return_if_fail(y->rows == m->rows && y->cols == x->cols);
+
+  const guint c = x->cols;
+  if (m->rows == 0 || c == 0)
+    return;
+  const guint64 work = ((guint64)m->nnz + m->rows) * c;
+  const gint64 n_rows = m->rows;
+  /* Each output row is produced by one thread in a fixed order over its entries,
+   * so the result is bitwise independent of the number of threads. */
+#pragma omp parallel for schedule(static) if (work >= LDP_SPMM_PARALLEL_WORK)
+  for (gint64 i = 0; i < n_rows; i++) {
+    float *yr = y->data + (gsize)i * c;
+    if (beta == 0.0f)
+      memset(yr, 0, (gsize)c * sizeof(float));
+    else if (beta != 1.0f)
+      for (guint j = 0; j < c; j++)
+        yr[j] *= beta;
+    if (alpha == 0.0f)
+      continue;
+    for (guint p = m->indptr[i]; p < m->indptr[i + 1]; p++) {
+      const float a = alpha * m->values[p];
+      const float *xr = x->data + (gsize)m->indices[p] * c;
+      for (guint j = 0; j < c; j++)
+        yr[j] += a * xr[j];
+    }
+  }
+}

@@ -111,7 +111,9 @@ LDP_API LdpVar *ldp_op_edge_gather(LdpTape *tape, LdpGraph *g, LdpVar *x, LdpEdg
 LDP_API LdpVar *ldp_op_edge_softmax(LdpTape *tape, LdpGraph *g, LdpVar *scores);
 
 /* Mean over the @n rows listed in @rows of -logp[row][labels[row]] (1 x 1).
- * @labels is indexed by row; @rows and @labels are borrowed for the tape's life. */
+ * @labels is indexed by row; @rows and @labels are borrowed for the tape's life.
+ * @rows (nullable) NULL means rows 0 .. n-1. n > 0; labels of the used rows must lie
+ * in [0, cols). */
 LDP_API LdpVar *ldp_op_nll(LdpTape *tape, LdpVar *logp, const gint *labels, const guint *rows, guint n);
 /* Cross-entropy of logits: ldp_op_nll(ldp_op_log_softmax(logits)). */
 LDP_API LdpVar *ldp_op_cross_entropy(LdpTape *tape, LdpVar *logits, const gint *labels,
@@ -132,7 +134,10 @@ LDP_API LdpVar *ldp_op_readout(LdpTape *tape, LdpVar *x, const guint *graph_ptr,
 /* Batch normalisation over rows. Training tapes normalise with the batch mean and
  * biased variance and update @running_mean/@running_var (unbiased variance, PyTorch
  * convention, momentum as in PyTorch); evaluation tapes use the running statistics.
- * gamma, beta: 1 x c. running_*: 1 x c, owned by the caller. */
+ * gamma, beta: 1 x c. running_*: 1 x c, owned by the caller.
+ * Refinements: @gamma/@beta (nullable) default to 1/0 (affine=False); @running_mean and
+ * @running_var (nullable, both or neither) absent means batch statistics in every
+ * mode (track_running_stats=False). Batch statistics need at least 2 rows. */
 LDP_API LdpVar *ldp_op_batch_norm(LdpTape *tape, LdpVar *x, LdpVar *gamma, LdpVar *beta,
                                   LdpTensor *running_mean, LdpTensor *running_var, float momentum,
                                   float eps);

@@ -57,6 +57,8 @@ LDP_API const gint *ldp_graph_edge_origin(const LdpGraph *g);
 /* Source (column) node of each edge, i.e. a flat copy of the CSR indices; and its
  * destination (row) node. (transfer none, cached) */
 LDP_API const guint *ldp_graph_edge_dst(LdpGraph *g);
+/* Source (column) node of each edge: the CSR indices themselves. (transfer none) */
+LDP_API const guint *ldp_graph_edge_src(const LdpGraph *g);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(LdpGraph, ldp_graph_unref)
 

@@ -33,6 +33,7 @@ typedef struct {
   guint n_graphs;
   double feature_lo;   /* public feature range [lo, hi] (0, 1 after normalisation) */
   double feature_hi;
+  guint max_graph_nodes; /* size of the largest graph (DPRR's n_max); n_users for node tasks */
 } LdpMechanismShape;
 
 /* One user's own data. Only the fields of the mechanism's target are filled

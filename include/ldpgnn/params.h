@@ -36,12 +36,19 @@ typedef struct {
   const char *doc;        /* one line, shown by `ldpgnn describe` */
   const char *default_value; /* YAML text parsed like user input ("0.5", "[1, 2]", "inf");
                                 NULL: no default (the key is required or optional-absent) */
-  double min, max;        /* bounds for numbers, integers and list items; 0, 0 = unbounded */
+  double min, max;        /* bounds for numbers, integers and list items; 0, 0 = unbounded.
+                             Use -INFINITY / INFINITY for a one-sided bound; max 0 with
+                             min > 0 also means "no upper bound", and 0, 0 with MIN_OPEN
+                             means "> 0" (so .flags = LDP_PARAM_MIN_OPEN alone is > 0). */
   const char *const *choices; /* NULL-terminated, for LDP_PARAM_ENUM */
   guint flags;            /* LdpParamFlags */
 } LdpParamSpec;
 
 typedef struct _LdpParams LdpParams;
+
+/* Getters: the value given in the pipeline, else the default. A parameter without a
+ * default that was not given reads as 0 / FALSE / NULL (check ldp_params_has). An
+ * integer parameter may also be read with ldp_params_get_number. */
 
 /* TRUE if the key was given or has a default. */
 LDP_API gboolean ldp_params_has(const LdpParams *p, const char *name);

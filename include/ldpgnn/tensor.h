@@ -78,6 +78,14 @@ LDP_API void ldp_csr_free(LdpCsr *m);
  * result does not depend on the number of threads. */
 LDP_API void ldp_csr_spmm(float alpha, const LdpCsr *m, const LdpTensor *x, float beta, LdpTensor *y);
 
+/* (transfer full): like ldp_csr_transpose; also returns in @entry_map (transfer full,
+ * g_free, nnz values) the entry index in @m of each stored entry of the transpose. */
+LDP_API LdpCsr *ldp_csr_transpose_with_map(const LdpCsr *m, guint **entry_map);
+/* Checks the CSR invariants (indptr monotone from 0 to nnz, column indices in range,
+ * sorted and unique within each row). Fails with LDP_DATA_ERROR_INCONSISTENT naming
+ * the first offending row/entry. */
+LDP_API gboolean ldp_csr_check(const LdpCsr *m, GError **error);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(LdpCsr, ldp_csr_free)
 
 G_END_DECLS

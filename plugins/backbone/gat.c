@@ -1,0 +1,209 @@
+/* gat.c: graph attention network with PyG 1.7 GATConv semantics.
+ *
+ * Hidden layers: `heads` heads of `hidden` channels, concatenated; last layer:
+ * `out_heads` heads of out_dim channels, averaged. Per layer and head k:
+ *   z = H W_k,  e_ij = LeakyReLU_0.2(a_dst,k . z_i + a_src,k . z_j),
+ *   alpha_ij = softmax over j in N(i) ∪ {i} of e_ij   (self-loops replace any diagonal),
+ *   out_i,k = sum_j alpha_ij z_j,
+ * then the heads are concatenated (or averaged) and the bias is added. Attention
+ * dropout (default 0) acts on alpha during training. Glorot W and a (a_k is glorot over
+ * heads x channels as in PyG), zero bias.
+ *
+ * Learnable external edge weights are not supported: the attention already decides
+ * the weight of every edge, so a forward with edge weights fails with a GError. */
+#include "common.h"
+
+#define GAT_NAME "gat"
+#define GAT_CAPS (LDP_BACKBONE_NODE)
+
+typedef struct {
+  LdpParam *weight;   /* in x heads*ch */
+  LdpParam *att_src;  /* ch x heads: column k is a_src of head k */
+  LdpParam *att_dst;  /* ch x heads */
+  LdpParam *bias;     /* 1 x (concat ? heads*ch : ch) */
+  guint heads, ch;
+  gboolean concat;
+} GatLayer;
+
+typedef struct {
+  BackboneCommon common;
+  guint in_dim, out_dim;
+  float attention_dropout;
+  GatLayer *convs;
+  /* Batch graph -> attention graph (A + I with unit values, not derived, so that an
+   * edge tensor of it indexes its own edges in ldp_op_propagate). Both are ref'd; the
+   * attention graph must outlive every tape that used it, so entries are kept until
+   * the model is destroyed (node tasks see one or two graphs). */
+  GHashTable *att_graphs;
+} Gat;
+
+static void gat_destroy(gpointer inst)
+{
+  Gat *m = inst;
+  if (!m)
+    return;
+  for (guint l = 0; l < m->common.layers; l++) {
+    GatLayer *c = &m->convs[l];
+    g_clear_pointer(&c->weight, ldp_param_free);
+    g_clear_pointer(&c->att_src, ldp_param_free);
+    g_clear_pointer(&c->att_dst, ldp_param_free);
+    g_clear_pointer(&c->bias, ldp_param_free);
+  }
+  g_free(m->convs);
+  g_clear_pointer(&m->att_graphs, g_hash_table_unref);
+  g_free(m);
+}
+
+static void gat_layer_init(GatLayer *c, guint l, guint in, guint heads, guint ch, gboolean concat,
+                           LdpRng *init)
+{
+  g_autofree char *wn = g_strdup_printf("gat.%u.weight", l);
+  g_autofree char *sn = g_strdup_printf("gat.%u.att_src", l);
+  g_autofree char *dn = g_strdup_printf("gat.%u.att_dst", l);
+  g_autofree char *bn = g_strdup_printf("gat.%u.bias", l);
+  c->heads = heads;
+  c->ch = ch;
+  c->concat = concat;
+  c->weight = ldp_param_new(wn, in, heads * ch);
+  c->att_src = ldp_param_new(sn, ch, heads);
+  c->att_dst = ldp_param_new(dn, ch, heads);
+  c->bias = ldp_param_new(bn, 1, concat ? heads * ch : ch);
+  ldp_param_init_glorot(c->weight, init);
+  ldp_param_init_glorot(c->att_src, init);
+  ldp_param_init_glorot(c->att_dst, init);
+}
+
+static gpointer gat_create(const LdpParams *params, guint in_dim, guint out_dim, LdpTaskLevel level,
+                           LdpRng *init, GError **error)
+{
+  g_return_val_if_fail(params != NULL && init != NULL, NULL);
+  if (!backbone_check_level(GAT_NAME, GAT_CAPS, level, error) ||
+      !backbone_check_dims(GAT_NAME, in_dim, out_dim, error))
+    return NULL;
+  Gat *m = g_new0(Gat, 1);
+  backbone_common_read(params, &m->common);
+  m->in_dim = in_dim;
+  m->out_dim = out_dim;
+  m->attention_dropout = (float)ldp_params_get_number(params, "attention_dropout");
+  guint heads = (guint)ldp_params_get_int(params, "heads");
+  guint out_heads = (guint)ldp_params_get_int(params, "out_heads");
+  m->convs = g_new0(GatLayer, m->common.layers);
+  for (guint l = 0; l < m->common.layers; l++) {
+    guint in = l == 0 ? in_dim : heads * m->common.hidden;
+    if (l + 1 < m->common.layers)
+      gat_layer_init(&m->convs[l], l, in, heads, m->common.hidden, TRUE, init);
+    else
+      gat_layer_init(&m->convs[l], l, in, out_heads, out_dim, FALSE, init);
+  }
+  m->att_graphs = g_hash_table_new_full(g_direct_hash, g_direct_equal, (GDestroyNotify)ldp_graph_unref,
+                                        (GDestroyNotify)ldp_graph_unref);
+  return m;
+}
+
+static void gat_parameters(gpointer inst, GPtrArray *out)
+{
+  Gat *m = inst;
+  for (guint l = 0; l < m->common.layers; l++) {
+    GatLayer *c = &m->convs[l];
+    g_ptr_array_add(out, c->weight);
+    g_ptr_array_add(out, c->att_src);
+    g_ptr_array_add(out, c->att_dst);
+    g_ptr_array_add(out, c->bias);
+  }
+}
+
+/* (transfer none): A + I of @g with unit coefficients, owned by the cache. */
+static LdpGraph *gat_attention_graph(Gat *m, LdpGraph *g)
+{
+  LdpGraph *att = g_hash_table_lookup(m->att_graphs, g);
+  if (att)
+    return att;
+  LdpCsr *csr = ldp_csr_copy(ldp_graph_csr(ldp_graph_normalized(g, LDP_NORM_SELF)));
+  for (guint e = 0; e < csr->nnz; e++)
+    csr->values[e] = 1.0f;
+  att = ldp_graph_new(csr);
+  g_hash_table_insert(m->att_graphs, ldp_graph_ref(g), att);
+  return att;
+}
+
+/* Per-node attention logits of every head: column k = z_k a_k (n x heads). */
+static LdpVar *gat_head_scores(LdpTape *tape, const GatLayer *c, LdpVar *z, LdpVar *att)
+{
+  if (c->heads == 1)
+    return ldp_op_matmul(tape, z, att);
+  LdpVar **cols = g_new(LdpVar *, c->heads);
+  for (guint k = 0; k < c->heads; k++) {
+    LdpVar *zk = ldp_op_slice_cols(tape, z, k * c->ch, c->ch);
+    cols[k] = ldp_op_matmul(tape, zk, ldp_op_slice_cols(tape, att, k, 1));
+  }
+  LdpVar *s = ldp_op_concat_cols(tape, cols, c->heads);
+  g_free(cols);
+  return s;
+}
+
+static LdpVar *gat_forward(gpointer inst, LdpTape *tape, const LdpBatch *batch, LdpVar *x, LdpVar *edge_w,
+                           LdpRng *rng, GError **error)
+{
+  Gat *m = inst;
+  if (!backbone_check_forward(GAT_NAME, batch, x, m->in_dim, edge_w, FALSE, FALSE, error))
+    return NULL;
+  LdpGraph *ag = gat_attention_graph(m, batch->graph);
+  LdpVar *h = x;
+  for (guint l = 0; l < m->common.layers; l++) {
+    const GatLayer *c = &m->convs[l];
+    LdpVar *z = ldp_op_matmul(tape, h, ldp_tape_param(tape, c->weight));
+    LdpVar *s_src = gat_head_scores(tape, c, z, ldp_tape_param(tape, c->att_src));
+    LdpVar *s_dst = gat_head_scores(tape, c, z, ldp_tape_param(tape, c->att_dst));
+    LdpVar *e = ldp_op_add(tape, ldp_op_edge_gather(tape, ag, s_src, LDP_EDGE_SRC),
+                           ldp_op_edge_gather(tape, ag, s_dst, LDP_EDGE_DST));
+    e = ldp_op_leaky_relu(tape, e, 0.2f);
+    LdpVar *alpha = ldp_op_edge_softmax(tape, ag, e);
+    alpha = ldp_op_dropout(tape, alpha, m->attention_dropout, rng);
+    h = ldp_op_propagate(tape, ag, alpha, z);
+    if (!c->concat && c->heads > 1)
+      h = ldp_op_mean_heads(tape, h, c->heads);
+    h = ldp_op_bias_add(tape, h, ldp_tape_param(tape, c->bias));
+    if (l + 1 < m->common.layers) {
+      h = backbone_activate(tape, m->common.activation, h);
+      h = ldp_op_dropout(tape, h, m->common.dropout, rng);
+    }
+  }
+  return h;
+}
+
+static const LdpParamSpec gat_params[] = {
+  BACKBONE_PARAM_LAYERS("2", 1, 16, "number of attention layers (the last one maps to the classes)"),
+  BACKBONE_PARAM_HIDDEN("16", 1, 65536),
+  BACKBONE_PARAM_ACTIVATION("selu"),
+  BACKBONE_PARAM_DROPOUT,
+  { .name = "heads", .type = LDP_PARAM_INTEGER,
+    .doc = "attention heads of each hidden layer (outputs concatenated)", .default_value = "4",
+    .min = 1, .max = 64 },
+  { .name = "out_heads", .type = LDP_PARAM_INTEGER,
+    .doc = "attention heads of the last layer (outputs averaged)", .default_value = "1", .min = 1,
+    .max = 64 },
+  { .name = "attention_dropout", .type = LDP_PARAM_NUMBER,
+    .doc = "dropout probability on the attention coefficients during training", .default_value = "0",
+    .min = 0, .max = 1, .flags = LDP_PARAM_MAX_OPEN },
+};
+
+static const LdpBackboneVTable gat_vtable = {
+  .capabilities = GAT_CAPS,
+  .create = gat_create,
+  .destroy = gat_destroy,
+  .parameters = gat_parameters,
+  .forward = gat_forward,
+};
+
+static const LdpPluginDesc gat_desc = {
+  LDP_PLUGIN_DESC_HEADER,
+  .kind = LDP_PLUGIN_BACKBONE,
+  .name = GAT_NAME,
+  .version = "1.0",
+  .summary = "graph attention network (PyG 1.7 GATConv: self-loops, multi-head attention)",
+  .params = gat_params,
+  .n_params = G_N_ELEMENTS(gat_params),
+  .vtable.backbone = &gat_vtable,
+};
+
+LDP_PLUGIN_DEFINE(gat_desc)

@@ -1,0 +1,224 @@
+/* gin.c: GIN-0 (Xu et al., "How powerful are graph neural networks?") as the GIN
+ * reference code and DPRR use it (ALGORITHMS.md §11.8).
+ *
+ * `layers` counts the input layer as the reference's num_layers does, so there are
+ * layers - 1 message-passing layers (DPRR: 5 -> 4). Layer l:
+ *   s   = h + sum_{j in N(i)} w_ij h_j          (GIN-0: eps = 0, not learned; sum)
+ *   u   = Linear_2( act( BN_mlp( Linear_1(s) ) ) )
+ *   h^l = dropout( act( BN_out(u) ) )            (act: relu; dropout: default 0)
+ * A stored self-loop is a neighbour like any other, so it adds to the explicit h term
+ * (the reference sums A and I without merging). Weights w_ij are the stored edge
+ * values, times the learnable edge weights when given (all ones: plain GIN).
+ *
+ * Output: for every layer l = 0..layers-1 (the input included), a Linear maps the
+ * layer's representation to out_dim and final_dropout is applied to the result; the
+ * scores are summed over layers. Graph level pools each graph's nodes first (readout
+ * mean as DPRR, or sum as the original GIN); node level skips the pooling.
+ *
+ * Batch norm: PyTorch BatchNorm1d (momentum 0.1, eps 1e-5, affine), statistics over
+ * all nodes of the batch in training, running statistics (held here) in evaluation.
+ * Linear layers use torch.nn.Linear's default initialisation. Linear_1 and the
+ * per-layer predictions are applied before aggregating/pooling (both are linear), so
+ * a sparse input is only ever the left operand of a matmul. */
+#include "common.h"
+
+#define GIN_NAME "gin"
+#define GIN_CAPS (LDP_BACKBONE_NODE | LDP_BACKBONE_GRAPH | LDP_BACKBONE_EDGE_WEIGHTS)
+#define GIN_BN_MOMENTUM 0.1f
+#define GIN_BN_EPS 1e-5f
+
+typedef struct {
+  LdpParam *gamma, *beta;   /* 1 x c */
+  LdpTensor *running_mean;  /* 1 x c */
+  LdpTensor *running_var;   /* 1 x c */
+} GinNorm;
+
+typedef struct {
+  BackboneLinear lin1, lin2;
+  GinNorm bn_mlp, bn_out;
+} GinLayer;
+
+typedef struct {
+  BackboneCommon common;
+  guint in_dim, out_dim;
+  LdpTaskLevel level;
+  LdpReadout readout;
+  float final_dropout;
+  GinLayer *convs;        /* common.layers - 1 */
+  BackboneLinear *preds;  /* common.layers */
+} Gin;
+
+static const char *const gin_readout_choices[] = { "mean", "sum", NULL };
+
+static void gin_norm_init(GinNorm *bn, const char *prefix, guint c)
+{
+  g_autofree char *gn = g_strdup_printf("%s.weight", prefix);
+  g_autofree char *bname = g_strdup_printf("%s.bias", prefix);
+  bn->gamma = ldp_param_new(gn, 1, c);
+  bn->beta = ldp_param_new(bname, 1, c);
+  ldp_tensor_fill(ldp_param_value(bn->gamma), 1.0f);
+  bn->running_mean = ldp_tensor_new(1, c);
+  bn->running_var = ldp_tensor_new(1, c);
+  ldp_tensor_fill(bn->running_var, 1.0f);
+}
+
+static void gin_norm_clear(GinNorm *bn)
+{
+  g_clear_pointer(&bn->gamma, ldp_param_free);
+  g_clear_pointer(&bn->beta, ldp_param_free);
+  g_clear_pointer(&bn->running_mean, ldp_tensor_free);
+  g_clear_pointer(&bn->running_var, ldp_tensor_free);
+}
+
+static LdpVar *gin_norm_apply(GinNorm *bn, LdpTape *tape, LdpVar *x)
+{
+  return ldp_op_batch_norm(tape, x, ldp_tape_param(tape, bn->gamma), ldp_tape_param(tape, bn->beta),
+                           bn->running_mean, bn->running_var, GIN_BN_MOMENTUM, GIN_BN_EPS);
+}
+
+static void gin_destroy(gpointer inst)
+{
+  Gin *m = inst;
+  if (!m)
+    return;
+  for (guint l = 0; l + 1 < m->common.layers; l++) {
+    GinLayer *c = &m->convs[l];
+    backbone_linear_clear(&c->lin1);
+    backbone_linear_clear(&c->lin2);
+    gin_norm_clear(&c->bn_mlp);
+    gin_norm_clear(&c->bn_out);
+  }
+  for (guint l = 0; l < m->common.layers; l++)
+    backbone_linear_clear(&m->preds[l]);
+  g_free(m->convs);
+  g_free(m->preds);
+  g_free(m);
+}
+
+static gpointer gin_create(const LdpParams *params, guint in_dim, guint out_dim, LdpTaskLevel level,
+                           LdpRng *init, GError **error)
+{
+  g_return_val_if_fail(params != NULL && init != NULL, NULL);
+  if (!backbone_check_level(GIN_NAME, GIN_CAPS, level, error) ||
+      !backbone_check_dims(GIN_NAME, in_dim, out_dim, error))
+    return NULL;
+  Gin *m = g_new0(Gin, 1);
+  backbone_common_read(params, &m->common);
+  m->in_dim = in_dim;
+  m->out_dim = out_dim;
+  m->level = level;
+  m->final_dropout = (float)ldp_params_get_number(params, "final_dropout");
+  const char *readout = ldp_params_get_string(params, "readout");
+  m->readout = g_strcmp0(readout, "sum") == 0 ? LDP_READOUT_SUM : LDP_READOUT_MEAN;
+
+  guint hidden = m->common.hidden;
+  m->convs = g_new0(GinLayer, m->common.layers - 1);
+  m->preds = g_new0(BackboneLinear, m->common.layers);
+  /* Reference order: all MLPs with their norms, then the prediction layers. */
+  for (guint l = 0; l + 1 < m->common.layers; l++) {
+    GinLayer *c = &m->convs[l];
+    g_autofree char *p1 = g_strdup_printf("gin.%u.mlp.0", l);
+    g_autofree char *p2 = g_strdup_printf("gin.%u.mlp.1", l);
+    g_autofree char *pb = g_strdup_printf("gin.%u.mlp.norm", l);
+    g_autofree char *po = g_strdup_printf("gin.%u.norm", l);
+    backbone_linear_init(&c->lin1, p1, l == 0 ? in_dim : hidden, hidden, TRUE, BACKBONE_INIT_TORCH, init);
+    backbone_linear_init(&c->lin2, p2, hidden, hidden, TRUE, BACKBONE_INIT_TORCH, init);
+    gin_norm_init(&c->bn_mlp, pb, hidden);
+    gin_norm_init(&c->bn_out, po, hidden);
+  }
+  for (guint l = 0; l < m->common.layers; l++) {
+    g_autofree char *pp = g_strdup_printf("gin.pred.%u", l);
+    backbone_linear_init(&m->preds[l], pp, l == 0 ? in_dim : hidden, out_dim, TRUE, BACKBONE_INIT_TORCH,
+                         init);
+  }
+  return m;
+}
+
+static void gin_parameters(gpointer inst, GPtrArray *out)
+{
+  Gin *m = inst;
+  for (guint l = 0; l + 1 < m->common.layers; l++) {
+    GinLayer *c = &m->convs[l];
+    backbone_linear_parameters(&c->lin1, out);
+    g_ptr_array_add(out, c->bn_mlp.gamma);
+    g_ptr_array_add(out, c->bn_mlp.beta);
+    backbone_linear_parameters(&c->lin2, out);
+    g_ptr_array_add(out, c->bn_out.gamma);
+    g_ptr_array_add(out, c->bn_out.beta);
+  }
+  for (guint l = 0; l < m->common.layers; l++)
+    backbone_linear_parameters(&m->preds[l], out);
+}
+
+/* Score of one layer's representation: dropout(pool(h) W + b), pooling after the
+ * matmul (pool is linear and an empty graph pools to 0 either way). */
+static LdpVar *gin_predict(Gin *m, LdpTape *tape, const LdpBatch *batch, guint l, LdpVar *h, LdpRng *rng)
+{
+  const BackboneLinear *pred = &m->preds[l];
+  LdpVar *p = ldp_op_matmul(tape, h, ldp_tape_param(tape, pred->weight));
+  if (m->level == LDP_TASK_GRAPH)
+    p = ldp_op_readout(tape, p, batch->graph_ptr, batch->n_graphs, m->readout);
+  p = ldp_op_bias_add(tape, p, ldp_tape_param(tape, pred->bias));
+  return ldp_op_dropout(tape, p, m->final_dropout, rng);
+}
+
+static LdpVar *gin_forward(gpointer inst, LdpTape *tape, const LdpBatch *batch, LdpVar *x, LdpVar *edge_w,
+                           LdpRng *rng, GError **error)
+{
+  Gin *m = inst;
+  if (!backbone_check_forward(GIN_NAME, batch, x, m->in_dim, edge_w, TRUE, m->level == LDP_TASK_GRAPH,
+                              error))
+    return NULL;
+  LdpGraph *sum = ldp_graph_normalized(batch->graph, LDP_NORM_SUM);
+  LdpVar *h = x;
+  LdpVar *score = gin_predict(m, tape, batch, 0, h, rng);
+  for (guint l = 1; l < m->common.layers; l++) {
+    GinLayer *c = &m->convs[l - 1];
+    /* Linear_1((A + I) h) = (A + I)(h W_1) + b_1 */
+    LdpVar *hw = ldp_op_matmul(tape, h, ldp_tape_param(tape, c->lin1.weight));
+    LdpVar *u = ldp_op_add(tape, ldp_op_propagate(tape, sum, edge_w, hw), hw);
+    u = ldp_op_bias_add(tape, u, ldp_tape_param(tape, c->lin1.bias));
+    u = backbone_activate(tape, m->common.activation, gin_norm_apply(&c->bn_mlp, tape, u));
+    u = backbone_linear_apply(&c->lin2, tape, u);
+    h = backbone_activate(tape, m->common.activation, gin_norm_apply(&c->bn_out, tape, u));
+    h = ldp_op_dropout(tape, h, m->common.dropout, rng);
+    score = ldp_op_add(tape, score, gin_predict(m, tape, batch, l, h, rng));
+  }
+  return score;
+}
+
+static const LdpParamSpec gin_params[] = {
+  BACKBONE_PARAM_LAYERS("5", 1, 5,
+                        "layers counting the input layer, as GIN/DPRR num_layers (5 = 4 message-passing "
+                        "layers); every layer, the input included, contributes a prediction"),
+  BACKBONE_PARAM_HIDDEN("64", 16, 128),
+  BACKBONE_PARAM_ACTIVATION("relu"),
+  BACKBONE_PARAM_DROPOUT,
+  { .name = "readout", .type = LDP_PARAM_ENUM,
+    .doc = "graph pooling of every layer's node representations (mean: DPRR, sum: original GIN)",
+    .default_value = "mean", .choices = gin_readout_choices },
+  { .name = "final_dropout", .type = LDP_PARAM_NUMBER,
+    .doc = "dropout probability on every layer's prediction scores during training",
+    .default_value = "0.5", .min = 0, .max = 1, .flags = LDP_PARAM_MAX_OPEN },
+};
+
+static const LdpBackboneVTable gin_vtable = {
+  .capabilities = GIN_CAPS,
+  .create = gin_create,
+  .destroy = gin_destroy,
+  .parameters = gin_parameters,
+  .forward = gin_forward,
+};
+
+static const LdpPluginDesc gin_desc = {
+  LDP_PLUGIN_DESC_HEADER,
+  .kind = LDP_PLUGIN_BACKBONE,
+  .name = GIN_NAME,
+  .version = "1.0",
+  .summary = "GIN-0 with batch norm and per-layer readout predictions (GIN reference / DPRR)",
+  .params = gin_params,
+  .n_params = G_N_ELEMENTS(gin_params),
+  .vtable.backbone = &gin_vtable,
+};
+
+LDP_PLUGIN_DEFINE(gin_desc)

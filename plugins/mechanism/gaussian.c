@@ -1,0 +1,146 @@
+/* gaussian.c: analytic Gaussian mechanism on node features (LPGNN's "agm",
+ * ALGORITHMS.md 3.4): x' = x + N(0, sigma^2)^d with L2 sensitivity
+ * D = (beta - alpha) sqrt(d) and sigma the smallest value satisfying Balle and Wang's
+ * condition Phi(D/(2s) - eps s/D) - e^eps Phi(-D/(2s) - eps s/D) <= delta (found by
+ * doubling then bisection). (epsilon, delta)-LDP per user; no clipping. */
+#include "config.h"
+
+#include "mech-common.h"
+
+typedef struct {
+  double epsilon;
+  double delta;
+  guint d;
+  double lo, hi;
+  double sigma;
+} Gaussian;
+
+static const LdpParamSpec gaussian_params[] = {
+  MECH_SPEC_EPSILON("feature budget per user (inf: off)", "1"),
+  { .name = "delta", .type = LDP_PARAM_NUMBER, .doc = "failure probability delta of (epsilon, delta)-LDP",
+    .default_value = "1e-10", .min = 0.0, .max = 1.0,
+    .flags = LDP_PARAM_MIN_OPEN | LDP_PARAM_MAX_OPEN },
+  MECH_SPEC_RANGE,
+};
+
+/* log Phi(x) for x <= 0 without underflow to log(0) too early. */
+static double gaussian_log_phi(double x)
+{
+  return log(0.5 * erfc(-x / G_SQRT2));
+}
+
+/* Left-hand side of the analytic Gaussian condition; decreasing in @s. */
+static double gaussian_condition(double s, double eps, double sens)
+{
+  double a = sens / (2.0 * s), b = eps * s / sens;
+  double t1 = 0.5 * erfc(-(a - b) / G_SQRT2);
+  double t2 = exp(eps + gaussian_log_phi(-a - b));
+  return t1 - t2;
+}
+
+static double gaussian_sigma(double eps, double delta, double sens)
+{
+  double hi = sens;
+  for (int i = 0; i < 2000 && gaussian_condition(hi, eps, sens) > delta; i++)
+    hi *= 2.0;
+  double lo = hi;
+  for (int i = 0; i < 2000 && gaussian_condition(lo, eps, sens) <= delta; i++)
+    lo /= 2.0;
+  /* invariant: condition(lo) > delta >= condition(hi) */
+  for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
+    double mid = 0.5 * (lo + hi);
+    if (gaussian_condition(mid, eps, sens) <= delta)
+      hi = mid;
+    else
+      lo = mid;
+  }
+  return hi;
+}
+
+static gpointer gaussian_create(const LdpParams *params, const LdpMechanismShape *shape,
+                                GError **error)
+{
+  double lo, hi;
+  if (!mech_feature_range(params, shape, &lo, &hi, error))
+    return NULL;
+  Gaussian *g = g_new0(Gaussian, 1);
+  g->epsilon = ldp_params_get_number(params, "epsilon");
+  g->delta = ldp_params_get_number(params, "delta");
+  g->d = shape->n_features;
+  g->lo = lo;
+  g->hi = hi;
+  if (!isinf(g->epsilon) && g->d > 0)
+    g->sigma = gaussian_sigma(g->epsilon, g->delta, (hi - lo) * sqrt((double)g->d));
+  return g;
+}
+
+static void gaussian_destroy(gpointer inst)
+{
+  g_free(inst);
+}
+
+static void gaussian_budget(gpointer inst, LdpBudget *out)
+{
+  const Gaussian *g = inst;
+  ldp_budget_add(out, "epsilon", g->epsilon, isinf(g->epsilon) ? 0.0 : g->delta, NULL);
+}
+
+static gboolean gaussian_randomize(gpointer inst, const LdpUserView *v, LdpRng *rng,
+                                   LdpReport *out, GError **error)
+{
+  const Gaussian *g = inst;
+  if (isinf(g->epsilon) || v->is_public) {
+    ldp_report_set_dense(out, v->features, v->n_features);
+    return TRUE;
+  }
+  if (!mech_check_row(v, g->lo, g->hi, error))
+    return FALSE;
+  float *y = g_new(float, MAX(v->n_features, 1u));
+  for (guint k = 0; k < v->n_features; k++)
+    y[k] = (float)(v->features[k] + g->sigma * ldp_rng_normal(rng));
+  ldp_report_set_dense(out, y, v->n_features);
+  g_free(y);
+  return TRUE;
+}
+
+static void gaussian_row(gpointer inst, const LdpReport *r, float *row)
+{
+  const Gaussian *g = inst;
+  memcpy(row, ldp_report_values(r), (gsize)g->d * sizeof(float));
+}
+
+static gboolean gaussian_estimate(gpointer inst, const LdpReportSet *reports, LdpDataset *noisy,
+                                  GError **error)
+{
+  const Gaussian *g = inst;
+  return mech_estimate_rows(inst, reports, g->d, TRUE, gaussian_row, noisy, error);
+}
+
+static double gaussian_report_bits(gpointer inst)
+{
+  const Gaussian *g = inst;
+  return 32.0 * g->d;
+}
+
+static const LdpMechanismVTable gaussian_vtable = {
+  .target = LDP_TARGET_FEATURES,
+  .create = gaussian_create,
+  .destroy = gaussian_destroy,
+  .budget = gaussian_budget,
+  .randomize_user = gaussian_randomize,
+  .estimate = gaussian_estimate,
+  .report_bits = gaussian_report_bits,
+};
+
+static const LdpPluginDesc gaussian_desc = {
+  LDP_PLUGIN_DESC_HEADER,
+  .kind = LDP_PLUGIN_MECHANISM,
+  .name = "gaussian",
+  .version = "1.0",
+  .summary = "analytic Gaussian mechanism for features (LPGNN agm), (epsilon, delta)-LDP",
+  .params = gaussian_params,
+  .n_params = G_N_ELEMENTS(gaussian_params),
+  .vtable.mechanism = &gaussian_vtable,
+};
+
+LDP_PLUGIN_DEFINE(gaussian_desc)

@@ -1,0 +1,77 @@
+/* multibit.c: LPGNN's multi-bit mechanism for node features (ALGORITHMS.md 3.1).
+ *
+ * Each user reports only her m sampled coordinates as (index, +-1) pairs; the
+ * estimate is the dense rectified matrix X' = K X* + (alpha+beta)/2, where X* has
+ * exactly m non-zeros per row (see doc/mechanisms.md for using that structure). */
+#include "config.h"
+
+#include "mbm.h"
+
+static const LdpParamSpec multibit_params[] = {
+  MECH_SPEC_EPSILON("feature budget per user (inf: features pass through unperturbed)", "1"),
+  { .name = "m", .type = LDP_PARAM_INTEGER,
+    .doc = "coordinates each user perturbs; 0 = best: max(1, min(d, floor(epsilon/2.18)))",
+    .default_value = "0", .min = 0, .max = G_MAXINT32 },
+  MECH_SPEC_RANGE,
+};
+
+static gpointer multibit_create(const LdpParams *params, const LdpMechanismShape *shape,
+                                GError **error)
+{
+  return mbm_create(params, shape, (guint)ldp_params_get_int(params, "m"), FALSE, error);
+}
+
+static void multibit_destroy(gpointer inst)
+{
+  g_free(inst);
+}
+
+static void multibit_budget(gpointer inst, LdpBudget *out)
+{
+  const Mbm *mb = inst;
+  ldp_budget_add(out, "epsilon", mb->epsilon, 0.0, NULL);
+}
+
+static gboolean multibit_randomize(gpointer inst, const LdpUserView *user, LdpRng *rng,
+                                   LdpReport *out, GError **error)
+{
+  return mbm_randomize(inst, user, rng, out, error);
+}
+
+static gboolean multibit_estimate(gpointer inst, const LdpReportSet *reports, LdpDataset *noisy,
+                                  GError **error)
+{
+  return mbm_estimate(inst, reports, noisy, error);
+}
+
+static double multibit_report_bits(gpointer inst)
+{
+  const Mbm *mb = inst;
+  if (isinf(mb->epsilon))
+    return 32.0 * mb->d;
+  /* an index and a sign per sampled coordinate */
+  return mb->m * (ceil(log2(MAX(mb->d, 2u))) + 1.0);
+}
+
+static const LdpMechanismVTable multibit_vtable = {
+  .target = LDP_TARGET_FEATURES,
+  .create = multibit_create,
+  .destroy = multibit_destroy,
+  .budget = multibit_budget,
+  .randomize_user = multibit_randomize,
+  .estimate = multibit_estimate,
+  .report_bits = multibit_report_bits,
+};
+
+static const LdpPluginDesc multibit_desc = {
+  LDP_PLUGIN_DESC_HEADER,
+  .kind = LDP_PLUGIN_MECHANISM,
+  .name = "multibit",
+  .version = "1.0",
+  .summary = "multi-bit mechanism for features (LPGNN): m sampled coordinates, +-1 each",
+  .params = multibit_params,
+  .n_params = G_N_ELEMENTS(multibit_params),
+  .vtable.mechanism = &multibit_vtable,
+};
+
+LDP_PLUGIN_DEFINE(multibit_desc)

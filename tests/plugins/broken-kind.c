@@ -1,0 +1,25 @@
+/* broken-kind.c: declares a kind the core does not know */
+#include <ldpgnn/ldpgnn.h>
+
+static gpointer broken_create(const LdpParams *params, const LdpDataset *noisy, GError **error)
+{
+  return g_new0(int, 1);
+}
+
+static void broken_destroy(gpointer inst)
+{
+  g_free(inst);
+}
+
+static const LdpCalibratorVTable broken_vtable = { .create = broken_create, .destroy = broken_destroy };
+
+static const LdpPluginDesc broken_desc = {
+  LDP_PLUGIN_DESC_HEADER,
+  .kind = (LdpPluginKind)42,
+  .name = "broken_kind",
+  .version = "1.0",
+  .summary = "test fixture: declares a kind the core does not know",
+  .vtable.calibrator = &broken_vtable,
+};
+
+LDP_PLUGIN_DEFINE(broken_desc)

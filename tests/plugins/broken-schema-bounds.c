@@ -1,0 +1,31 @@
+/* broken-schema-bounds.c: a default outside its bounds */
+#include <ldpgnn/ldpgnn.h>
+
+static gpointer broken_create(const LdpParams *params, const LdpDataset *noisy, GError **error)
+{
+  return g_new0(int, 1);
+}
+
+static void broken_destroy(gpointer inst)
+{
+  g_free(inst);
+}
+
+static const LdpCalibratorVTable broken_vtable = { .create = broken_create, .destroy = broken_destroy };
+
+static const LdpParamSpec broken_params[] = {
+  { .name = "steps", .type = LDP_PARAM_INTEGER, .doc = "steps", .default_value = "20", .min = 0, .max = 10 },
+};
+
+static const LdpPluginDesc broken_desc = {
+  LDP_PLUGIN_DESC_HEADER,
+  .kind = LDP_PLUGIN_CALIBRATOR,
+  .name = "broken_schema_bounds",
+  .version = "1.0",
+  .summary = "test fixture: a default outside its bounds",
+  .params = broken_params,
+  .n_params = G_N_ELEMENTS(broken_params),
+  .vtable.calibrator = &broken_vtable,
+};
+
+LDP_PLUGIN_DEFINE(broken_desc)
