@@ -902,9 +902,11 @@ static LdpVar *softmax_op(LdpTape *tape, LdpVar *x, gboolean log_out)
     for (guint c = 0; c < X->cols; c++)
       s += expf(xr[c] - m);
     if (log_out) {
-      float lse = m + (float)log(s);
+      /* (x - m) - log(s) rather than x - (m + log(s)): the latter rounds log(s) at
+       * the magnitude of m, losing precision for large logits. */
+      double ls = log(s);
       for (guint c = 0; c < X->cols; c++)
-        o[c] = xr[c] - lse;
+        o[c] = (float)((xr[c] - m) - ls);
     } else {
       float inv = (float)(1.0 / s);
       for (guint c = 0; c < X->cols; c++)

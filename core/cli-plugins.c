@@ -57,6 +57,17 @@ static void table_print(Table *t, FILE *out, const char *indent)
 
 /* ---- ldpgnn plugins ---- */
 
+/* The registry every subcommand sees (what ldp_cli_registry() in cli.c loads), but
+ * with the refusals kept for the caller: `plugins` lists them in its output and
+ * `describe` mentions them when a name is not found. ldp_cli_registry() itself lives
+ * in the ldpgnn program, not in libldpgnn, so library code cannot call it. */
+static LdpRegistry *load_registry(const LdpCliGlobal *g, GPtrArray *problems)
+{
+  LdpRegistry *reg = ldp_registry_new();
+  ldp_registry_scan(reg, (const char *const *)g->plugin_path, problems);
+  return reg;
+}
+
 int ldp_cli_plugins(const LdpCliGlobal *g, int argc, char **argv)
 {
   if (argc != 1) {
@@ -75,11 +86,8 @@ int ldp_cli_plugins(const LdpCliGlobal *g, int argc, char **argv)
     printf("\n");
   }
 
-  /* ldp_cli_registry() would only print the refusals as warnings; this command lists
-   * them as part of its output, so it scans the same search path itself. */
-  g_autoptr(LdpRegistry) reg = ldp_registry_new();
   g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func(g_free);
-  ldp_registry_scan(reg, extra, problems);
+  g_autoptr(LdpRegistry) reg = load_registry(g, problems);
 
   g_autoptr(GPtrArray) list = ldp_registry_list(reg, 0);
   if (list->len == 0) {
@@ -229,7 +237,8 @@ int ldp_cli_describe(const LdpCliGlobal *g, int argc, char **argv)
     return 2;
   }
   const char *name = argv[1];
-  g_autoptr(LdpRegistry) reg = ldp_cli_registry(g, g->verbose);
+  g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func(g_free);
+  g_autoptr(LdpRegistry) reg = load_registry(g, problems);
   const LdpPlugin *p = ldp_registry_lookup(reg, name);
 
   if (p == NULL) {
@@ -256,7 +265,9 @@ int ldp_cli_describe(const LdpCliGlobal *g, int argc, char **argv)
         if (*names)
           fprintf(stderr, "available %ss: %s\n", ldp_plugin_kind_name(kinds[k]), names);
       }
-    fprintf(stderr, "(run 'ldpgnn plugins' to also see modules that were refused)\n");
+    if (problems->len > 0)
+      fprintf(stderr, "%u module%s refused; run 'ldpgnn plugins' to see why\n", problems->len,
+              problems->len == 1 ? " was" : "s were");
     return 1;
   }
 

@@ -46,7 +46,7 @@ LdpGraph *ldp_graph_new(LdpCsr *adj)
     ldp_csr_free(adj);
     return NULL;
   }
-  if (adj->nnz > (guint)G_MAXINT - adj->rows) {
+  if ((guint64)adj->nnz + adj->rows > G_MAXINT) {
     /* Edge origins are gint and may hold nnz + n entries after adding loops. */
     g_critical("ldp_graph_new: %u entries exceed the supported edge count", adj->nnz);
     ldp_csr_free(adj);
@@ -67,7 +67,7 @@ LdpGraph *ldp_graph_new_from_edges(guint n, const guint *src, const guint *dst, 
   g_return_val_if_fail(error == NULL || *error == NULL, NULL);
 
   gsize total = symmetrize ? 2 * n_edges : n_edges;
-  if (n_edges > G_MAXINT / 2 || total > (gsize)(G_MAXINT - n)) {
+  if (n_edges > G_MAXINT / 2 || (guint64)total + n > G_MAXINT) {
     g_set_error(error, LDP_DATA_ERROR, LDP_DATA_ERROR_UNSUPPORTED,
                 "graph: %" G_GSIZE_FORMAT " edges exceed the supported edge count", n_edges);
     return NULL;

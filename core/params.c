@@ -7,7 +7,7 @@
 
 #include <ldpgnn/ldpgnn.h>
 #include "pipeline.h"
-#include "yaml.h"
+#include "yamltree.h"
 
 typedef struct {
   gboolean present; /* given or defaulted */

@@ -199,7 +199,7 @@ static gboolean check_desc(const LdpPluginDesc *d, const char *path, GError **er
   g_autoptr(GError) local = NULL;
   if (d->n_params > 0 && !ldp_param_specs_check(d->params, d->n_params, d->name, &local)) {
     g_set_error(error, LDP_PLUGIN_ERROR, LDP_PLUGIN_ERROR_SCHEMA,
-                "%s: malformed parameter schema of %s '%s': %s", path, kind, d->name, local->message);
+                "%s: malformed parameter schema: %s", path, local->message);
     return FALSE;
   }
   return TRUE;
@@ -220,9 +220,14 @@ gboolean ldp_registry_load_file(LdpRegistry *reg, const char *path, GError **err
   void *handle = dlopen(dl_path, RTLD_NOW | RTLD_LOCAL);
   if (handle == NULL) {
     const char *why = dlerror();
+    if (why == NULL)
+      why = "unknown dlopen error";
+    /* glibc starts its message with the file name, which ours already does */
+    gsize n = strlen(dl_path);
+    if (strncmp(why, dl_path, n) == 0 && strncmp(why + n, ": ", 2) == 0)
+      why += n + 2;
     g_set_error(error, LDP_PLUGIN_ERROR, LDP_PLUGIN_ERROR_OPEN,
-                "%s: cannot load module: %s (run ldd on it to check its dependencies)", path,
-                why ? why : "unknown dlopen error");
+                "%s: cannot load module: %s (run ldd on it to check its dependencies)", path, why);
     return FALSE;
   }
 

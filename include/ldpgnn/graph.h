@@ -25,10 +25,13 @@ typedef enum {
   LDP_NORM_SELF   /* A + I with weight 1 (self-loops replace any diagonal): GAT's graph */
 } LdpNorm;
 
-/* (transfer full): takes ownership of @adj (n x n). Row i = nodes i aggregates from. */
+/* (transfer full): takes ownership of @adj (n x n). Row i = nodes i aggregates from.
+ * A non-square or malformed @adj (see ldp_csr_check) is a programmer error: it is
+ * freed, a critical is logged and NULL returned. */
 LDP_API LdpGraph *ldp_graph_new(LdpCsr *adj);
 /* (transfer full): from edges src[e] -> dst[e] (dst aggregates from src); duplicates
- * merged; @symmetrize also inserts dst -> src. Fails on ids >= n. */
+ * merged; @symmetrize also inserts dst -> src. Fails on ids >= n. All stored values
+ * are 1; self-loops in the input are kept. */
 LDP_API LdpGraph *ldp_graph_new_from_edges(guint n, const guint *src, const guint *dst, gsize n_edges,
                                            gboolean symmetrize, GError **error);
 LDP_API LdpGraph *ldp_graph_ref(LdpGraph *g);
@@ -47,7 +50,17 @@ LDP_API const guint *ldp_graph_transpose_edge_map(LdpGraph *g);
 /* In-degree of each node as the number of entries of its row. (transfer none, cached) */
 LDP_API const guint *ldp_graph_degrees(LdpGraph *g);
 
-/* (transfer none, cached in @g): the graph with coefficients @norm. The result maps
+/* Details of the normalisations (w = stored values, 1 for unweighted graphs):
+ *  - degrees are row sums of w (in-degree of the aggregating node) and the same
+ *    degree vector is used on both sides: coef(i, j) = w_ij / sqrt(d_i d_j). On
+ *    symmetric graphs this is the usual degree; on directed graphs it matches PyG's
+ *    gcn_norm applied to the transposed adjacency (what LPGNN/Solitude's KProp does);
+ *  - GCN: d_i = 1 + sum of the off-diagonal w of row i; any stored diagonal entry is
+ *    dropped and replaced by the weight-1 loop (its origin is -1);
+ *  - SYM: stored diagonal entries are kept as ordinary entries; d <= 0 gives 0;
+ *  - MEAN: coef(i, j) = w_ij / |N(i)| (mean of the weighted messages);
+ *  - SUM on a graph that is not derived returns @g itself.
+ * (transfer none, cached in @g): the graph with coefficients @norm. The result maps
  * each of its edges to an edge of @g through ldp_graph_edge_origin() (added
  * self-loops map to -1), so learnable weights of @g's edges still apply. */
 LDP_API LdpGraph *ldp_graph_normalized(LdpGraph *g, LdpNorm norm);

@@ -1,4 +1,4 @@
-/* yaml.h (private): a small YAML document tree with source positions, and the
+/* yamltree.h (private): a small YAML document tree with source positions, and the
  * scalar resolution and parameter filling used by pipeline files.
  *
  * libyaml reports no types (every untagged scalar is a string) and accepts duplicate

@@ -1,4 +1,4 @@
-/* yaml.c: a YAML document tree with positions, built from libyaml's event stream. */
+/* yamltree.c: a YAML document tree with positions, built from libyaml's event stream. */
 #include "config.h"
 
 #include <errno.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <yaml.h>
 
-#include "yaml.h"
+#include "yamltree.h"
 
 /* Deeper documents are refused so that the recursive walks below stay shallow. */
 #define LDP_YAML_MAX_DEPTH 64

@@ -1,0 +1,177 @@
+/* synthetic.c: a contextual stochastic block model, the built-in demo dataset.
+ *
+ * Labels are uniform over the classes. Each of round(n * avg_degree / 2) edge
+ * draws picks a uniform endpoint u and, with probability `homophily`, a partner of
+ * u's class, otherwise one of another class (self-loops redrawn, duplicates
+ * merged, so the graph may have slightly fewer edges). Features are binary and
+ * sparse: feature j "belongs" to class j mod c; a node activates each feature of
+ * its own class with probability signal * q and every other feature with
+ * probability q, where q is chosen so the expected density is feature_density.
+ * Everything is O(edges + non-zeros) (features are drawn by geometric skips) and
+ * deterministic given the seed.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include <ldpgnn/ldpgnn.h>
+
+static const LdpParamSpec synthetic_params[] = {
+  { .name = "nodes", .type = LDP_PARAM_INTEGER, .doc = "number of nodes", .default_value = "2000", .min = 2,
+    .max = 50000000 },
+  { .name = "classes", .type = LDP_PARAM_INTEGER, .doc = "number of classes", .default_value = "5", .min = 2,
+    .max = 1000 },
+  { .name = "avg_degree", .type = LDP_PARAM_NUMBER, .doc = "expected average degree",
+    .default_value = "8", .min = 0, .max = 10000 },
+  { .name = "homophily", .type = LDP_PARAM_NUMBER, .doc = "probability that an edge joins two nodes of one class",
+    .default_value = "0.8", .min = 0, .max = 1 },
+  { .name = "features", .type = LDP_PARAM_INTEGER, .doc = "feature dimension d", .default_value = "500",
+    .min = 1, .max = 10000000 },
+  { .name = "feature_density", .type = LDP_PARAM_NUMBER, .doc = "expected fraction of active features per node",
+    .default_value = "0.02", .min = 0, .max = 1 },
+  { .name = "signal", .type = LDP_PARAM_NUMBER,
+    .doc = "how many times likelier a node's own class features are than the others (1 = no signal)",
+    .default_value = "3", .min = 1, .max = 1000 },
+  { .name = "seed", .type = LDP_PARAM_INTEGER, .doc = "generator seed; default: the run seed", .min = 0,
+    .max = 9007199254740992.0 },
+};
+
+/* Appends the positions of a Bernoulli(p) process over [from, to) with step
+ * @step (features of one class are from, from + step, ...). */
+static void synthetic_bernoulli(LdpRng *rng, double p, guint from, guint to, guint step, GArray *out)
+{
+  if (p <= 0 || from >= to)
+    return;
+  guint count = (to - from + step - 1) / step;
+  guint64 k = 0;
+  for (;;) {
+    if (p < 1)
+      k += ldp_rng_geometric(rng, p);
+    if (k >= count)
+      break;
+    guint j = from + (guint)k * step;
+    g_array_append_val(out, j);
+    k++;
+  }
+}
+
+static int synthetic_cmp_uint(gconstpointer a, gconstpointer b)
+{
+  guint x = *(const guint *)a, y = *(const guint *)b;
+  return x < y ? -1 : x > y;
+}
+
+static LdpDataset *synthetic_load(const LdpParams *params, const LdpDatasetEnv *env, GError **error)
+{
+  guint n = (guint)ldp_params_get_int(params, "nodes");
+  guint c = (guint)ldp_params_get_int(params, "classes");
+  guint d = (guint)ldp_params_get_int(params, "features");
+  double avg_degree = ldp_params_get_number(params, "avg_degree");
+  double h = ldp_params_get_number(params, "homophily");
+  double density = ldp_params_get_number(params, "feature_density");
+  double signal = ldp_params_get_number(params, "signal");
+  guint64 seed = ldp_params_has(params, "seed") ? (guint64)ldp_params_get_int(params, "seed") : env->seed;
+  if (c > n) {
+    g_set_error(error, LDP_DATA_ERROR, LDP_DATA_ERROR_INCONSISTENT, "synthetic: %u classes need at least %u nodes",
+                c, c);
+    return NULL;
+  }
+
+  LdpRng root, rng;
+  ldp_rng_init(&root, seed);
+
+  /* Labels, and the members of each class for drawing partners. */
+  ldp_rng_derive(&root, 1, &rng);
+  gint *labels = g_new(gint, n);
+  g_autofree guint *start = g_new0(guint, c + 1);
+  for (guint i = 0; i < n; i++) {
+    labels[i] = (gint)ldp_rng_below(&rng, c);
+    start[labels[i] + 1]++;
+  }
+  for (guint k = 0; k < c; k++)
+    start[k + 1] += start[k];
+  g_autofree guint *members = g_new(guint, n);
+  g_autofree guint *fill = g_memdup2(start, sizeof(guint) * c);
+  for (guint i = 0; i < n; i++)
+    members[fill[labels[i]]++] = i;
+
+  /* Edges. A class may be empty or a singleton; then the draw falls back to any
+   * node of the other kind so the loop always terminates. */
+  ldp_rng_derive(&root, 2, &rng);
+  gsize m = (gsize)llround(n * avg_degree / 2.0);
+  g_autofree guint *src = g_new(guint, MAX(m, 1));
+  g_autofree guint *dst = g_new(guint, MAX(m, 1));
+  for (gsize e = 0; e < m; e++) {
+    guint u, v;
+    for (;;) {
+      u = (guint)ldp_rng_below(&rng, n);
+      guint cu = (guint)labels[u];
+      guint same = start[cu + 1] - start[cu];
+      gboolean intra = ldp_rng_bernoulli(&rng, h);
+      if (intra && same > 1) {
+        v = members[start[cu] + ldp_rng_below(&rng, same)];
+      } else if (!intra && n - same > 0) {
+        /* uniform over the nodes outside u's class */
+        guint r = (guint)ldp_rng_below(&rng, n - same);
+        v = members[r < start[cu] ? r : r + same];
+      } else {
+        v = (guint)ldp_rng_below(&rng, n);
+      }
+      if (v != u)
+        break;
+    }
+    src[e] = u;
+    dst[e] = v;
+  }
+
+  LdpDataset *ds = ldp_dataset_new(LDP_TASK_NODE, "synthetic");
+  if (!ldp_dataset_set_structure(ds, n, 1, NULL, src, dst, m, TRUE, error)) {
+    g_free(labels);
+    ldp_dataset_free(ds);
+    return NULL;
+  }
+
+  /* Features: per node, own-class block with p_in, the others with p_out.
+   * density = p_in / c + p_out (1 - 1/c) on average over features. */
+  double p_out = density / (signal / c + 1.0 - 1.0 / c);
+  double p_in = MIN(1.0, signal * p_out);
+  ldp_rng_derive(&root, 3, &rng);
+  g_autoptr(GArray) cols = g_array_new(FALSE, FALSE, sizeof(guint));
+  g_autoptr(GArray) row = g_array_new(FALSE, FALSE, sizeof(guint));
+  guint *indptr = g_new(guint, n + 1);
+  indptr[0] = 0;
+  for (guint i = 0; i < n; i++) {
+    guint y = (guint)labels[i];
+    g_array_set_size(row, 0);
+    for (guint k = 0; k < c && k < d; k++)
+      synthetic_bernoulli(&rng, k == y ? p_in : p_out, k, d, c, row);
+    g_array_sort(row, synthetic_cmp_uint);
+    g_array_append_vals(cols, row->data, row->len);
+    indptr[i + 1] = cols->len;
+  }
+  LdpCsr *x = ldp_csr_new(n, d, cols->len);
+  memcpy(x->indptr, indptr, sizeof(guint) * (n + 1));
+  memcpy(x->indices, cols->data, sizeof(guint) * cols->len);
+  for (guint k = 0; k < cols->len; k++)
+    x->values[k] = 1.0f;
+  g_free(indptr);
+  ldp_dataset_set_features_sparse(ds, x);
+  ldp_dataset_set_labels(ds, labels, c);
+  return ds;
+}
+
+static const LdpDatasetVTable synthetic_vtable = { .load = synthetic_load };
+
+static const LdpPluginDesc synthetic_desc = {
+  LDP_PLUGIN_DESC_HEADER,
+  .kind = LDP_PLUGIN_DATASET,
+  .name = "synthetic",
+  .version = "1.0",
+  .summary = "contextual stochastic block model with sparse binary class-dependent features (no files needed)",
+  .params = synthetic_params,
+  .n_params = G_N_ELEMENTS(synthetic_params),
+  .vtable.dataset = &synthetic_vtable,
+};
+
+LDP_PLUGIN_DEFINE(synthetic_desc)

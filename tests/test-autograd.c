@@ -1,0 +1,996 @@
+/* test-autograd.c: every op's gradient against central finite differences, forward
+ * values of the ops with closed forms, and bit-reproducibility across thread counts.
+ *
+ * Gradient check. Each case builds out = op(inputs) on a tape, with every
+ * differentiable input bound as a parameter, and the scalar loss L = sum(out ⊙ R)
+ * for a fixed random R ~ U(-1, 1). The analytic gradient (from ldp_tape_backward) is
+ * compared with (L(θ+h) - L(θ-h)) / (θ+h - θ-h), where θ±h are the float32 values
+ * actually stored and L is summed in double from the float32 outputs.
+ *
+ * Tolerance. Forward values are float32, so each output carries a rounding error of a
+ * few ulps of the magnitudes involved, ~κ·6e-8·M with κ ≲ 10 and M ≲ 5 here; over
+ * N ≲ 100 outputs weighted by |R| ≤ 1 the noise of L is at most ~N·3e-6 in the worst
+ * case and typically sqrt(N)·3e-6 ≈ 3e-5. Divided by 2h = 2e-2 that gives a noise of
+ * ~1.5e-3 worst case on the difference quotient. The truncation error of the central
+ * difference is h²/6·|L'''| ≈ 2e-5·|L'''|, negligible for these smooth ops (inputs of
+ * non-smooth ops are kept at least 0.2 from their kinks, beyond h = 1e-2). Hence
+ *   |analytic - fd| ≤ 1e-2·max(|analytic|, |fd|) + 3e-3
+ * while a wrong gradient (missing factor, wrong index, sign) is off by O(0.1..1).
+ */
+#include <ldpgnn/ldpgnn.h>
+
+#include <math.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#define FD_STEP 1e-2
+#define FD_RTOL 1e-2
+#define FD_ATOL 3e-3
+/* Entries checked per input (all if fewer); keeps the test fast. */
+#define FD_MAX_ENTRIES 48
+
+typedef LdpVar *(*BuildFn)(LdpTape *tape, LdpVar **in, gpointer data);
+
+/* ---- helpers ---- */
+
+/* Values in ±[lo, hi] with random sign, away from 0 (and hence from kinks at 0). */
+static void fill_away(LdpTensor *t, LdpRng *rng, float lo, float hi)
+{
+  gsize n = ldp_tensor_size(t);
+  for (gsize i = 0; i < n; i++) {
+    float mag = lo + (hi - lo) * (float)ldp_rng_uniform(rng);
+    t->data[i] = ldp_rng_uniform(rng) < 0.5 ? -mag : mag;
+  }
+}
+
+static void fill_uniform(LdpTensor *t, LdpRng *rng, float lo, float hi)
+{
+  gsize n = ldp_tensor_size(t);
+  for (gsize i = 0; i < n; i++)
+    t->data[i] = lo + (hi - lo) * (float)ldp_rng_uniform(rng);
+}
+
+static LdpParam *param_away(const char *name, guint rows, guint cols, LdpRng *rng)
+{
+  LdpParam *p = ldp_param_new(name, rows, cols);
+  fill_away(ldp_param_value(p), rng, 0.2f, 1.5f);
+  return p;
+}
+
+static double weighted_sum(const LdpTensor *out, const LdpTensor *r)
+{
+  double s = 0.0;
+  for (gsize i = 0; i < ldp_tensor_size(out); i++)
+    s += (double)out->data[i] * r->data[i];
+  return s;
+}
+
+/* Loss of one fresh forward pass, in double. */
+static double eval_loss(LdpParam **in, guint n_in, BuildFn build, gpointer data, gboolean training,
+                        const LdpTensor *r)
+{
+  LdpTape *tape = ldp_tape_new(training);
+  LdpVar *vars[8];
+  for (guint k = 0; k < n_in; k++)
+    vars[k] = ldp_tape_param(tape, in[k]);
+  LdpVar *out = build(tape, vars, data);
+  g_assert_nonnull(out);
+  double l = weighted_sum(ldp_var_value(out), r);
+  ldp_tape_free(tape);
+  return l;
+}
+
+/* The finite-difference check described at the top of the file. */
+static void check_grads(const char *what, LdpParam **in, guint n_in, BuildFn build, gpointer data,
+                        gboolean training)
+{
+  g_assert_cmpuint(n_in, <=, 8);
+  LdpRng rng;
+  ldp_rng_init(&rng, g_str_hash(what));
+
+  /* Analytic gradients. */
+  LdpTape *tape = ldp_tape_new(training);
+  LdpVar *vars[8];
+  for (guint k = 0; k < n_in; k++) {
+    vars[k] = ldp_tape_param(tape, in[k]);
+    ldp_tensor_fill(ldp_param_grad(in[k]), 0.0f);
+  }
+  LdpVar *out = build(tape, vars, data);
+  g_assert_nonnull(out);
+  const LdpTensor *ov = ldp_var_value(out);
+  g_autoptr(LdpTensor) r = ldp_tensor_new(ov->rows, ov->cols);
+  fill_uniform(r, &rng, -1.0f, 1.0f);
+  LdpVar *loss = ldp_op_sum(tape, ldp_op_mul(tape, out, ldp_tape_constant(tape, r)));
+  ldp_tape_backward(tape, loss);
+  g_assert_cmpfloat(fabs(ldp_var_value(loss)->data[0] - weighted_sum(ov, r)), <, 1e-4);
+  LdpTensor *analytic[8];
+  for (guint k = 0; k < n_in; k++) {
+    analytic[k] = ldp_tensor_copy(ldp_param_grad(in[k]));
+    /* The parameter received exactly what flowed into its tape variable. */
+    const LdpTensor *vg = ldp_var_grad(vars[k]);
+    g_assert_nonnull(vg);
+    g_assert_cmpmem(vg->data, ldp_tensor_size(vg) * sizeof(float), analytic[k]->data,
+                    ldp_tensor_size(analytic[k]) * sizeof(float));
+  }
+  ldp_tape_free(tape);
+
+  for (guint k = 0; k < n_in; k++) {
+    LdpTensor *val = ldp_param_value(in[k]);
+    gsize n = ldp_tensor_size(val);
+    double max_fd = 0.0, worst = 0.0;
+    for (guint t = 0; t < MIN(n, FD_MAX_ENTRIES); t++) {
+      gsize idx = n <= FD_MAX_ENTRIES ? t : ldp_rng_below(&rng, n);
+      float orig = val->data[idx];
+      float hi = (float)(orig + FD_STEP), lo = (float)(orig - FD_STEP);
+      val->data[idx] = hi;
+      double lp = eval_loss(in, n_in, build, data, training, r);
+      val->data[idx] = lo;
+      double lm = eval_loss(in, n_in, build, data, training, r);
+      val->data[idx] = orig;
+      double fd = (lp - lm) / ((double)hi - (double)lo);
+      double an = analytic[k]->data[idx];
+      max_fd = MAX(max_fd, fabs(fd));
+      worst = MAX(worst, fabs(an - fd) / (FD_RTOL * MAX(fabs(an), fabs(fd)) + FD_ATOL));
+      if (!(fabs(an - fd) <= FD_RTOL * MAX(fabs(an), fabs(fd)) + FD_ATOL))
+        g_error("%s: input %u (%s) entry %" G_GSIZE_FORMAT ": analytic %.6g vs finite difference %.6g",
+                what, k, ldp_param_name(in[k]), idx, an, fd);
+    }
+    g_test_message("%s: input %s: worst error / tolerance = %.3f", what, ldp_param_name(in[k]), worst);
+    /* Every input influences the loss, so a check of all-zero gradients proves nothing. */
+    if (max_fd < 1e-2)
+      g_error("%s: input %u (%s) has no measurable influence on the loss", what, k,
+              ldp_param_name(in[k]));
+    ldp_tensor_free(analytic[k]);
+  }
+}
+
+static void free_params(LdpParam **in, guint n)
+{
+  for (guint k = 0; k < n; k++)
+    ldp_param_free(in[k]);
+}
+
+/* Small base graph (6 nodes) with a self-loop at node 2, weighted entries, symmetric
+ * except for one directed edge; row i lists the nodes i aggregates from. */
+static LdpGraph *small_graph(void)
+{
+  static const guint rows[] = { 0, 1, 0, 2, 1, 2, 2, 3, 4, 3, 5, 4, 1 };
+  static const guint cols[] = { 1, 0, 2, 0, 2, 1, 2, 4, 3, 5, 3, 5, 5 };
+  static const float vals[] = { 1.0f, 1.0f, 0.5f, 0.5f, 2.0f, 2.0f, 1.0f,
+                                1.0f, 1.0f, 1.5f, 1.5f, 1.0f, 0.7f };
+  g_autoptr(GError) error = NULL;
+  LdpCsr *adj = ldp_csr_from_coo(6, 6, rows, cols, vals, G_N_ELEMENTS(rows), LDP_COO_ERROR, &error);
+  g_assert_no_error(error);
+  return ldp_graph_new(adj);
+}
+
+/* ---- cases ---- */
+
+static LdpVar *build_matmul(LdpTape *t, LdpVar **in, gpointer d)
+{
+  return ldp_op_matmul(t, in[0], in[1]);
+}
+
+static void test_matmul_dense(void)
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, 1);
+  LdpParam *in[2] = { param_away("a", 4, 3, &rng), param_away("b", 3, 5, &rng) };
+  /* Forward value against the naive triple loop. */
+  LdpTape *tape = ldp_tape_new(TRUE);
+  LdpVar *c = ldp_op_matmul(tape, ldp_tape_param(tape, in[0]), ldp_tape_param(tape, in[1]));
+  for (guint i = 0; i < 4; i++)
+    for (guint j = 0; j < 5; j++) {
+      double s = 0.0;
+      for (guint k = 0; k < 3; k++)
+        s += ldp_tensor_row(ldp_param_value(in[0]), i)[k] * ldp_tensor_row(ldp_param_value(in[1]), k)[j];
+      g_assert_cmpfloat(fabs(ldp_tensor_row(ldp_var_value(c), i)[j] - s), <, 1e-5);
+    }
+  ldp_tape_free(tape);
+  check_grads("matmul dense", in, 2, build_matmul, NULL, TRUE);
+  free_params(in, 2);
+}
+
+static LdpVar *build_matmul_sparse(LdpTape *t, LdpVar **in, gpointer d)
+{
+  return ldp_op_matmul(t, ldp_tape_sparse_constant(t, d), in[0]);
+}
+
+static void test_matmul_sparse(void)
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, 2);
+  static const guint r[] = { 0, 0, 1, 3, 3, 3, 4 };
+  static const guint c[] = { 0, 3, 2, 0, 1, 3, 2 };
+  static const float v[] = { 1.0f, -2.0f, 0.5f, 1.5f, 1.0f, -1.0f, 3.0f };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LdpCsr) s = ldp_csr_from_coo(5, 4, r, c, v, G_N_ELEMENTS(r), LDP_COO_ERROR, &error);
+  g_assert_no_error(error);
+  LdpParam *in[1] = { param_away("b", 4, 3, &rng) };
+  /* Sparse product equals the dense one. */
+  g_autoptr(LdpTensor) dense = ldp_csr_to_dense(s);
+  LdpTape *tape = ldp_tape_new(TRUE);
+  LdpVar *b = ldp_tape_param(tape, in[0]);
+  const LdpTensor *ys = ldp_var_value(ldp_op_matmul(tape, ldp_tape_sparse_constant(tape, s), b));
+  const LdpTensor *yd = ldp_var_value(ldp_op_matmul(tape, ldp_tape_constant(tape, dense), b));
+  g_assert_cmpuint(ldp_tensor_size(ys), ==, 15);
+  for (guint i = 0; i < 15; i++)
+    g_assert_cmpfloat(fabs(ys->data[i] - yd->data[i]), <, 1e-5);
+  ldp_tape_free(tape);
+  check_grads("matmul sparse", in, 1, build_matmul_sparse, s, TRUE);
+  free_params(in, 1);
+}
+
+typedef struct {
+  LdpGraph *g;
+  gboolean weights;
+} PropCase;
+
+static LdpVar *build_propagate(LdpTape *t, LdpVar **in, gpointer d)
+{
+  PropCase *pc = d;
+  return ldp_op_propagate(t, pc->g, pc->weights ? in[1] : NULL, in[0]);
+}
+
+static void test_propagate(void)
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, 3);
+  g_autoptr(LdpGraph) base = small_graph();
+  LdpGraph *gcn = ldp_graph_normalized(base, LDP_NORM_GCN);
+  g_assert_nonnull(ldp_graph_edge_origin(gcn));
+  const guint n = 6, m = ldp_graph_n_edges(base);
+
+  /* Value checks on the GCN graph: all-one weights change nothing; all-zero weights
+   * leave only the added self-loops (origin -1, weight 1), i.e. out[i] = coef_ii x[i]. */
+  {
+    LdpParam *x = param_away("x", n, 4, &rng);
+    g_autoptr(LdpTensor) ones = ldp_tensor_new(m, 1), zeros = ldp_tensor_new(m, 1);
+    ldp_tensor_fill(ones, 1.0f);
+    LdpTape *tape = ldp_tape_new(FALSE);
+    LdpVar *xv = ldp_tape_param(tape, x);
+    const LdpTensor *plain = ldp_var_value(ldp_op_propagate(tape, gcn, NULL, xv));
+    const LdpTensor *w1 = ldp_var_value(ldp_op_propagate(tape, gcn, ldp_tape_constant(tape, ones), xv));
+    const LdpTensor *w0 = ldp_var_value(ldp_op_propagate(tape, gcn, ldp_tape_constant(tape, zeros), xv));
+    g_autoptr(LdpTensor) a = ldp_csr_to_dense(ldp_graph_csr(gcn));
+    for (guint i = 0; i < n; i++)
+      for (guint c = 0; c < 4; c++) {
+        double s = 0.0;
+        for (guint j = 0; j < n; j++)
+          s += ldp_tensor_row(a, i)[j] * ldp_tensor_row(ldp_param_value(x), j)[c];
+        g_assert_cmpfloat(fabs(ldp_tensor_row(plain, i)[c] - s), <, 1e-5);
+        g_assert_cmpfloat(fabs(ldp_tensor_row(w1, i)[c] - ldp_tensor_row(plain, i)[c]), <, 1e-6);
+        double self = ldp_tensor_row(a, i)[i] * ldp_tensor_row(ldp_param_value(x), i)[c];
+        g_assert_cmpfloat(fabs(ldp_tensor_row(w0, i)[c] - self), <, 1e-6);
+      }
+    ldp_tape_free(tape);
+    ldp_param_free(x);
+  }
+
+  /* Gradient w.r.t. x, no weights, on the normalised graph (backward via the transpose). */
+  PropCase pc = { gcn, FALSE };
+  LdpParam *in1[1] = { param_away("x", n, 4, &rng) };
+  check_grads("propagate x (gcn)", in1, 1, build_propagate, &pc, TRUE);
+  free_params(in1, 1);
+
+  /* x and one weight per edge of the base graph. */
+  pc.weights = TRUE;
+  LdpParam *in2[2] = { param_away("x", n, 4, &rng), param_away("w", m, 1, &rng) };
+  check_grads("propagate x,w (gcn)", in2, 2, build_propagate, &pc, TRUE);
+  free_params(in2, 2);
+
+  /* Multi-head weights: 2 heads of 3 columns. */
+  LdpParam *in3[2] = { param_away("x", n, 6, &rng), param_away("w", m, 2, &rng) };
+  check_grads("propagate x,w (gcn, 2 heads)", in3, 2, build_propagate, &pc, TRUE);
+  free_params(in3, 2);
+
+  /* A graph that is not derived: weights indexed by its own edges. */
+  pc.g = base;
+  LdpParam *in4[2] = { param_away("x", n, 3, &rng), param_away("w", m, 1, &rng) };
+  check_grads("propagate x,w (base)", in4, 2, build_propagate, &pc, TRUE);
+  free_params(in4, 2);
+}
+
+/* Binary and simple ops: in[0] op in[1] as selected by data. */
+typedef enum {
+  C_BIAS, C_ADD, C_SUB, C_MUL, C_SCALE, C_RELU, C_SELU, C_ELU, C_LEAKY, C_SIGMOID,
+  C_CONCAT, C_SLICE, C_LOGSOFTMAX, C_SOFTMAX, C_MEANHEADS, C_L1, C_SQ, C_SUM, C_MEAN
+} SimpleOp;
+
+static LdpVar *build_simple(LdpTape *t, LdpVar **in, gpointer d)
+{
+  switch ((SimpleOp)GPOINTER_TO_INT(d)) {
+  case C_BIAS:
+    return ldp_op_bias_add(t, in[0], in[1]);
+  case C_ADD:
+    return ldp_op_add(t, in[0], in[1]);
+  case C_SUB:
+    return ldp_op_sub(t, in[0], in[1]);
+  case C_MUL:
+    return ldp_op_mul(t, in[0], in[1]);
+  case C_SCALE:
+    return ldp_op_scale(t, in[0], -1.7f);
+  case C_RELU:
+    return ldp_op_relu(t, in[0]);
+  case C_SELU:
+    return ldp_op_selu(t, in[0]);
+  case C_ELU:
+    return ldp_op_elu(t, in[0], 0.7f);
+  case C_LEAKY:
+    return ldp_op_leaky_relu(t, in[0], 0.2f);
+  case C_SIGMOID:
+    return ldp_op_sigmoid(t, in[0]);
+  case C_CONCAT:
+    return ldp_op_concat_cols(t, in, 3);
+  case C_SLICE:
+    return ldp_op_slice_cols(t, in[0], 1, 3);
+  case C_LOGSOFTMAX:
+    return ldp_op_log_softmax(t, in[0]);
+  case C_SOFTMAX:
+    return ldp_op_softmax(t, in[0]);
+  case C_MEANHEADS:
+    return ldp_op_mean_heads(t, in[0], 3);
+  case C_L1:
+    return ldp_op_l1(t, in[0]);
+  case C_SQ:
+    return ldp_op_sq_frobenius(t, in[0]);
+  case C_SUM:
+    return ldp_op_sum(t, in[0]);
+  case C_MEAN:
+    return ldp_op_mean(t, in[0]);
+  }
+  return NULL;
+}
+
+static void run_simple(const char *what, SimpleOp op, guint n_in, const guint (*shapes)[2])
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, g_str_hash(what) + 7);
+  LdpParam *in[3];
+  for (guint k = 0; k < n_in; k++)
+    in[k] = param_away(k == 0 ? "a" : k == 1 ? "b" : "c", shapes[k][0], shapes[k][1], &rng);
+  check_grads(what, in, n_in, build_simple, GINT_TO_POINTER(op), TRUE);
+  free_params(in, n_in);
+}
+
+static void test_elementwise(void)
+{
+  static const guint same[3][2] = { { 5, 4 }, { 5, 4 }, { 5, 4 } };
+  static const guint bias[2][2] = { { 5, 4 }, { 1, 4 } };
+  run_simple("bias_add", C_BIAS, 2, bias);
+  run_simple("add", C_ADD, 2, same);
+  run_simple("sub", C_SUB, 2, same);
+  run_simple("mul", C_MUL, 2, same);
+  run_simple("scale", C_SCALE, 1, same);
+  run_simple("relu", C_RELU, 1, same);
+  run_simple("selu", C_SELU, 1, same);
+  run_simple("elu", C_ELU, 1, same);
+  run_simple("leaky_relu", C_LEAKY, 1, same);
+  run_simple("sigmoid", C_SIGMOID, 1, same);
+  run_simple("l1", C_L1, 1, same);
+  run_simple("sq_frobenius", C_SQ, 1, same);
+  run_simple("sum", C_SUM, 1, same);
+  run_simple("mean", C_MEAN, 1, same);
+}
+
+static void test_activation_values(void)
+{
+  /* Closed forms at x = ±1 with the header's SELU constants. */
+  const double lambda = 1.0507009873554805, alpha = 1.6732632423543772;
+  float xs[2] = { 1.0f, -1.0f };
+  g_autoptr(LdpTensor) x = ldp_tensor_new_from_data(1, 2, xs);
+  LdpTape *tape = ldp_tape_new(TRUE);
+  LdpVar *xv = ldp_tape_constant(tape, x);
+  const float *selu = ldp_var_value(ldp_op_selu(tape, xv))->data;
+  const float *elu = ldp_var_value(ldp_op_elu(tape, xv, 0.5f))->data;
+  const float *leaky = ldp_var_value(ldp_op_leaky_relu(tape, xv, 0.1f))->data;
+  const float *sig = ldp_var_value(ldp_op_sigmoid(tape, xv))->data;
+  const float *relu = ldp_var_value(ldp_op_relu(tape, xv))->data;
+  g_assert_cmpfloat(fabs(selu[0] - lambda), <, 1e-6);
+  g_assert_cmpfloat(fabs(selu[1] - lambda * alpha * (exp(-1.0) - 1.0)), <, 1e-6);
+  g_assert_cmpfloat(fabs(elu[1] - 0.5 * (exp(-1.0) - 1.0)), <, 1e-6);
+  g_assert_cmpfloat(elu[0], ==, 1.0f);
+  g_assert_cmpfloat(fabs(leaky[1] + 0.1), <, 1e-7);
+  g_assert_cmpfloat(fabs(sig[0] - 1.0 / (1.0 + exp(-1.0))), <, 1e-6);
+  g_assert_cmpfloat(fabs(sig[0] + sig[1] - 1.0), <, 1e-6);
+  g_assert_cmpfloat(relu[0], ==, 1.0f);
+  g_assert_cmpfloat(relu[1], ==, 0.0f);
+  /* Scalar reductions. */
+  g_assert_cmpfloat(ldp_var_value(ldp_op_l1(tape, xv))->data[0], ==, 2.0f);
+  g_assert_cmpfloat(ldp_var_value(ldp_op_sq_frobenius(tape, xv))->data[0], ==, 2.0f);
+  g_assert_cmpfloat(ldp_var_value(ldp_op_sum(tape, xv))->data[0], ==, 0.0f);
+  g_assert_cmpfloat(ldp_var_value(ldp_op_mean(tape, ldp_op_relu(tape, xv)))->data[0], ==, 0.5f);
+  ldp_tape_free(tape);
+}
+
+static void test_columns_and_softmax(void)
+{
+  static const guint cat[3][2] = { { 4, 2 }, { 4, 3 }, { 4, 1 } };
+  static const guint wide[1][2] = { { 4, 6 } };
+  static const guint sm[1][2] = { { 4, 5 } };
+  run_simple("concat_cols", C_CONCAT, 3, cat);
+  run_simple("slice_cols", C_SLICE, 1, wide);
+  run_simple("log_softmax", C_LOGSOFTMAX, 1, sm);
+  run_simple("softmax", C_SOFTMAX, 1, sm);
+  run_simple("mean_heads", C_MEANHEADS, 1, wide);
+
+  /* Values: concat then slice returns the pieces; softmax rows sum to 1 and are stable
+   * for huge logits; log_softmax = log(softmax); mean_heads averages column blocks. */
+  float big[6] = { 1000.0f, 999.0f, -1000.0f, 0.0f, 1.0f, 2.0f };
+  g_autoptr(LdpTensor) x = ldp_tensor_new_from_data(2, 3, big);
+  LdpTape *tape = ldp_tape_new(TRUE);
+  LdpVar *xv = ldp_tape_constant(tape, x);
+  const LdpTensor *s = ldp_var_value(ldp_op_softmax(tape, xv));
+  const LdpTensor *ls = ldp_var_value(ldp_op_log_softmax(tape, xv));
+  for (guint i = 0; i < 2; i++) {
+    double sum = 0.0;
+    for (guint c = 0; c < 3; c++) {
+      float sv = ldp_tensor_row(s, i)[c], lv = ldp_tensor_row(ls, i)[c];
+      g_assert_true(isfinite(sv) && isfinite(lv));
+      sum += sv;
+      if (sv > 1e-30f)
+        g_assert_cmpfloat(fabs(log(sv) - lv), <, 1e-5);
+    }
+    g_assert_cmpfloat(fabs(sum - 1.0), <, 1e-6);
+  }
+  g_assert_cmpfloat(fabs(ldp_tensor_row(s, 0)[0] - 1.0 / (1.0 + exp(-1.0))), <, 1e-6);
+  LdpVar *parts[2] = { xv, ldp_op_scale(tape, xv, 2.0f) };
+  LdpVar *cat2 = ldp_op_concat_cols(tape, parts, 2);
+  g_assert_cmpuint(ldp_var_cols(cat2), ==, 6);
+  const LdpTensor *back = ldp_var_value(ldp_op_slice_cols(tape, cat2, 3, 3));
+  const LdpTensor *mh = ldp_var_value(ldp_op_mean_heads(tape, cat2, 2));
+  for (guint i = 0; i < 2; i++)
+    for (guint c = 0; c < 3; c++) {
+      g_assert_cmpfloat(ldp_tensor_row(back, i)[c], ==, 2.0f * ldp_tensor_row(x, i)[c]);
+      g_assert_cmpfloat(fabs(ldp_tensor_row(mh, i)[c] - 1.5f * ldp_tensor_row(x, i)[c]), <, 1e-3);
+    }
+  ldp_tape_free(tape);
+}
+
+typedef struct {
+  guint64 seed;
+  float p;
+} DropCase;
+
+static LdpVar *build_dropout(LdpTape *t, LdpVar **in, gpointer d)
+{
+  DropCase *dc = d;
+  LdpRng rng;
+  ldp_rng_init(&rng, dc->seed);  /* the same stream every time, hence the same mask */
+  return ldp_op_dropout(t, in[0], dc->p, &rng);
+}
+
+static void test_dropout(void)
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, 5);
+  DropCase dc = { 77, 0.4f };
+  LdpParam *in[1] = { param_away("x", 6, 5, &rng) };
+  check_grads("dropout", in, 1, build_dropout, &dc, TRUE);
+  free_params(in, 1);
+
+  /* Statistics on a large input of ones: survivors are exactly 1/(1-p), the rest 0, and
+   * the drop fraction is within 5 standard errors of p. */
+  const guint n = 20000;
+  const float p = 0.3f;
+  g_autoptr(LdpTensor) ones = ldp_tensor_new(n, 1);
+  ldp_tensor_fill(ones, 1.0f);
+  LdpTape *tape = ldp_tape_new(TRUE);
+  LdpVar *xv = ldp_tape_constant(tape, ones);
+  LdpRng r1, r2;
+  ldp_rng_init(&r1, 11);
+  ldp_rng_init(&r2, 11);
+  const LdpTensor *y1 = ldp_var_value(ldp_op_dropout(tape, xv, p, &r1));
+  const LdpTensor *y2 = ldp_var_value(ldp_op_dropout(tape, xv, p, &r2));
+  g_assert_cmpmem(y1->data, n * sizeof(float), y2->data, n * sizeof(float));
+  guint dropped = 0;
+  for (guint i = 0; i < n; i++) {
+    if (y1->data[i] == 0.0f)
+      dropped++;
+    else
+      g_assert_cmpfloat(y1->data[i], ==, 1.0f / (1.0f - p));
+  }
+  double se = sqrt(p * (1.0 - p) / n);
+  g_assert_cmpfloat(fabs((double)dropped / n - p), <, 5.0 * se);
+  /* A further call on the advanced stream gives a different mask. */
+  const LdpTensor *y3 = ldp_var_value(ldp_op_dropout(tape, xv, p, &r1));
+  g_assert_true(memcmp(y1->data, y3->data, n * sizeof(float)) != 0);
+  /* p = 0 is the identity even in training. */
+  g_assert_true(ldp_op_dropout(tape, xv, 0.0f, &r1) == xv);
+  ldp_tape_free(tape);
+
+  /* Evaluation tapes: identity, and the stream is not consumed. */
+  tape = ldp_tape_new(FALSE);
+  xv = ldp_tape_constant(tape, ones);
+  LdpRng before = r1;
+  LdpVar *y = ldp_op_dropout(tape, xv, 0.5f, &r1);
+  g_assert_cmpmem(ldp_var_value(y)->data, n * sizeof(float), ones->data, n * sizeof(float));
+  g_assert_cmpmem(&before, sizeof before, &r1, sizeof r1);
+  ldp_tape_free(tape);
+}
+
+typedef struct {
+  LdpGraph *g;
+  LdpEdgeEnd end;
+} EdgeCase;
+
+static LdpVar *build_edge_gather(LdpTape *t, LdpVar **in, gpointer d)
+{
+  EdgeCase *ec = d;
+  return ldp_op_edge_gather(t, ec->g, in[0], ec->end);
+}
+
+static LdpVar *build_edge_softmax(LdpTape *t, LdpVar **in, gpointer d)
+{
+  EdgeCase *ec = d;
+  return ldp_op_edge_softmax(t, ec->g, in[0]);
+}
+
+/* Directed graph: node 0 has no incoming edge, node 3 one, the others several. */
+static LdpGraph *directed_graph(void)
+{
+  static const guint src[] = { 0, 0, 1, 2, 3, 4, 0, 2, 1 };
+  static const guint dst[] = { 1, 2, 2, 1, 4, 3, 4, 4, 4 };
+  g_autoptr(GError) error = NULL;
+  LdpGraph *g = ldp_graph_new_from_edges(5, src, dst, G_N_ELEMENTS(src), FALSE, &error);
+  g_assert_no_error(error);
+  return g;
+}
+
+static void test_edge_ops(void)
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, 6);
+  g_autoptr(LdpGraph) g = directed_graph();
+  const guint m = ldp_graph_n_edges(g);
+  g_assert_cmpuint(m, ==, 9);
+
+  EdgeCase ec = { g, LDP_EDGE_SRC };
+  LdpParam *x1[1] = { param_away("x", 5, 3, &rng) };
+  check_grads("edge_gather src", x1, 1, build_edge_gather, &ec, TRUE);
+  ec.end = LDP_EDGE_DST;
+  check_grads("edge_gather dst", x1, 1, build_edge_gather, &ec, TRUE);
+
+  /* Values: row e holds x of the CSR column (src) or row (dst) of edge e. */
+  const LdpCsr *a = ldp_graph_csr(g);
+  LdpTape *tape = ldp_tape_new(TRUE);
+  LdpVar *xv = ldp_tape_param(tape, x1[0]);
+  const LdpTensor *es = ldp_var_value(ldp_op_edge_gather(tape, g, xv, LDP_EDGE_SRC));
+  const LdpTensor *ed = ldp_var_value(ldp_op_edge_gather(tape, g, xv, LDP_EDGE_DST));
+  for (guint i = 0; i < a->rows; i++)
+    for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++) {
+      g_assert_cmpmem(ldp_tensor_row(es, e), 3 * sizeof(float),
+                      ldp_tensor_row(ldp_param_value(x1[0]), a->indices[e]), 3 * sizeof(float));
+      g_assert_cmpmem(ldp_tensor_row(ed, e), 3 * sizeof(float),
+                      ldp_tensor_row(ldp_param_value(x1[0]), i), 3 * sizeof(float));
+    }
+  ldp_tape_free(tape);
+  free_params(x1, 1);
+
+  LdpParam *s1[1] = { param_away("scores", m, 2, &rng) };
+  check_grads("edge_softmax", s1, 1, build_edge_softmax, &ec, TRUE);
+  /* Values: per row and column, the entries sum to 1. */
+  tape = ldp_tape_new(TRUE);
+  const LdpTensor *sm = ldp_var_value(ldp_op_edge_softmax(tape, g, ldp_tape_param(tape, s1[0])));
+  for (guint i = 0; i < a->rows; i++)
+    for (guint h = 0; h < 2; h++) {
+      if (a->indptr[i] == a->indptr[i + 1])
+        continue;
+      double sum = 0.0;
+      for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++)
+        sum += ldp_tensor_row(sm, e)[h];
+      g_assert_cmpfloat(fabs(sum - 1.0), <, 1e-6);
+    }
+  ldp_tape_free(tape);
+  free_params(s1, 1);
+}
+
+typedef enum { L_NLL, L_CE, L_NLLPROB } LossKind;
+
+static const gint loss_labels[6] = { 2, -1, 0, 1, 3, 0 };  /* -1: unlabelled, never selected */
+static const guint loss_rows[4] = { 0, 2, 3, 4 };
+
+static LdpVar *build_loss(LdpTape *t, LdpVar **in, gpointer d)
+{
+  switch ((LossKind)GPOINTER_TO_INT(d)) {
+  case L_NLL:
+    return ldp_op_nll(t, in[0], loss_labels, loss_rows, 4);
+  case L_CE:
+    return ldp_op_cross_entropy(t, in[0], loss_labels, loss_rows, 4);
+  case L_NLLPROB:
+    return ldp_op_nll_prob(t, in[0], loss_labels, loss_rows, 4, 1e-3f);
+  }
+  return NULL;
+}
+
+static void test_losses(void)
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, 8);
+  LdpParam *in[1] = { param_away("logits", 6, 4, &rng) };
+  check_grads("nll", in, 1, build_loss, GINT_TO_POINTER(L_NLL), TRUE);
+  check_grads("cross_entropy", in, 1, build_loss, GINT_TO_POINTER(L_CE), TRUE);
+  /* Probabilities in [0.2, 1]: the loss stays smooth. */
+  fill_uniform(ldp_param_value(in[0]), &rng, 0.2f, 1.0f);
+  check_grads("nll_prob", in, 1, build_loss, GINT_TO_POINTER(L_NLLPROB), TRUE);
+
+  /* Values: nll_prob = mean -log(p + eps); cross entropy = nll of log_softmax. */
+  LdpTape *tape = ldp_tape_new(TRUE);
+  LdpVar *x = ldp_tape_param(tape, in[0]);
+  double expect = 0.0, ce = 0.0, nll = 0.0;
+  for (guint k = 0; k < 4; k++) {
+    const float *row = ldp_tensor_row(ldp_param_value(in[0]), loss_rows[k]);
+    expect -= log(row[loss_labels[loss_rows[k]]] + 1e-3);
+    nll -= row[loss_labels[loss_rows[k]]];
+    double lse = 0.0;
+    for (guint c = 0; c < 4; c++)
+      lse += exp(row[c]);
+    ce += log(lse) - row[loss_labels[loss_rows[k]]];
+  }
+  const float got_prob = ldp_var_value(build_loss(tape, &x, GINT_TO_POINTER(L_NLLPROB)))->data[0];
+  const float got_ce = ldp_var_value(build_loss(tape, &x, GINT_TO_POINTER(L_CE)))->data[0];
+  g_assert_cmpfloat(fabs(got_prob - expect / 4), <, 1e-5);
+  g_assert_cmpfloat(fabs(got_ce - ce / 4), <, 1e-5);
+  const float got_nll = ldp_var_value(build_loss(tape, &x, GINT_TO_POINTER(L_NLL)))->data[0];
+  g_assert_cmpfloat(fabs(got_nll - nll / 4), <, 1e-6);
+  ldp_tape_free(tape);
+  free_params(in, 1);
+}
+
+typedef struct {
+  const guint *ptr;
+  guint n_graphs;
+  LdpReadout how;
+} ReadoutCase;
+
+static LdpVar *build_readout(LdpTape *t, LdpVar **in, gpointer d)
+{
+  ReadoutCase *rc = d;
+  return ldp_op_readout(t, in[0], rc->ptr, rc->n_graphs, rc->how);
+}
+
+static void test_readout(void)
+{
+  /* Three graphs, the middle one empty. */
+  static const guint ptr[4] = { 0, 3, 3, 7 };
+  LdpRng rng;
+  ldp_rng_init(&rng, 9);
+  LdpParam *in[1] = { param_away("x", 7, 3, &rng) };
+  for (int how = LDP_READOUT_SUM; how <= LDP_READOUT_MEAN; how++) {
+    ReadoutCase rc = { ptr, 3, (LdpReadout)how };
+    check_grads(how == LDP_READOUT_SUM ? "readout sum" : "readout mean", in, 1, build_readout, &rc,
+                TRUE);
+    LdpTape *tape = ldp_tape_new(TRUE);
+    LdpVar *xv = ldp_tape_param(tape, in[0]);
+    const LdpTensor *y = ldp_var_value(build_readout(tape, &xv, &rc));
+    g_assert_cmpuint(y->rows, ==, 3);
+    for (guint g = 0; g < 3; g++)
+      for (guint c = 0; c < 3; c++) {
+        double s = 0.0;
+        for (guint r = ptr[g]; r < ptr[g + 1]; r++)
+          s += ldp_tensor_row(ldp_param_value(in[0]), r)[c];
+        if (how == LDP_READOUT_MEAN && ptr[g + 1] > ptr[g])
+          s /= ptr[g + 1] - ptr[g];
+        g_assert_cmpfloat(fabs(ldp_tensor_row(y, g)[c] - s), <, 1e-6);
+      }
+    g_assert_cmpfloat(ldp_tensor_row(y, 1)[0], ==, 0.0f);
+    ldp_tape_free(tape);
+  }
+  free_params(in, 1);
+}
+
+typedef struct {
+  LdpTensor *rm, *rv;
+} BnCase;
+
+static LdpVar *build_bn(LdpTape *t, LdpVar **in, gpointer d)
+{
+  BnCase *bc = d;
+  return ldp_op_batch_norm(t, in[0], in[1], in[2], bc->rm, bc->rv, 0.1f, 1e-5f);
+}
+
+static void test_batch_norm(void)
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, 10);
+  const guint n = 6, c = 3;
+  LdpParam *in[3] = { param_away("x", n, c, &rng), param_away("gamma", 1, c, &rng),
+                      param_away("beta", 1, c, &rng) };
+  g_autoptr(LdpTensor) rm = ldp_tensor_new(1, c), rv = ldp_tensor_new(1, c);
+  BnCase bc = { rm, rv };
+  check_grads("batch_norm train", in, 3, build_bn, &bc, TRUE);
+
+  /* Running statistics: from (0, 1), one training pass with momentum 0.1 gives
+   * 0.1 * batch mean and 0.9 + 0.1 * unbiased batch variance (PyTorch). */
+  ldp_tensor_fill(rm, 0.0f);
+  ldp_tensor_fill(rv, 1.0f);
+  const LdpTensor *x = ldp_param_value(in[0]);
+  LdpTape *tape = ldp_tape_new(TRUE);
+  LdpVar *vars[3];
+  for (guint k = 0; k < 3; k++)
+    vars[k] = ldp_tape_param(tape, in[k]);
+  const LdpTensor *y = ldp_var_value(build_bn(tape, vars, &bc));
+  for (guint j = 0; j < c; j++) {
+    double mean = 0.0, ss = 0.0;
+    for (guint i = 0; i < n; i++)
+      mean += ldp_tensor_row(x, i)[j];
+    mean /= n;
+    for (guint i = 0; i < n; i++)
+      ss += pow(ldp_tensor_row(x, i)[j] - mean, 2);
+    g_assert_cmpfloat(fabs(rm->data[j] - 0.1 * mean), <, 1e-6);
+    g_assert_cmpfloat(fabs(rv->data[j] - (0.9 + 0.1 * ss / (n - 1))), <, 1e-5);
+    for (guint i = 0; i < n; i++) {
+      double want = ldp_param_value(in[1])->data[j] * (ldp_tensor_row(x, i)[j] - mean) /
+                      sqrt(ss / n + 1e-5) + ldp_param_value(in[2])->data[j];
+      g_assert_cmpfloat(fabs(ldp_tensor_row(y, i)[j] - want), <, 1e-5);
+    }
+  }
+  ldp_tape_free(tape);
+
+  /* Evaluation uses the running statistics, not the batch's. */
+  float rmv[3] = { 0.5f, -1.0f, 2.0f }, rvv[3] = { 4.0f, 0.25f, 1.0f };
+  memcpy(rm->data, rmv, sizeof rmv);
+  memcpy(rv->data, rvv, sizeof rvv);
+  tape = ldp_tape_new(FALSE);
+  for (guint k = 0; k < 3; k++)
+    vars[k] = ldp_tape_param(tape, in[k]);
+  y = ldp_var_value(build_bn(tape, vars, &bc));
+  for (guint i = 0; i < n; i++)
+    for (guint j = 0; j < c; j++) {
+      double want = ldp_param_value(in[1])->data[j] * (ldp_tensor_row(x, i)[j] - rmv[j]) /
+                      sqrt(rvv[j] + 1e-5) + ldp_param_value(in[2])->data[j];
+      g_assert_cmpfloat(fabs(ldp_tensor_row(y, i)[j] - want), <, 1e-5);
+    }
+  ldp_tape_free(tape);
+  /* ... and leaves them unchanged. */
+  g_assert_cmpmem(rm->data, sizeof rmv, rmv, sizeof rmv);
+  g_assert_cmpmem(rv->data, sizeof rvv, rvv, sizeof rvv);
+  check_grads("batch_norm eval", in, 3, build_bn, &bc, FALSE);
+  free_params(in, 3);
+}
+
+/* ---- composite: 2-layer GCN with learnable edge weights ---- */
+
+typedef struct {
+  LdpGraph *g;          /* GCN-normalised */
+  const LdpCsr *feat;   /* sparse features */
+  guint64 drop_seed;
+  gboolean weights;
+} GcnCase;
+
+static const gint gcn_labels[6] = { 0, 1, 2, 1, 0, 2 };
+static const guint gcn_rows[4] = { 0, 2, 3, 5 };
+
+/* in: W1, b1, W2, b2 [, edge weights] */
+static LdpVar *build_gcn(LdpTape *t, LdpVar **in, gpointer d)
+{
+  GcnCase *gc = d;
+  LdpVar *w = gc->weights ? in[4] : NULL;
+  LdpRng rng;
+  ldp_rng_init(&rng, gc->drop_seed);
+  LdpVar *h = ldp_op_matmul(t, ldp_tape_sparse_constant(t, gc->feat), in[0]);
+  h = ldp_op_bias_add(t, ldp_op_propagate(t, gc->g, w, h), in[1]);
+  h = ldp_op_dropout(t, ldp_op_selu(t, h), 0.25f, &rng);
+  h = ldp_op_bias_add(t, ldp_op_propagate(t, gc->g, w, ldp_op_matmul(t, h, in[2])), in[3]);
+  LdpVar *loss = ldp_op_cross_entropy(t, h, gcn_labels, gcn_rows, 4);
+  /* A regulariser on the edge weights, as Solitude adds. */
+  if (w)
+    loss = ldp_op_add(t, loss, ldp_op_scale(t, ldp_op_l1(t, w), 0.05f));
+  return loss;
+}
+
+static void test_composite_gcn(void)
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, 12);
+  g_autoptr(LdpGraph) base = small_graph();
+  static const guint fr[] = { 0, 0, 1, 2, 2, 3, 4, 5, 5 };
+  static const guint fc[] = { 0, 3, 1, 2, 4, 0, 3, 1, 4 };
+  static const float fv[] = { 1, 1, 1, 0.5f, 1, 1, 2, 1, 1 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LdpCsr) feat = ldp_csr_from_coo(6, 5, fr, fc, fv, G_N_ELEMENTS(fr), LDP_COO_ERROR, &error);
+  g_assert_no_error(error);
+  GcnCase gc = { ldp_graph_normalized(base, LDP_NORM_GCN), feat, 99, TRUE };
+  LdpParam *in[5] = { param_away("W1", 5, 4, &rng), param_away("b1", 1, 4, &rng),
+                      param_away("W2", 4, 3, &rng), param_away("b2", 1, 3, &rng),
+                      param_away("edge_w", ldp_graph_n_edges(base), 1, &rng) };
+  check_grads("gcn composite", in, 5, build_gcn, &gc, TRUE);
+  free_params(in, 5);
+}
+
+/* ---- engine behaviour ---- */
+
+static void test_tape_semantics(void)
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, 13);
+  g_autoptr(LdpParam) p = param_away("p", 2, 2, &rng);
+  g_assert_cmpstr(ldp_param_name(p), ==, "p");
+  ldp_tensor_fill(ldp_param_grad(p), 0.0f);
+  for (guint rep = 0; rep < 2; rep++) {
+    LdpTape *tape = ldp_tape_new(TRUE);
+    g_assert_true(ldp_tape_training(tape));
+    LdpVar *a = ldp_tape_param(tape, p);
+    g_assert_true(ldp_tape_param(tape, p) == a);
+    /* loss = sum(p * p) + sum(p): p used twice accumulates 2p + 1. */
+    LdpVar *loss = ldp_op_add(tape, ldp_op_sum(tape, ldp_op_mul(tape, a, a)), ldp_op_sum(tape, a));
+    LdpVar *unused = ldp_op_relu(tape, a);
+    ldp_tape_backward(tape, loss);
+    g_assert_null(ldp_var_grad(unused));
+    ldp_tape_free(tape);
+  }
+  /* Two tapes: gradients add up in the parameter. */
+  for (guint i = 0; i < 4; i++)
+    g_assert_cmpfloat(fabs(ldp_param_grad(p)->data[i] - 2.0 * (2.0 * ldp_param_value(p)->data[i] + 1.0)),
+                      <, 1e-6);
+  /* Constants receive nothing. */
+  LdpTape *tape = ldp_tape_new(FALSE);
+  g_assert_false(ldp_tape_training(tape));
+  LdpVar *c = ldp_tape_constant(tape, ldp_param_value(p));
+  LdpVar *loss = ldp_op_sum(tape, ldp_op_mul(tape, c, ldp_tape_param(tape, p)));
+  ldp_tape_backward(tape, loss);
+  g_assert_null(ldp_var_grad(c));
+  ldp_tape_free(tape);
+  /* Glorot bounds. */
+  g_autoptr(LdpParam) w = ldp_param_new("w", 10, 30);
+  ldp_param_init_glorot(w, &rng);
+  float bound = sqrtf(6.0f / 40.0f), mx = 0.0f;
+  for (guint i = 0; i < 300; i++)
+    mx = MAX(mx, fabsf(ldp_param_value(w)->data[i]));
+  g_assert_cmpfloat(mx, <=, bound);
+  g_assert_cmpfloat(mx, >, 0.9f * bound);
+}
+
+static void test_bad_shapes(void)
+{
+  /* Programmer errors are refused with a critical and a NULL result, never a crash. */
+  g_autoptr(LdpTensor) a = ldp_tensor_new(3, 2), b = ldp_tensor_new(3, 2), x = ldp_tensor_new(6, 2);
+  g_autoptr(LdpGraph) g = small_graph();
+  static const gint bad_labels[3] = { 0, 5, 1 };
+  LdpTape *tape = ldp_tape_new(TRUE);
+  LdpVar *av = ldp_tape_constant(tape, a), *bv = ldp_tape_constant(tape, b);
+  g_test_expect_message(G_LOG_DOMAIN, G_LOG_LEVEL_CRITICAL, "*ldp_op_matmul*");
+  g_assert_null(ldp_op_matmul(tape, av, bv));
+  g_test_assert_expected_messages();
+  g_test_expect_message(G_LOG_DOMAIN, G_LOG_LEVEL_CRITICAL, "*labels*");
+  g_assert_null(ldp_op_nll(tape, av, bad_labels, NULL, 3));
+  g_test_assert_expected_messages();
+  g_test_expect_message(G_LOG_DOMAIN, G_LOG_LEVEL_CRITICAL, "*ldp_op_propagate*");
+  /* g is not derived, so the weights need one row per edge of g (13, not 3). */
+  g_assert_null(ldp_op_propagate(tape, g, bv, ldp_tape_constant(tape, x)));
+  g_test_assert_expected_messages();
+  LdpTape *other = ldp_tape_new(TRUE);
+  g_test_expect_message(G_LOG_DOMAIN, G_LOG_LEVEL_CRITICAL, "*tape*");
+  g_assert_null(ldp_op_add(other, av, bv));
+  g_test_assert_expected_messages();
+  ldp_tape_free(other);
+  ldp_tape_free(tape);
+}
+
+/* ---- reproducibility ---- */
+
+typedef struct {
+  LdpGraph *g;
+  LdpTensor *x;
+  gint *labels;
+  guint n;
+} BigCase;
+
+/* A GAT-flavoured and GCN-flavoured forward over a graph large enough for every
+ * parallel path; returns the concatenated parameter gradients. */
+static LdpTensor *big_gradients(BigCase *bc, LdpParam **ps, guint n_ps)
+{
+  for (guint k = 0; k < n_ps; k++)
+    ldp_tensor_fill(ldp_param_grad(ps[k]), 0.0f);
+  LdpRng rng;
+  ldp_rng_init(&rng, 4242);
+  LdpTape *t = ldp_tape_new(TRUE);
+  LdpVar *x = ldp_tape_constant(t, bc->x);
+  LdpVar *w1 = ldp_tape_param(t, ps[0]), *ew = ldp_tape_param(t, ps[1]), *att = ldp_tape_param(t, ps[2]);
+  LdpVar *w2 = ldp_tape_param(t, ps[3]), *gm = ldp_tape_param(t, ps[4]), *bt = ldp_tape_param(t, ps[5]);
+  g_autoptr(LdpTensor) rm = ldp_tensor_new(1, 16), rv = ldp_tensor_new(1, 16);
+  ldp_tensor_fill(rv, 1.0f);
+  LdpGraph *gcn = ldp_graph_normalized(bc->g, LDP_NORM_GCN);
+  LdpVar *h = ldp_op_matmul(t, x, w1);                                   /* n x 16 */
+  h = ldp_op_propagate(t, gcn, ew, h);                                   /* 2 heads of 8 */
+  h = ldp_op_batch_norm(t, h, gm, bt, rm, rv, 0.1f, 1e-5f);
+  h = ldp_op_dropout(t, ldp_op_elu(t, h, 1.0f), 0.5f, &rng);
+  /* Attention: scores from both ends of each edge, softmax per node, weighted sum. */
+  LdpVar *sc = ldp_op_matmul(t, h, att);                                 /* n x 2 */
+  LdpVar *e = ldp_op_add(t, ldp_op_edge_gather(t, bc->g, sc, LDP_EDGE_SRC),
+                         ldp_op_edge_gather(t, bc->g, sc, LDP_EDGE_DST));
+  LdpVar *alpha = ldp_op_edge_softmax(t, bc->g, ldp_op_leaky_relu(t, e, 0.2f));
+  h = ldp_op_propagate(t, ldp_graph_normalized(bc->g, LDP_NORM_SUM), alpha, h);
+  h = ldp_op_matmul(t, h, w2);                                           /* n x 4 */
+  LdpVar *loss = ldp_op_cross_entropy(t, h, bc->labels, NULL, bc->n);
+  loss = ldp_op_add(t, loss, ldp_op_scale(t, ldp_op_sq_frobenius(t, w1), 1e-3f));
+  ldp_tape_backward(t, loss);
+  ldp_tape_free(t);
+  gsize total = 0;
+  for (guint k = 0; k < n_ps; k++)
+    total += ldp_tensor_size(ldp_param_grad(ps[k]));
+  LdpTensor *all = ldp_tensor_new(1, (guint)total);
+  gsize off = 0;
+  for (guint k = 0; k < n_ps; k++) {
+    const LdpTensor *g = ldp_param_grad(ps[k]);
+    memcpy(all->data + off, g->data, ldp_tensor_size(g) * sizeof(float));
+    off += ldp_tensor_size(g);
+  }
+  return all;
+}
+
+static void test_reproducible(void)
+{
+  const guint n = 3000, deg = 5, d = 24;
+  LdpRng rng;
+  ldp_rng_init(&rng, 2024);
+  g_autofree guint *src = g_new(guint, n * deg), *dst = g_new(guint, n * deg);
+  for (guint i = 0; i < n * deg; i++) {
+    src[i] = (guint)ldp_rng_below(&rng, n);
+    dst[i] = i / deg;
+  }
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LdpGraph) g = ldp_graph_new_from_edges(n, src, dst, n * deg, TRUE, &error);
+  g_assert_no_error(error);
+  g_autoptr(LdpTensor) x = ldp_tensor_new(n, d);
+  fill_uniform(x, &rng, -1.0f, 1.0f);
+  g_autofree gint *labels = g_new(gint, n);
+  for (guint i = 0; i < n; i++)
+    labels[i] = (gint)ldp_rng_below(&rng, 4);
+  BigCase bc = { g, x, labels, n };
+  LdpParam *ps[6] = { ldp_param_new("W1", d, 16), ldp_param_new("edge_w", ldp_graph_n_edges(g), 2),
+                      ldp_param_new("att", 16, 2), ldp_param_new("W2", 16, 4),
+                      ldp_param_new("gamma", 1, 16), ldp_param_new("beta", 1, 16) };
+  ldp_param_init_glorot(ps[0], &rng);
+  fill_uniform(ldp_param_value(ps[1]), &rng, 0.5f, 1.5f);
+  ldp_param_init_glorot(ps[2], &rng);
+  ldp_param_init_glorot(ps[3], &rng);
+  ldp_tensor_fill(ldp_param_value(ps[4]), 1.0f);
+
+  g_autoptr(LdpTensor) a = big_gradients(&bc, ps, 6);
+  g_autoptr(LdpTensor) b = big_gradients(&bc, ps, 6);
+  gsize bytes = ldp_tensor_size(a) * sizeof(float);
+  g_assert_cmpmem(a->data, bytes, b->data, bytes);
+  double norm = 0.0;
+  for (gsize i = 0; i < ldp_tensor_size(a); i++) {
+    g_assert_true(isfinite(a->data[i]));
+    norm += fabs(a->data[i]);
+  }
+  g_assert_cmpfloat(norm, >, 0.0);
+#ifdef _OPENMP
+  int saved = omp_get_max_threads();
+  omp_set_num_threads(1);
+  g_autoptr(LdpTensor) one = big_gradients(&bc, ps, 6);
+  omp_set_num_threads(2);
+  g_autoptr(LdpTensor) two = big_gradients(&bc, ps, 6);
+  omp_set_num_threads(saved);
+  g_assert_cmpmem(one->data, bytes, two->data, bytes);
+  g_assert_cmpmem(one->data, bytes, a->data, bytes);
+#else
+  g_test_message("built without OpenMP: thread-count comparison not applicable");
+#endif
+  free_params(ps, 6);
+}
+
+int main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/autograd/matmul-dense", test_matmul_dense);
+  g_test_add_func("/autograd/matmul-sparse", test_matmul_sparse);
+  g_test_add_func("/autograd/propagate", test_propagate);
+  g_test_add_func("/autograd/elementwise", test_elementwise);
+  g_test_add_func("/autograd/activation-values", test_activation_values);
+  g_test_add_func("/autograd/columns-softmax", test_columns_and_softmax);
+  g_test_add_func("/autograd/dropout", test_dropout);
+  g_test_add_func("/autograd/edge-ops", test_edge_ops);
+  g_test_add_func("/autograd/losses", test_losses);
+  g_test_add_func("/autograd/readout", test_readout);
+  g_test_add_func("/autograd/batch-norm", test_batch_norm);
+  g_test_add_func("/autograd/composite-gcn", test_composite_gcn);
+  g_test_add_func("/autograd/tape-semantics", test_tape_semantics);
+  g_test_add_func("/autograd/bad-shapes", test_bad_shapes);
+  g_test_add_func("/autograd/reproducible", test_reproducible);
+  return g_test_run();
+}

@@ -1,0 +1,360 @@
+/* test-tensor.c: dense BLAS products, CSR construction/transposition and SpMM,
+ * checked against naive reference loops. */
+#include <ldpgnn/ldpgnn.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+static LdpTensor *random_tensor(LdpRng *r, guint rows, guint cols)
+{
+  LdpTensor *t = ldp_tensor_new_uninit(rows, cols);
+  for (gsize i = 0; i < ldp_tensor_size(t); i++)
+    t->data[i] = (float)(2.0 * ldp_rng_uniform(r) - 1.0);
+  return t;
+}
+
+static float at(const LdpTensor *t, guint i, guint j)
+{
+  return t->data[(gsize)i * t->cols + j];
+}
+
+/* |a - b| <= tol * (1 + |b|) for every element. */
+static void assert_tensor_close(const LdpTensor *a, const LdpTensor *b, double tol)
+{
+  g_assert_cmpuint(a->rows, ==, b->rows);
+  g_assert_cmpuint(a->cols, ==, b->cols);
+  for (gsize i = 0; i < ldp_tensor_size(a); i++)
+    if (fabs((double)a->data[i] - b->data[i]) > tol * (1 + fabs((double)b->data[i])))
+      g_error("element %" G_GSIZE_FORMAT ": %g vs %g", i, a->data[i], b->data[i]);
+}
+
+static void test_basics(void)
+{
+  g_autoptr(LdpTensor) t = ldp_tensor_new(3, 5);
+  g_assert_cmpuint(ldp_tensor_size(t), ==, 15);
+  g_assert_cmpuint((uintptr_t)t->data % 64, ==, 0);
+  for (gsize i = 0; i < 15; i++)
+    g_assert_cmpfloat(t->data[i], ==, 0.0f);
+  ldp_tensor_fill(t, 2.0f);
+  ldp_tensor_scale(t, 1.5f);
+  g_assert_cmpfloat(at(t, 2, 4), ==, 3.0f);
+  g_autoptr(LdpTensor) c = ldp_tensor_copy(t);
+  g_assert_true(c->data != t->data);
+  g_assert_cmpuint((uintptr_t)c->data % 64, ==, 0);
+  ldp_tensor_axpy(-2.0f, t, c);
+  g_assert_cmpfloat(at(c, 1, 1), ==, -3.0f);
+  g_assert_cmpfloat(at(t, 1, 1), ==, 3.0f);
+
+  const float d[6] = {1, 5, 5, -1, 0, -2};
+  g_autoptr(LdpTensor) m = ldp_tensor_new_from_data(2, 3, d);
+  g_assert_cmpfloat(ldp_tensor_row(m, 1)[2], ==, -2.0f);
+  g_assert_cmpuint(ldp_tensor_row_argmax(m, 0), ==, 1);  /* tie 5, 5: lowest index */
+  g_assert_cmpuint(ldp_tensor_row_argmax(m, 1), ==, 1);
+
+  /* Empty shapes are legal and keep a non-NULL buffer. */
+  g_autoptr(LdpTensor) e0 = ldp_tensor_new(0, 4);
+  g_autoptr(LdpTensor) e1 = ldp_tensor_new_uninit(4, 0);
+  g_autoptr(LdpTensor) e2 = ldp_tensor_new_from_data(0, 0, NULL);
+  g_assert_cmpuint(ldp_tensor_size(e0), ==, 0);
+  g_assert_nonnull(e1->data);
+  g_autoptr(LdpTensor) e3 = ldp_tensor_copy(e2);
+  g_assert_cmpuint(e3->rows, ==, 0);
+}
+
+static void naive_gemm(gboolean ta, gboolean tb, float alpha, const LdpTensor *a, const LdpTensor *b,
+                       float beta, LdpTensor *c)
+{
+  guint k = ta ? a->rows : a->cols;
+  for (guint i = 0; i < c->rows; i++)
+    for (guint j = 0; j < c->cols; j++) {
+      double s = 0;
+      for (guint l = 0; l < k; l++)
+        s += (double)(ta ? at(a, l, i) : at(a, i, l)) * (tb ? at(b, j, l) : at(b, l, j));
+      c->data[(gsize)i * c->cols + j] = (float)(alpha * s + beta * c->data[(gsize)i * c->cols + j]);
+    }
+}
+
+static void test_gemm(void)
+{
+  LdpRng r;
+  ldp_rng_init(&r, 1);
+  const guint m = 7, k = 5, n = 4;
+  for (int combo = 0; combo < 4; combo++) {
+    gboolean ta = combo & 1, tb = (combo >> 1) & 1;
+    g_autoptr(LdpTensor) a = ta ? random_tensor(&r, k, m) : random_tensor(&r, m, k);
+    g_autoptr(LdpTensor) b = tb ? random_tensor(&r, n, k) : random_tensor(&r, k, n);
+    g_autoptr(LdpTensor) c = random_tensor(&r, m, n);
+    g_autoptr(LdpTensor) ref = ldp_tensor_copy(c);
+    ldp_tensor_gemm(ta, tb, 1.5f, a, b, 0.5f, c);
+    naive_gemm(ta, tb, 1.5f, a, b, 0.5f, ref);
+    assert_tensor_close(c, ref, 1e-5);
+
+    /* beta = 0 overwrites, even NaN. */
+    ldp_tensor_fill(c, NAN);
+    ldp_tensor_fill(ref, 0.0f);
+    ldp_tensor_gemm(ta, tb, 1.0f, a, b, 0.0f, c);
+    naive_gemm(ta, tb, 1.0f, a, b, 0.0f, ref);
+    assert_tensor_close(c, ref, 1e-5);
+  }
+
+  /* Inner dimension 0: c = beta * c. */
+  g_autoptr(LdpTensor) a0 = ldp_tensor_new(3, 0);
+  g_autoptr(LdpTensor) b0 = ldp_tensor_new(0, 2);
+  g_autoptr(LdpTensor) c0 = ldp_tensor_new(3, 2);
+  ldp_tensor_fill(c0, 4.0f);
+  ldp_tensor_gemm(FALSE, FALSE, 1.0f, a0, b0, 0.25f, c0);
+  for (gsize i = 0; i < 6; i++)
+    g_assert_cmpfloat(c0->data[i], ==, 1.0f);
+  /* Empty output: nothing to do, nothing read. */
+  g_autoptr(LdpTensor) a1 = ldp_tensor_new(0, 3);
+  g_autoptr(LdpTensor) b1 = ldp_tensor_new(3, 2);
+  g_autoptr(LdpTensor) c1 = ldp_tensor_new(0, 2);
+  ldp_tensor_gemm(FALSE, FALSE, 1.0f, a1, b1, 0.0f, c1);
+}
+
+/* Random COO with about @density of the cells, in random order, no duplicates. */
+static LdpCsr *random_csr(LdpRng *r, guint rows, guint cols, double density)
+{
+  g_autoptr(GArray) ri = g_array_new(FALSE, FALSE, sizeof(guint));
+  g_autoptr(GArray) ci = g_array_new(FALSE, FALSE, sizeof(guint));
+  g_autoptr(GArray) v = g_array_new(FALSE, FALSE, sizeof(float));
+  for (guint i = 0; i < rows; i++)
+    for (guint j = 0; j < cols; j++)
+      if (ldp_rng_bernoulli(r, density)) {
+        float x = (float)ldp_rng_normal(r);
+        g_array_append_val(ri, i);
+        g_array_append_val(ci, j);
+        g_array_append_val(v, x);
+      }
+  /* Shuffle the triples so from_coo has to sort. */
+  guint n = ri->len;
+  g_autofree guint *perm = g_new(guint, MAX(n, 1));
+  for (guint i = 0; i < n; i++)
+    perm[i] = i;
+  ldp_rng_shuffle(r, perm, n);
+  g_autofree guint *rs = g_new(guint, MAX(n, 1));
+  g_autofree guint *cs = g_new(guint, MAX(n, 1));
+  g_autofree float *vs = g_new(float, MAX(n, 1));
+  for (guint i = 0; i < n; i++) {
+    rs[i] = g_array_index(ri, guint, perm[i]);
+    cs[i] = g_array_index(ci, guint, perm[i]);
+    vs[i] = g_array_index(v, float, perm[i]);
+  }
+  g_autoptr(GError) error = NULL;
+  LdpCsr *m = ldp_csr_from_coo(rows, cols, rs, cs, vs, n, LDP_COO_ERROR, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(m->nnz, ==, n);
+  g_assert_true(ldp_csr_check(m, NULL));
+  return m;
+}
+
+static void test_coo(void)
+{
+  /* (1,2) three times, (0,1) twice, out of order. */
+  const guint ri[] = {1, 0, 1, 2, 1, 0};
+  const guint ci[] = {2, 1, 2, 0, 2, 1};
+  const float v[] = {1, 10, 2, 7, 4, 20};
+  g_autoptr(GError) error = NULL;
+
+  g_autoptr(LdpCsr) sum = ldp_csr_from_coo(3, 3, ri, ci, v, 6, LDP_COO_SUM, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(sum->nnz, ==, 3);
+  const guint want_ptr[] = {0, 1, 2, 3};
+  g_assert_cmpmem(sum->indptr, 4 * sizeof(guint), want_ptr, sizeof want_ptr);
+  const guint want_idx[] = {1, 2, 0};
+  g_assert_cmpmem(sum->indices, 3 * sizeof(guint), want_idx, sizeof want_idx);
+  g_assert_cmpfloat(sum->values[0], ==, 30.0f);
+  g_assert_cmpfloat(sum->values[1], ==, 7.0f);
+  g_assert_cmpfloat(sum->values[2], ==, 7.0f);
+
+  g_autoptr(LdpCsr) first = ldp_csr_from_coo(3, 3, ri, ci, v, 6, LDP_COO_FIRST, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(first->nnz, ==, 3);
+  g_assert_cmpfloat(first->values[0], ==, 10.0f);
+  g_assert_cmpfloat(first->values[1], ==, 1.0f);
+
+  g_autoptr(LdpCsr) ones = ldp_csr_from_coo(3, 3, ri, ci, NULL, 6, LDP_COO_SUM, &error);
+  g_assert_no_error(error);
+  g_assert_cmpfloat(ones->values[0], ==, 2.0f);
+  g_assert_cmpfloat(ones->values[1], ==, 3.0f);
+
+  LdpCsr *bad = ldp_csr_from_coo(3, 3, ri, ci, v, 6, LDP_COO_ERROR, &error);
+  g_assert_null(bad);
+  g_assert_error(error, LDP_DATA_ERROR, LDP_DATA_ERROR_INCONSISTENT);
+  g_assert_nonnull(strstr(error->message, "duplicate"));
+  g_clear_error(&error);
+
+  /* Range errors name the offending entry and index. */
+  const guint rr[] = {0, 3};
+  const guint cc[] = {0, 0};
+  bad = ldp_csr_from_coo(3, 3, rr, cc, NULL, 2, LDP_COO_SUM, &error);
+  g_assert_null(bad);
+  g_assert_error(error, LDP_DATA_ERROR, LDP_DATA_ERROR_INCONSISTENT);
+  g_assert_nonnull(strstr(error->message, "entry 1"));
+  g_assert_nonnull(strstr(error->message, "row index 3"));
+  g_clear_error(&error);
+  const guint cc2[] = {0, 5};
+  const guint rr2[] = {0, 1};
+  bad = ldp_csr_from_coo(3, 4, rr2, cc2, NULL, 2, LDP_COO_SUM, &error);
+  g_assert_null(bad);
+  g_assert_error(error, LDP_DATA_ERROR, LDP_DATA_ERROR_INCONSISTENT);
+  g_assert_nonnull(strstr(error->message, "column index 5"));
+  g_clear_error(&error);
+
+  /* Empty inputs and shapes. */
+  g_autoptr(LdpCsr) e = ldp_csr_from_coo(0, 0, NULL, NULL, NULL, 0, LDP_COO_ERROR, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(e->nnz, ==, 0);
+  g_autoptr(LdpCsr) e2 = ldp_csr_from_coo(4, 0, NULL, NULL, NULL, 0, LDP_COO_ERROR, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(e2->indptr[4], ==, 0);
+  g_autoptr(LdpTensor) d = ldp_csr_to_dense(e2);
+  g_assert_cmpuint(d->rows, ==, 4);
+  g_assert_cmpuint(d->cols, ==, 0);
+}
+
+static void test_check(void)
+{
+  g_autoptr(LdpCsr) m = ldp_csr_new(2, 3, 2);
+  m->indptr[1] = 2;
+  m->indptr[2] = 2;
+  m->indices[0] = 2;
+  m->indices[1] = 1;  /* unsorted */
+  g_autoptr(GError) error = NULL;
+  g_assert_false(ldp_csr_check(m, &error));
+  g_assert_error(error, LDP_DATA_ERROR, LDP_DATA_ERROR_INCONSISTENT);
+  g_assert_nonnull(strstr(error->message, "row 0"));
+  g_clear_error(&error);
+  m->indices[0] = 0;
+  g_assert_true(ldp_csr_check(m, &error));
+  m->indices[1] = 3;  /* out of range */
+  g_assert_false(ldp_csr_check(m, &error));
+  g_clear_error(&error);
+  m->indices[1] = 1;
+  m->indptr[2] = 1;  /* decreasing, and does not end at nnz */
+  g_assert_false(ldp_csr_check(m, &error));
+}
+
+static void test_transpose(void)
+{
+  LdpRng r;
+  ldp_rng_init(&r, 2);
+  g_autoptr(LdpCsr) m = random_csr(&r, 13, 9, 0.3);
+  g_autofree guint *map = NULL;
+  g_autoptr(LdpCsr) t = ldp_csr_transpose_with_map(m, &map);
+  g_assert_cmpuint(t->rows, ==, 9);
+  g_assert_cmpuint(t->cols, ==, 13);
+  g_assert_true(ldp_csr_check(t, NULL));
+  for (guint j = 0; j < t->rows; j++)
+    for (guint q = t->indptr[j]; q < t->indptr[j + 1]; q++) {
+      guint p = map[q], i = t->indices[q];
+      g_assert_cmpuint(p, >=, m->indptr[i]);
+      g_assert_cmpuint(p, <, m->indptr[i + 1]);
+      g_assert_cmpuint(m->indices[p], ==, j);
+      g_assert_cmpfloat(m->values[p], ==, t->values[q]);
+    }
+  g_autoptr(LdpTensor) dm = ldp_csr_to_dense(m);
+  g_autoptr(LdpTensor) dt = ldp_csr_to_dense(t);
+  for (guint i = 0; i < 13; i++)
+    for (guint j = 0; j < 9; j++)
+      g_assert_cmpfloat(at(dm, i, j), ==, at(dt, j, i));
+
+  g_autoptr(LdpCsr) tt = ldp_csr_transpose(t);
+  g_assert_cmpuint(tt->rows, ==, m->rows);
+  g_assert_cmpuint(tt->cols, ==, m->cols);
+  g_assert_cmpuint(tt->nnz, ==, m->nnz);
+  g_assert_cmpmem(tt->indptr, (m->rows + 1) * sizeof(guint), m->indptr, (m->rows + 1) * sizeof(guint));
+  g_assert_cmpmem(tt->indices, m->nnz * sizeof(guint), m->indices, m->nnz * sizeof(guint));
+  g_assert_cmpmem(tt->values, m->nnz * sizeof(float), m->values, m->nnz * sizeof(float));
+
+  g_autoptr(LdpCsr) cp = ldp_csr_copy(m);
+  g_assert_cmpmem(cp->indices, m->nnz * sizeof(guint), m->indices, m->nnz * sizeof(guint));
+}
+
+static void test_spmm(void)
+{
+  LdpRng r;
+  ldp_rng_init(&r, 3);
+  g_autoptr(LdpCsr) m = random_csr(&r, 50, 40, 0.1);
+  g_autoptr(LdpTensor) dm = ldp_csr_to_dense(m);
+  g_autoptr(LdpTensor) x = random_tensor(&r, 40, 6);
+  g_autoptr(LdpTensor) y = random_tensor(&r, 50, 6);
+  g_autoptr(LdpTensor) ref = ldp_tensor_copy(y);
+
+  ldp_csr_spmm(1.0f, m, x, 0.0f, y);
+  naive_gemm(FALSE, FALSE, 1.0f, dm, x, 0.0f, ref);
+  assert_tensor_close(y, ref, 1e-5);
+
+  /* alpha and beta. */
+  ldp_csr_spmm(-0.5f, m, x, 2.0f, y);
+  naive_gemm(FALSE, FALSE, -0.5f, dm, x, 2.0f, ref);
+  assert_tensor_close(y, ref, 1e-5);
+  ldp_csr_spmm(2.0f, m, x, 1.0f, y);
+  naive_gemm(FALSE, FALSE, 2.0f, dm, x, 1.0f, ref);
+  assert_tensor_close(y, ref, 1e-5);
+
+  /* beta = 0 ignores NaN in y. */
+  ldp_tensor_fill(y, NAN);
+  ldp_csr_spmm(1.0f, m, x, 0.0f, y);
+  naive_gemm(FALSE, FALSE, 1.0f, dm, x, 0.0f, ref);
+  assert_tensor_close(y, ref, 1e-5);
+
+  /* Zero-column features and zero-row matrices. */
+  g_autoptr(LdpTensor) x0 = ldp_tensor_new(40, 0);
+  g_autoptr(LdpTensor) y0 = ldp_tensor_new(50, 0);
+  ldp_csr_spmm(1.0f, m, x0, 0.0f, y0);
+  g_autoptr(LdpCsr) m0 = ldp_csr_new(0, 40, 0);
+  g_autoptr(LdpTensor) y1 = ldp_tensor_new(0, 6);
+  ldp_csr_spmm(1.0f, m0, x, 0.0f, y1);
+}
+
+static void test_spmm_threads(void)
+{
+#ifdef _OPENMP
+  LdpRng r;
+  ldp_rng_init(&r, 4);
+  /* Large enough to take the parallel path (work well above the threshold). */
+  const guint n = 2000, k = 1500, c = 16, per_row = 12;
+  g_autofree guint *ri = g_new(guint, n * per_row);
+  g_autofree guint *ci = g_new(guint, n * per_row);
+  g_autofree float *v = g_new(float, n * per_row);
+  for (guint i = 0; i < n * per_row; i++) {
+    ri[i] = i / per_row;
+    ci[i] = (guint)ldp_rng_below(&r, k);
+    v[i] = (float)ldp_rng_normal(&r);
+  }
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LdpCsr) m = ldp_csr_from_coo(n, k, ri, ci, v, n * per_row, LDP_COO_SUM, &error);
+  g_assert_no_error(error);
+  g_autoptr(LdpTensor) x = random_tensor(&r, k, c);
+  g_autoptr(LdpTensor) y1 = random_tensor(&r, n, c);
+  g_autoptr(LdpTensor) y2 = ldp_tensor_copy(y1);
+
+  int saved = omp_get_max_threads();
+  omp_set_num_threads(1);
+  ldp_csr_spmm(0.7f, m, x, 0.3f, y1);
+  omp_set_num_threads(2);
+  ldp_csr_spmm(0.7f, m, x, 0.3f, y2);
+  omp_set_num_threads(saved);
+  g_assert_cmpmem(y1->data, ldp_tensor_size(y1) * sizeof(float), y2->data, ldp_tensor_size(y2) * sizeof(float));
+#else
+  g_test_skip("built without OpenMP");
+#endif
+}
+
+int main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/tensor/basics", test_basics);
+  g_test_add_func("/tensor/gemm", test_gemm);
+  g_test_add_func("/tensor/coo", test_coo);
+  g_test_add_func("/tensor/check", test_check);
+  g_test_add_func("/tensor/transpose", test_transpose);
+  g_test_add_func("/tensor/spmm", test_spmm);
+  g_test_add_func("/tensor/spmm-threads", test_spmm_threads);
+  return g_test_run();
+}
