@@ -371,22 +371,31 @@ LdpVar *ldp_op_matmul(LdpTape *tape, LdpVar *a, LdpVar *b)
 typedef struct {
   LdpGraph *g;   /* reference held */
   guint heads;   /* columns of the edge weights (0 without weights) */
+  float *coef;   /* nnz x heads: coefficient times edge weight (weighted case only) */
 } PropSaved;
 
 static void prop_saved_free(gpointer data)
 {
   PropSaved *s = data;
   ldp_graph_unref(s->g);
+  g_free(s->coef);
   g_free(s);
 }
 
-/* Weight of edge @e of the propagated graph for head @h. */
-static inline float prop_weight(const LdpTensor *w, const gint *origin, guint e, guint h)
+/* Effective coefficient of each edge and head, coef_e * w_e[h], in edge order. One
+ * array instead of values/origin/weights keeps the transposed (random-order) walk of
+ * the backward pass at one cache miss per edge instead of three. */
+static float *prop_coefficients(const LdpCsr *A, const gint *origin, const LdpTensor *w)
 {
-  if (!origin)
-    return w->data[(gsize)e * w->cols + h];
-  gint o = origin[e];
-  return o < 0 ? 1.0f : w->data[(gsize)o * w->cols + h];
+  const guint heads = w->cols;
+  float *coef = g_new(float, MAX((gsize)A->nnz * heads, 1));
+  LDP_OMP_FOR(ldp_par((gsize)A->nnz * heads))
+  for (guint e = 0; e < A->nnz; e++) {
+    gint o = origin ? origin[e] : (gint)e;
+    for (guint h = 0; h < heads; h++)
+      coef[(gsize)e * heads + h] = o < 0 ? A->values[e] : A->values[e] * w->data[(gsize)o * heads + h];
+  }
+  return coef;
 }
 
 static void propagate_backward(LdpVar *self)
@@ -407,17 +416,16 @@ static void propagate_backward(LdpVar *self)
       ldp_csr_spmm(1.0f, At, G, 1.0f, dx);
     } else {
       const guint *map = ldp_graph_transpose_edge_map(s->g);
-      const gint *origin = ldp_graph_edge_origin(s->g);
-      const LdpTensor *w = wv->value;
+      const float *coef = s->coef;
       const guint heads = s->heads, f = C / heads;
       LDP_OMP_FOR(ldp_par(work))
       for (guint j = 0; j < At->rows; j++) {
-        float *dr = ldp_tensor_row(dx, j);
+        float *restrict dr = ldp_tensor_row(dx, j);
         for (guint t = At->indptr[j]; t < At->indptr[j + 1]; t++) {
-          guint e = map[t], i = At->indices[t];
-          const float *gr = ldp_tensor_row(G, i);
+          const float *ce = coef + (gsize)map[t] * heads;
+          const float *restrict gr = ldp_tensor_row(G, At->indices[t]);
           for (guint h = 0; h < heads; h++) {
-            float c = A->values[e] * prop_weight(w, origin, e, h);
+            const float c = ce[h];
             for (guint k = h * f; k < (h + 1) * f; k++)
               dr[k] += c * gr[k];
           }
@@ -485,18 +493,21 @@ LdpVar *ldp_op_propagate(LdpTape *tape, LdpGraph *g, LdpVar *edge_w, LdpVar *x)
   }
 
   LdpTensor *out = ldp_tensor_new(A->rows, C);
+  float *coef = NULL;
   if (!edge_w) {
     ldp_csr_spmm(1.0f, A, x->value, 0.0f, out);
   } else {
     const LdpTensor *w = edge_w->value, *X = x->value;
     const guint f = C / heads;
+    coef = prop_coefficients(A, origin, w);
     LDP_OMP_FOR(ldp_par((gsize)A->nnz * C))
     for (guint i = 0; i < A->rows; i++) {
-      float *o = ldp_tensor_row(out, i);
+      float *restrict o = ldp_tensor_row(out, i);
       for (guint e = A->indptr[i]; e < A->indptr[i + 1]; e++) {
-        const float *xr = ldp_tensor_row(X, A->indices[e]);
+        const float *restrict xr = ldp_tensor_row(X, A->indices[e]);
+        const float *ce = coef + (gsize)e * heads;
         for (guint h = 0; h < heads; h++) {
-          float c = A->values[e] * prop_weight(w, origin, e, h);
+          const float c = ce[h];
           for (guint k = h * f; k < (h + 1) * f; k++)
             o[k] += c * xr[k];
         }
@@ -509,6 +520,7 @@ LdpVar *ldp_op_propagate(LdpTape *tape, LdpGraph *g, LdpVar *edge_w, LdpVar *x)
   PropSaved *s = g_new(PropSaved, 1);
   s->g = ldp_graph_ref(g);
   s->heads = heads;
+  s->coef = coef;
   var_save(v, s, prop_saved_free);
   return v;
 }

@@ -73,7 +73,7 @@ static char *format_bound(double x)
   if (isinf(x))
     return g_strdup(x > 0 ? "inf" : "-inf");
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
-  return g_strdup(g_ascii_formatd(buf, sizeof buf, "%g", x));
+  return g_strdup(g_ascii_formatd(buf, sizeof buf, "%.12g", x));
 }
 
 char *ldp_param_spec_format_range(const LdpParamSpec *spec)

@@ -593,11 +593,13 @@ static gboolean build_variants(const Ctx *c, const LdpYamlNode *variants, GPtrAr
     if (!check_run_name(name, name->text, "variant name", error))
       return FALSE;
     const LdpYamlNode *first = g_hash_table_lookup(seen, name->text);
-    if (first) {
-      g_autofree char *where = ldp_yaml_where(first);
+    if (first && first->line)
       return ldp_yaml_error(error, name, LDP_PIPELINE_ERROR_DUPLICATE_KEY,
-                            "duplicate variant name '%s' (first used at %s)", name->text, where);
-    }
+                            "duplicate variant name '%s' (first used at line %u, column %u)", name->text,
+                            first->line, first->column);
+    if (first)
+      return ldp_yaml_error(error, name, LDP_PIPELINE_ERROR_DUPLICATE_KEY,
+                            "duplicate variant name '%s' (first used by %s)", name->text, first->origin);
     g_hash_table_insert(seen, name->text, (gpointer)name);
     for (guint k = 0; k < v->keys->len; k++) {
       const LdpYamlNode *key = v->keys->pdata[k];

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <ldpgnn/dataset.h>
+#include <ldpgnn/rng.h>
 
 G_BEGIN_DECLS
 

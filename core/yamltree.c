@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
@@ -278,11 +277,13 @@ void ldp_yaml_resolve(const char *text, gboolean quoted, LdpScalar *out)
 
 guint ldp_edit_distance(const char *a, const char *b, guint cap)
 {
+  /* Optimal string alignment: insertions, deletions, substitutions and swaps of two
+   * adjacent characters ("gnc" -> "gcn" is one typo) each cost 1. */
   gsize la = strlen(a), lb = strlen(b);
   if ((la > lb ? la - lb : lb - la) > cap)
     return cap + 1;
-  g_autofree guint *prev = g_new(guint, lb + 1);
-  g_autofree guint *cur = g_new(guint, lb + 1);
+  g_autofree guint *rows = g_new(guint, 3 * (lb + 1));
+  guint *pp = rows, *prev = rows + lb + 1, *cur = rows + 2 * (lb + 1);
   for (gsize j = 0; j <= lb; j++)
     prev[j] = (guint)j;
   for (gsize i = 1; i <= la; i++) {
@@ -290,9 +291,13 @@ guint ldp_edit_distance(const char *a, const char *b, guint cap)
     for (gsize j = 1; j <= lb; j++) {
       guint sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
       guint del = prev[j] + 1, ins = cur[j - 1] + 1;
-      cur[j] = MIN(sub, MIN(del, ins));
+      guint best = MIN(sub, MIN(del, ins));
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        best = MIN(best, pp[j - 2] + 1);
+      cur[j] = best;
     }
-    guint *t = prev;
+    guint *t = pp;
+    pp = prev;
     prev = cur;
     cur = t;
   }
@@ -461,8 +466,8 @@ static gboolean builder_event(Builder *b, const yaml_event_t *ev, gboolean *done
   return TRUE;
 }
 
-static LdpYamlNode *parse(yaml_parser_t *parser, const char *origin, gboolean positions, gboolean *empty,
-                          GError **error)
+static LdpYamlNode *parse(yaml_parser_t *parser, const char *text, gsize len, const char *origin,
+                          gboolean positions, gboolean *empty, GError **error)
 {
   Builder b = { .origin = origin, .positions = positions };
   b.stack = g_ptr_array_new_with_free_func((GDestroyNotify)ldp_yaml_node_free);
@@ -477,8 +482,18 @@ static LdpYamlNode *parse(yaml_parser_t *parser, const char *origin, gboolean po
       LdpYamlNode at = { .origin = (char *)origin };
       const char *problem = parser->problem ? parser->problem : "malformed YAML";
       if (parser->error == YAML_READER_ERROR) {
-        g_set_error(error, LDP_PIPELINE_ERROR, LDP_PIPELINE_ERROR_SYNTAX,
-                    "%s: %s (at byte %zu)", origin, problem, parser->problem_offset);
+        /* Reader errors (bad encoding) carry a byte offset instead of a mark. */
+        yaml_mark_t mark = { 0 };
+        for (gsize k = 0; k < parser->problem_offset && k < len; k++) {
+          if (text[k] == '\n') {
+            mark.line++;
+            mark.column = 0;
+          } else if (((guchar)text[k] & 0xC0) != 0x80) {
+            mark.column++;
+          }
+        }
+        builder_position(&b, &at, &mark);
+        ldp_yaml_error(error, &at, LDP_PIPELINE_ERROR_SYNTAX, "%s (byte %zu)", problem, parser->problem_offset);
       } else {
         builder_position(&b, &at, &parser->problem_mark);
         if (parser->context)
@@ -511,19 +526,27 @@ static LdpYamlNode *parse(yaml_parser_t *parser, const char *origin, gboolean po
 LdpYamlNode *ldp_yaml_parse_file(const char *path, const char *origin, gboolean *empty, GError **error)
 {
   g_return_val_if_fail(path != NULL, NULL);
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    int e = errno;
-    g_set_error(error, LDP_PIPELINE_ERROR, LDP_PIPELINE_ERROR_SYNTAX, "%s: cannot open: %s",
-                origin ? origin : path, g_strerror(e));
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  g_autoptr(GError) err = NULL;
+  /* Pipeline files are small; reading them whole lets reader errors get a line. */
+  if (!g_file_get_contents(path, &text, &len, &err)) {
+    g_set_error(error, LDP_PIPELINE_ERROR, LDP_PIPELINE_ERROR_SYNTAX, "%s: %s", origin ? origin : path,
+                err->message);
     return NULL;
   }
+  return ldp_yaml_parse_string_len(text, len, origin ? origin : path, TRUE, empty, error);
+}
+
+LdpYamlNode *ldp_yaml_parse_string_len(const char *text, gsize len, const char *origin, gboolean positions,
+                                       gboolean *empty, GError **error)
+{
+  g_return_val_if_fail(text != NULL && origin != NULL, NULL);
   yaml_parser_t parser;
   yaml_parser_initialize(&parser);
-  yaml_parser_set_input_file(&parser, f);
-  LdpYamlNode *root = parse(&parser, origin ? origin : path, TRUE, empty, error);
+  yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+  LdpYamlNode *root = parse(&parser, text, len, origin, positions, empty, error);
   yaml_parser_delete(&parser);
-  fclose(f);
   return root;
 }
 
@@ -531,10 +554,5 @@ LdpYamlNode *ldp_yaml_parse_string(const char *text, const char *origin, gboolea
                                    gboolean *empty, GError **error)
 {
   g_return_val_if_fail(text != NULL && origin != NULL, NULL);
-  yaml_parser_t parser;
-  yaml_parser_initialize(&parser);
-  yaml_parser_set_input_string(&parser, (const unsigned char *)text, strlen(text));
-  LdpYamlNode *root = parse(&parser, origin, positions, empty, error);
-  yaml_parser_delete(&parser);
-  return root;
+  return ldp_yaml_parse_string_len(text, strlen(text), origin, positions, empty, error);
 }

@@ -57,6 +57,9 @@ LDP_API LdpYamlNode *ldp_yaml_parse_file(const char *path, const char *origin, g
 /* The same for text in memory; every node gets @origin and, if !@positions, no line. */
 LDP_API LdpYamlNode *ldp_yaml_parse_string(const char *text, const char *origin, gboolean positions,
                                            gboolean *empty, GError **error);
+/* The same for @len bytes (the text may hold NUL bytes, which are refused). */
+LDP_API LdpYamlNode *ldp_yaml_parse_string_len(const char *text, gsize len, const char *origin,
+                                               gboolean positions, gboolean *empty, GError **error);
 LDP_API void ldp_yaml_node_free(LdpYamlNode *node);
 /* (transfer full): a deep copy. */
 LDP_API LdpYamlNode *ldp_yaml_node_copy(const LdpYamlNode *node);
@@ -86,7 +89,7 @@ LDP_API char *ldp_yaml_describe(const LdpYamlNode *node);
 /* Resolves a scalar text; quoted scalars are always strings. */
 LDP_API void ldp_yaml_resolve(const char *text, gboolean quoted, LdpScalar *out);
 
-/* Levenshtein distance, capped: returns @cap + 1 when the distance exceeds @cap. */
+/* Edit distance (optimal string alignment: a swap of neighbours is one edit), capped: returns @cap + 1 when the distance exceeds @cap. */
 LDP_API guint ldp_edit_distance(const char *a, const char *b, guint cap);
 /* (transfer full, nullable): the candidate closest to @word within distance 2
  * (ties: the first), or NULL. */

@@ -691,6 +691,11 @@ static LdpVar *build_bn(LdpTape *t, LdpVar **in, gpointer d)
   return ldp_op_batch_norm(t, in[0], in[1], in[2], bc->rm, bc->rv, 0.1f, 1e-5f);
 }
 
+static LdpVar *build_bn_plain(LdpTape *t, LdpVar **in, gpointer d)
+{
+  return ldp_op_batch_norm(t, in[0], NULL, NULL, NULL, NULL, 0.1f, 1e-5f);
+}
+
 static void test_batch_norm(void)
 {
   LdpRng rng;
@@ -748,6 +753,24 @@ static void test_batch_norm(void)
   g_assert_cmpmem(rm->data, sizeof rmv, rmv, sizeof rmv);
   g_assert_cmpmem(rv->data, sizeof rvv, rvv, sizeof rvv);
   check_grads("batch_norm eval", in, 3, build_bn, &bc, FALSE);
+
+  /* Without affine parameters and running statistics (affine=False,
+   * track_running_stats=False): batch statistics even on an evaluation tape, so every
+   * column has mean 0 and biased variance 1/(1 + eps/var). */
+  tape = ldp_tape_new(FALSE);
+  vars[0] = ldp_tape_param(tape, in[0]);
+  y = ldp_var_value(build_bn_plain(tape, vars, NULL));
+  for (guint j = 0; j < c; j++) {
+    double mean = 0.0, sq = 0.0;
+    for (guint i = 0; i < n; i++)
+      mean += ldp_tensor_row(y, i)[j];
+    for (guint i = 0; i < n; i++)
+      sq += pow(ldp_tensor_row(y, i)[j], 2);
+    g_assert_cmpfloat(fabs(mean / n), <, 1e-6);
+    g_assert_cmpfloat(fabs(sq / n - 1.0), <, 1e-3);
+  }
+  ldp_tape_free(tape);
+  check_grads("batch_norm plain", in, 1, build_bn_plain, NULL, FALSE);
   free_params(in, 3);
 }
 

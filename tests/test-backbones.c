@@ -967,23 +967,39 @@ static double problem_loss(Problem *p)
   return s;
 }
 
-/* Step and tolerances. The forward runs in float32 (unit roundoff u = 6e-8); with
- * O(1) activations, O(10)-term sums and a few layers, each logit carries an absolute
- * error of order 1e-6 at most, and the loss (about 20 logits times |r| <= 1) of order
- * 1e-5 in the worst case. A central difference with step h then has a rounding error
- * <= 2e-5 / (2h) = 1e-3 for h = 1e-2, and a truncation error h^2/6 |L'''| ~ 2e-5 |L'''|.
- * Smooth activations are used (elu; the default selu has a kink in its derivative at 0)
- * so the truncation bound holds; GAT's attention LeakyReLU has a real kink: a sample
- * whose one-sided differences disagree by more than the smooth bound
- * h |L''| + 2 * 2e-5 / h <= 0.05 + 4e-3 (for |L''| <= 5) straddles a kink and is not
- * compared (they must stay rare). */
+/* Central differences with Richardson extrapolation: D(h) = (L(w+h) - L(w-h)) / 2h has
+ * error h^2 L'''(w)/6 + O(h^4); D_R = (4 D(h/2) - D(h)) / 3 cancels the h^2 term. The
+ * h^2 term alone is too large for GIN, whose batch norm over 7-8 nodes has large third
+ * derivatives (measured: 2% of the gradient at h = 1e-2, shrinking as h^2).
+ * Rounding: the forward runs in float32; against the double reference (see
+ * /backbones/reference) each logit is within ~2e-7 (1 + |logit|), so the loss (about
+ * 20 logits times |r| <= 1) carries an error delta <~ 1e-5. D_R amplifies it by at most
+ * (4 * 2/h + 1/h) / 3 = 3/h, i.e. 3e-3 for h = 1e-2: hence FD_ATOL = 5e-3; FD_RTOL (1%)
+ * covers the remaining O(h^4) truncation. A wrong or missing backward term shows up
+ * as an error of the size of the term itself, far above both.
+ * Kinks: the activations used here are C1 (elu), so only GAT's attention LeakyReLU has a
+ * kink. For GAT, a sample whose one-sided differences (step h) disagree by more than
+ * h |L''| + 4 delta / h <= 0.05 + 4e-3 (its measured |L''| stays below 2) straddles a
+ * kink and is not compared; such samples must stay rare. */
 #define FD_STEP 1e-2
-#define FD_ATOL 3e-3
+#define FD_ATOL 5e-3
 #define FD_RTOL 1e-2
 #define FD_KINK 0.054
 #define FD_SAMPLES 12
 
-static void problem_check(Problem *p, const char *label)
+/* L(w0 + step) with the parameter entry *@w set, as float, to w0 + step; *@taken
+ * receives the step actually taken. */
+static double loss_at(Problem *p, float *w, float w0, double step, double *taken)
+{
+  float wt = (float)(w0 + step);
+  *taken = (double)wt - w0;
+  *w = wt;
+  double l = problem_loss(p);
+  *w = w0;
+  return l;
+}
+
+static void problem_check(Problem *p, const char *label, gboolean has_kinks)
 {
   GPtrArray *all = g_ptr_array_new();
   g_ptr_array_extend(all, p->model->weights, NULL, NULL);
@@ -1007,7 +1023,7 @@ static void problem_check(Problem *p, const char *label)
 
   double l0 = problem_loss(p);
   guint checked = 0, kinks = 0;
-  double worst = 0;
+  double worst = 0, curv = 0;
   LdpRng pick;
   ldp_rng_init(&pick, 77);
   for (guint q = 0; q < all->len; q++) {
@@ -1020,37 +1036,35 @@ static void problem_check(Problem *p, const char *label)
     ldp_rng_sample(&pick, size, k, idx);
     gboolean any_nonzero = FALSE;
     for (guint t = 0; t < k; t++) {
-      float w0 = v->data[idx[t]];
-      float wp = w0 + (float)FD_STEP, wm = w0 - (float)FD_STEP;
-      v->data[idx[t]] = wp;
-      double lp = problem_loss(p);
-      v->data[idx[t]] = wm;
-      double lm = problem_loss(p);
-      v->data[idx[t]] = w0;
-      /* the steps actually taken in float */
-      double hp = (double)wp - w0, hm = (double)w0 - wm;
-      double fd = (lp - lm) / (hp + hm);
-      double fwd = (lp - l0) / hp, bwd = (l0 - lm) / hm;
+      float *w = &v->data[idx[t]], w0 = *w;
+      double hp, hm, hp2, hm2;
+      double lp = loss_at(p, w, w0, FD_STEP, &hp), lm = loss_at(p, w, w0, -FD_STEP, &hm);
+      double lp2 = loss_at(p, w, w0, FD_STEP / 2, &hp2), lm2 = loss_at(p, w, w0, -FD_STEP / 2, &hm2);
+      double d1 = (lp - lm) / (hp - hm), d2 = (lp2 - lm2) / (hp2 - hm2);
+      double fd = (4 * d2 - d1) / 3;
+      double one_sided_gap = fabs((lp - l0) / hp - (lm - l0) / hm);
       double an = g->data[idx[t]];
       any_nonzero |= an != 0;
-      if (fabs(fwd - bwd) > FD_KINK) {
+      if (has_kinks && one_sided_gap > FD_KINK) {
         kinks++;
         continue;
       }
+      curv = MAX(curv, one_sided_gap / FD_STEP);
       checked++;
-      double err = fabs(fd - an);
-      worst = MAX(worst, err / (FD_ATOL + FD_RTOL * fabs(an)));
-      if (err > FD_ATOL + FD_RTOL * fabs(an))
-        g_error("%s: d loss / d %s[%u]: backprop %.6g, central difference %.6g (one-sided %.6g, %.6g)",
-                label, ldp_param_name(param), idx[t], an, fd, fwd, bwd);
+      double err = fabs(fd - an), tol = FD_ATOL + FD_RTOL * fabs(an);
+      worst = MAX(worst, err / tol);
+      if (err > tol)
+        g_error("%s: d loss / d %s[%u]: backprop %.6g, finite differences %.6g (D(h) %.6g, D(h/2) %.6g)",
+                label, ldp_param_name(param), idx[t], an, fd, d1, d2);
     }
     /* every parameter must influence the loss */
     if (!any_nonzero)
       g_error("%s: no gradient reached %s", label, ldp_param_name(param));
     g_free(idx);
   }
-  g_test_message("%s: %u entries checked, %u skipped at kinks, worst error %.2f of tolerance", label,
-                 checked, kinks, worst);
+  g_test_message("%s: %u entries checked, %u skipped at kinks, worst error %.2f of tolerance, "
+                 "max |L''| %.3g",
+                 label, checked, kinks, worst, curv);
   g_assert_cmpuint(kinks * 10, <=, checked);
   g_ptr_array_unref(all);
 }
@@ -1080,7 +1094,7 @@ static void test_gradients(gconstpointer data)
   g_autofree char *label = g_strdup_printf("%s%s%s%s", gc->name, gc->sparse ? " sparse" : "",
                                            gc->edge_weights ? " edge-weights" : "",
                                            gc->graph_level ? " graphs" : "");
-  problem_check(&p, label);
+  problem_check(&p, label, strcmp(gc->name, "gat") == 0);
   ldp_tensor_free(p.r);
   if (p.edge_w)
     ldp_param_free(p.edge_w);

@@ -342,11 +342,16 @@ static void test_did_you_mean(void)
   g_assert_cmpuint(ldp_edit_distance("kitten", "sitting", 5), ==, 3);
   g_assert_cmpuint(ldp_edit_distance("kitten", "sitting", 2), ==, 3); /* capped: cap + 1 */
   g_assert_cmpuint(ldp_edit_distance("", "abc", 5), ==, 3);
-  const char *const cands[] = { "epsilon", "rounds", "lr", "mode" };
-  g_autofree char *a = ldp_did_you_mean("epsilonn", cands, 4);
-  g_autofree char *b = ldp_did_you_mean("rnds", cands, 4);
-  g_autofree char *c = ldp_did_you_mean("xyz", cands, 4);
-  g_autofree char *d = ldp_did_you_mean("x", cands, 4); /* 'lr' is 2 away but shares nothing */
+  g_assert_cmpuint(ldp_edit_distance("gnc", "gcn", 2), ==, 1); /* a swap is one typo */
+  g_assert_cmpuint(ldp_edit_distance("gnc", "gat", 2), ==, 2);
+  g_assert_cmpuint(ldp_edit_distance("ab", "ba", 2), ==, 1);
+  const char *const cands[] = { "epsilon", "rounds", "lr", "mode", "gat", "gcn" };
+  g_autofree char *a = ldp_did_you_mean("epsilonn", cands, 6);
+  g_autofree char *b = ldp_did_you_mean("rnds", cands, 6);
+  g_autofree char *c = ldp_did_you_mean("xyz", cands, 6);
+  g_autofree char *d = ldp_did_you_mean("x", cands, 6); /* 'lr' is 2 away but shares nothing */
+  g_autofree char *e = ldp_did_you_mean("gnc", cands, 6); /* the swap wins over 'gat' */
+  g_assert_cmpstr(e, ==, "gcn");
   g_assert_cmpstr(a, ==, "epsilon");
   g_assert_cmpstr(b, ==, "rounds");
   g_assert_null(c);

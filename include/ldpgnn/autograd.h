@@ -49,7 +49,8 @@ LDP_API LdpVar *ldp_tape_constant(LdpTape *tape, const LdpTensor *value);
 /* Leaf holding a borrowed sparse matrix; only usable as the left operand of ldp_op_matmul. */
 LDP_API LdpVar *ldp_tape_sparse_constant(LdpTape *tape, const LdpCsr *value);
 /* Leaf bound to @p (the same LdpVar is returned if @p is bound twice); backward adds
- * into ldp_param_grad(@p). */
+ * into ldp_param_grad(@p). The value is borrowed, not copied: update @p only after
+ * ldp_tape_backward. */
 LDP_API LdpVar *ldp_tape_param(LdpTape *tape, LdpParam *p);
 
 /* (transfer none): the forward value. Not valid for sparse constants. */
@@ -88,7 +89,8 @@ LDP_API LdpVar *ldp_op_elu(LdpTape *tape, LdpVar *x, float alpha);
 LDP_API LdpVar *ldp_op_leaky_relu(LdpTape *tape, LdpVar *x, float slope);
 LDP_API LdpVar *ldp_op_sigmoid(LdpTape *tape, LdpVar *x);
 /* Inverted dropout: zero with probability p, scale survivors by 1/(1-p). Identity when
- * the tape is not training or p == 0. Masks come from @rng only. */
+ * the tape is not training or p == 0 (then @x itself is returned and @rng is not
+ * consumed). Masks come from @rng only: one uniform draw per element, row-major. */
 LDP_API LdpVar *ldp_op_dropout(LdpTape *tape, LdpVar *x, float p, LdpRng *rng);
 /* Column-wise concatenation of @n variables with equal row counts. */
 LDP_API LdpVar *ldp_op_concat_cols(LdpTape *tape, LdpVar *const *xs, guint n);

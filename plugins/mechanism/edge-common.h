@@ -155,7 +155,8 @@ static inline gboolean edge_estimate_lists(const LdpReportSet *reports, EdgeAggr
       }
     }
   }
-  qsort(ent->data, ent->len, sizeof(guint64), edge_cmp_u64);
+  if (ent->len > 1)
+    qsort(ent->data, ent->len, sizeof(guint64), edge_cmp_u64);
   /* merge duplicates; AND keeps only entries seen twice (listed from both sides) */
   guint out_n = 0;
   guint64 *e = (guint64 *)ent->data;

@@ -205,7 +205,8 @@ static gboolean locallap_estimate(gpointer inst, const LdpReportSet *reports, Ld
       ok = FALSE;
       break;
     }
-    qsort(pairs->data, pairs->len, sizeof(LapPair), locallap_cmp);
+    if (pairs->len > 1)
+      qsort(pairs->data, pairs->len, sizeof(LapPair), locallap_cmp);
     for (guint i = 0; i < (guint)T; i++) {
       const LapPair *p = &g_array_index(pairs, LapPair, i);
       locallap_add(ent, p->a, p->b);
@@ -216,7 +217,8 @@ static gboolean locallap_estimate(gpointer inst, const LdpReportSet *reports, Ld
     g_array_unref(ent);
     return FALSE;
   }
-  qsort(ent->data, ent->len, sizeof(guint64), locallap_cmp_u64);
+  if (ent->len > 1)
+    qsort(ent->data, ent->len, sizeof(guint64), locallap_cmp_u64);
   guint64 *e = (guint64 *)ent->data;
   guint m = 0;
   for (guint i = 0; i < ent->len; i++)
