@@ -6,7 +6,7 @@
 #include <sys/resource.h>
 
 #include "pipeline.h"
-#include "testutil.h"
+#include "../tests/testutil.h"
 
 typedef struct {
   const char *plugin;

@@ -57,10 +57,9 @@ static void table_print(Table *t, FILE *out, const char *indent)
 
 /* ---- ldpgnn plugins ---- */
 
-/* The registry every subcommand sees (what ldp_cli_registry() in cli.c loads), but
- * with the refusals kept for the caller: `plugins` lists them in its output and
- * `describe` mentions them when a name is not found. ldp_cli_registry() itself lives
- * in the ldpgnn program, not in libldpgnn, so library code cannot call it. */
+/* The registry every subcommand sees (the same scan as ldp_cli_registry()), but with
+ * the refusals kept for the caller instead of printed as warnings: `plugins` lists
+ * them as part of its output and `describe` mentions them when a name is not found. */
 static LdpRegistry *load_registry(const LdpCliGlobal *g, GPtrArray *problems)
 {
   LdpRegistry *reg = ldp_registry_new();

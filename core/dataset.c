@@ -819,18 +819,6 @@ static gboolean cli_preprocess(LdpDataset *ds, const LdpParams *core, GError **e
   return TRUE;
 }
 
-/* What ldp_cli_registry() does; that one lives in the ldpgnn program (core/cli.c),
- * not in libldpgnn, so library code cannot call it. */
-static LdpRegistry *cli_datasets_registry(const LdpCliGlobal *g)
-{
-  LdpRegistry *reg = ldp_registry_new();
-  g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func(g_free);
-  ldp_registry_scan(reg, (const char *const *)g->plugin_path, problems);
-  for (guint i = 0; i < problems->len; i++)
-    fprintf(stderr, "ldpgnn: warning: %s\n", (const char *)problems->pdata[i]);
-  return reg;
-}
-
 static void cli_datasets_usage(FILE *out)
 {
   fprintf(out, "Usage: ldpgnn datasets [--data-dir DIR] PLUGIN [KEY=VALUE]...\n"
@@ -875,7 +863,7 @@ int ldp_cli_datasets(const LdpCliGlobal *g, int argc, char **argv)
   }
   g_ptr_array_add(rest, NULL);
 
-  g_autoptr(LdpRegistry) reg = cli_datasets_registry(g);
+  g_autoptr(LdpRegistry) reg = ldp_cli_registry(g, TRUE);
   g_autoptr(GError) error = NULL;
   LdpParams *params = NULL;
   const LdpParams *core = NULL;

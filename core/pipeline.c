@@ -873,18 +873,6 @@ JsonNode *ldp_pipeline_to_json(const LdpPipeline *p)
 
 /* ---- ldpgnn validate ---- */
 
-/* What ldp_cli_registry() does; that one lives in the ldpgnn program (core/cli.c),
- * not in libldpgnn, so library code cannot call it. */
-static LdpRegistry *validate_registry(const LdpCliGlobal *g)
-{
-  LdpRegistry *reg = ldp_registry_new();
-  g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func(g_free);
-  ldp_registry_scan(reg, (const char *const *)g->plugin_path, problems);
-  for (guint i = 0; i < problems->len; i++)
-    fprintf(stderr, "ldpgnn: warning: %s\n", (const char *)problems->pdata[i]);
-  return reg;
-}
-
 int ldp_cli_validate(const LdpCliGlobal *g, int argc, char **argv)
 {
   const char *file = NULL;
@@ -911,7 +899,7 @@ int ldp_cli_validate(const LdpCliGlobal *g, int argc, char **argv)
   }
   g_ptr_array_add(sets, NULL);
 
-  g_autoptr(LdpRegistry) reg = validate_registry(g);
+  g_autoptr(LdpRegistry) reg = ldp_cli_registry(g, TRUE);
   g_autoptr(GError) err = NULL;
   g_autoptr(LdpPipeline) p = ldp_pipeline_load(file, reg, (const char *const *)sets->pdata, &err);
   if (!p) {

@@ -262,6 +262,8 @@ gboolean ldp_train(const LdpTrainConfig *cfg, const LdpDataset *data, const guin
 
   /* Node tasks train on the whole graph; graph tasks prebuild the evaluation batches
    * (validation and test graphs never change) and draw training batches per epoch. */
+  /* Declared before the first goto so the cleanup never sees an uninitialised pointer. */
+  g_autofree guint *order = NULL;
   Unit whole = { 0 };
   g_autoptr(GArray) eval_units = g_array_new(FALSE, TRUE, sizeof(Unit));
   g_autofree guint *eval_ids = NULL;
@@ -293,7 +295,7 @@ gboolean ldp_train(const LdpTrainConfig *cfg, const LdpDataset *data, const guin
 
   gboolean progress = cfg->progress && isatty(STDERR_FILENO);
   gboolean select_last = cfg->selection == LDP_SELECT_LAST || n_val == 0;
-  g_autofree guint *order = g_new(guint, n_train);
+  order = g_new(guint, n_train);
   LdpEpochStats best = { 0 };
   gboolean have_best = FALSE;
   double best_f1_micro = 0, best_f1_macro = 0;

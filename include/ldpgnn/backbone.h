@@ -17,7 +17,8 @@ typedef struct {
 typedef enum {
   LDP_BACKBONE_NODE = 1 << 0,          /* node-level output */
   LDP_BACKBONE_GRAPH = 1 << 1,         /* graph-level (readout) output */
-  LDP_BACKBONE_EDGE_WEIGHTS = 1 << 2   /* honours learnable edge weights */
+  LDP_BACKBONE_EDGE_WEIGHTS = 1 << 2   /* honours learnable edge weights; backbones without
+                                          it fail (GError) when given edge weights */
 } LdpBackboneCaps;
 
 typedef struct {
@@ -33,7 +34,10 @@ typedef struct {
   /* Required: logits, one row per node (node level) or per graph (graph level).
    * @x is dense or a sparse constant (use it only as the left operand of
    * ldp_op_matmul); @edge_w (nullable) has one row per edge of batch->graph.
-   * Dropout draws from @rng. */
+   * Dropout draws from @rng; evaluation tapes disable it. Bad input (shapes that do not
+   * match the batch, edge weights the backbone cannot honour) returns NULL with a GError
+   * (LDP_RUN_ERROR). Models may keep state across calls (e.g. GIN's batch
+   * norm running statistics, updated by training tapes). See doc/backbones.md. */
   LdpVar *(*forward)(gpointer inst, LdpTape *tape, const LdpBatch *batch, LdpVar *x, LdpVar *edge_w,
                      LdpRng *rng, GError **error);
 } LdpBackboneVTable;

@@ -18,10 +18,9 @@ extern const char *const backbone_activation_choices[];
 #define BACKBONE_PARAM_LAYERS(def, lo, hi, docstr)                                                    \
   { .name = "layers", .type = LDP_PARAM_INTEGER, .doc = docstr, .default_value = def, .min = lo,      \
     .max = hi }
-#define BACKBONE_PARAM_HIDDEN(def, lo, hi)                                                           \
-  { .name = "hidden", .type = LDP_PARAM_INTEGER,                                                     \
-    .doc = "width of every hidden layer (per attention head for gat)", .default_value = def,         \
-    .min = lo, .max = hi }
+#define BACKBONE_PARAM_HIDDEN(def, lo, hi, docstr)                                                   \
+  { .name = "hidden", .type = LDP_PARAM_INTEGER, .doc = docstr, .default_value = def, .min = lo,      \
+    .max = hi }
 #define BACKBONE_PARAM_ACTIVATION(def)                                                               \
   { .name = "activation", .type = LDP_PARAM_ENUM,                                                    \
     .doc = "non-linearity after each hidden layer (leaky_relu: slope 0.01, elu: alpha 1)",          \

@@ -173,7 +173,7 @@ static LdpVar *gat_forward(gpointer inst, LdpTape *tape, const LdpBatch *batch, 
 
 static const LdpParamSpec gat_params[] = {
   BACKBONE_PARAM_LAYERS("2", 1, 16, "number of attention layers (the last one maps to the classes)"),
-  BACKBONE_PARAM_HIDDEN("16", 1, 65536),
+  BACKBONE_PARAM_HIDDEN("16", 1, 65536, "channels of each attention head in the hidden layers"),
   BACKBONE_PARAM_ACTIVATION("selu"),
   BACKBONE_PARAM_DROPOUT,
   { .name = "heads", .type = LDP_PARAM_INTEGER,

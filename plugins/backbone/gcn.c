@@ -5,8 +5,9 @@
  *
  * Learnable edge weights w_e (one per stored edge of the batch graph) multiply the
  * normalised coefficient of their edge: out_i = sum_j Ã_self[i][j] w_ij (H W)_j + b.
- * The degrees in the normalisation are those of the unweighted graph and the added
- * self-loops keep weight 1; all-ones weights give exactly the unweighted layer. */
+ * The degrees in the normalisation ignore the learnable weights and the self-loops
+ * keep weight 1 (a stored self-loop is replaced, so its learnable weight is unused);
+ * all-ones weights give exactly the unweighted layer. */
 #include "common.h"
 
 #define GCN_NAME "gcn"
@@ -81,7 +82,7 @@ static LdpVar *gcn_forward(gpointer inst, LdpTape *tape, const LdpBatch *batch, 
 
 static const LdpParamSpec gcn_params[] = {
   BACKBONE_PARAM_LAYERS("2", 1, 16, "number of graph-convolution layers (the last one maps to the classes)"),
-  BACKBONE_PARAM_HIDDEN("16", 1, 65536),
+  BACKBONE_PARAM_HIDDEN("16", 1, 65536, "width of every hidden layer"),
   BACKBONE_PARAM_ACTIVATION("selu"),
   BACKBONE_PARAM_DROPOUT,
 };

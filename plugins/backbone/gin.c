@@ -191,7 +191,7 @@ static const LdpParamSpec gin_params[] = {
   BACKBONE_PARAM_LAYERS("5", 1, 5,
                         "layers counting the input layer, as GIN/DPRR num_layers (5 = 4 message-passing "
                         "layers); every layer, the input included, contributes a prediction"),
-  BACKBONE_PARAM_HIDDEN("64", 16, 128),
+  BACKBONE_PARAM_HIDDEN("64", 16, 128, "width of the MLPs and of every layer's representation"),
   BACKBONE_PARAM_ACTIVATION("relu"),
   BACKBONE_PARAM_DROPOUT,
   { .name = "readout", .type = LDP_PARAM_ENUM,

@@ -69,7 +69,7 @@ static LdpVar *mlp_forward(gpointer inst, LdpTape *tape, const LdpBatch *batch, 
 
 static const LdpParamSpec mlp_params[] = {
   BACKBONE_PARAM_LAYERS("2", 1, 16, "number of linear layers (the last one maps to the classes)"),
-  BACKBONE_PARAM_HIDDEN("16", 1, 65536),
+  BACKBONE_PARAM_HIDDEN("16", 1, 65536, "width of every hidden layer"),
   BACKBONE_PARAM_ACTIVATION("selu"),
   BACKBONE_PARAM_DROPOUT,
 };
