@@ -45,7 +45,6 @@ struct _LdpVar {
   const LdpTensor *value;   /* forward value (NULL for sparse constants) */
   LdpTensor *owned;         /* == value when the variable owns it */
   const LdpCsr *sparse;     /* sparse constants only (borrowed) */
-  LdpCsr *sparse_t;         /* its transpose, made on first backward use */
   LdpTensor *grad;          /* allocated when a gradient first flows in */
   LdpParam *param;          /* parameter leaves only */
   LdpVar **parents;
@@ -129,8 +128,6 @@ static void var_free(gpointer data)
     ldp_tensor_free(v->owned);
   if (v->grad)
     ldp_tensor_free(v->grad);
-  if (v->sparse_t)
-    ldp_csr_free(v->sparse_t);
   g_free(v->parents);
   g_free(v);
 }
@@ -343,9 +340,21 @@ static void matmul_backward(LdpVar *self)
     gemm(FALSE, TRUE, g, b->value, 1.0f, grad_buf(a));
   if (b->needs_grad) {
     if (a->sparse) {
-      if (!a->sparse_t)
-        a->sparse_t = ldp_csr_transpose(a->sparse);
-      ldp_csr_spmm(1.0f, a->sparse_t, g, 1.0f, grad_buf(b));
+      /* dB += A^T G as a scatter over A's rows, in row order: no transpose has to be
+       * built (the sparse constant is typically the feature matrix, bound anew on every
+       * tape) and the summation order is fixed, so results never depend on threads. */
+      const LdpCsr *m = a->sparse;
+      LdpTensor *db = grad_buf(b);
+      guint c = g->cols;
+      for (guint i = 0; i < m->rows; i++) {
+        const float *gi = ldp_tensor_row(g, i);
+        for (guint k = m->indptr[i]; k < m->indptr[i + 1]; k++) {
+          float v = m->values[k];
+          float *dst = ldp_tensor_row(db, m->indices[k]);
+          for (guint j = 0; j < c; j++)
+            dst[j] += v * gi[j];
+        }
+      }
     } else {
       gemm(TRUE, FALSE, a->value, g, 1.0f, grad_buf(b));
     }

@@ -209,7 +209,6 @@ static void print_kind_details(const LdpPluginDesc *d)
            caps & LDP_BACKBONE_EDGE_WEIGHTS ? " (learnable edge weights)" : "");
   } else if (d->kind == LDP_PLUGIN_CALIBRATOR) {
     const LdpCalibratorVTable *vt = d->vtable.calibrator;
-    static const char *const none = "none";
     GString *hooks = g_string_new(NULL);
 #define HOOK(slot)                                                                                 \
   do {                                                                                             \
@@ -224,7 +223,7 @@ static void print_kind_details(const LdpPluginDesc *d)
     HOOK(post_step);
     HOOK(accept);
 #undef HOOK
-    printf("hooks:    %s\n", hooks->len ? hooks->str : none);
+    printf("hooks:    %s\n", hooks->len ? hooks->str : "none");
     g_string_free(hooks, TRUE);
   }
 }
