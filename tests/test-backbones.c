@@ -1091,9 +1091,10 @@ static void test_gradients(gconstpointer data)
   p.model = model_new(gc->name, s, p.data->d, 3, gc->graph_level ? LDP_TASK_GRAPH : LDP_TASK_NODE, 5);
   p.sparse = gc->sparse;
   p.edge_w = gc->edge_weights ? edge_weights_new(p.data, 6) : NULL;
-  g_autofree char *label = g_strdup_printf("%s%s%s%s", gc->name, gc->sparse ? " sparse" : "",
+  g_autofree char *label = g_strdup_printf("%s%s%s%s%s%s", gc->name, gc->sparse ? " sparse" : "",
                                            gc->edge_weights ? " edge-weights" : "",
-                                           gc->graph_level ? " graphs" : "");
+                                           gc->graph_level ? " graphs" : "", gc->readout ? " " : "",
+                                           gc->readout ? gc->readout : "");
   problem_check(&p, label, strcmp(gc->name, "gat") == 0);
   ldp_tensor_free(p.r);
   if (p.edge_w)
