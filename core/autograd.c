@@ -25,7 +25,7 @@
 /* Below this many scalar operations a parallel region costs more than it saves. */
 static inline int ldp_par(gsize work)
 {
-  return work >= 32768;
+  return work >= 131072;
 }
 
 #define SELU_LAMBDA 1.0507009873554805

@@ -100,7 +100,7 @@ static void adam_step(LdpOptimizer *opt)
     const float *g = ldp_param_grad(param)->data;
     float *m = opt->m[p]->data, *v = opt->v[p]->data;
     const gsize n = ldp_tensor_size(opt->m[p]);
-    LDP_OMP_FOR(n >= 32768)
+    LDP_OMP_FOR(n >= 131072)
     for (gsize i = 0; i < n; i++) {
       double gi = (double)g[i] + wd * th[i];   /* coupled L2 decay */
       double mi = b1 * m[i] + (1.0 - b1) * gi;
@@ -129,7 +129,7 @@ static void sgd_step(LdpOptimizer *opt)
       first = TRUE;
     }
     float *buf = opt->m[p] ? opt->m[p]->data : NULL;
-    LDP_OMP_FOR(n >= 32768)
+    LDP_OMP_FOR(n >= 131072)
     for (gsize i = 0; i < n; i++) {
       double d = (double)g[i] + wd * th[i];
       if (buf) {
