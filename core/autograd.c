@@ -45,6 +45,7 @@ struct _LdpVar {
   const LdpTensor *value;   /* forward value (NULL for sparse constants) */
   LdpTensor *owned;         /* == value when the variable owns it */
   const LdpCsr *sparse;     /* sparse constants only (borrowed) */
+  const LdpLinearFeatures *linear; /* linear constants only: == saved (a copy) */
   LdpTensor *grad;          /* allocated when a gradient first flows in */
   LdpParam *param;          /* parameter leaves only */
   LdpVar **parents;
@@ -208,6 +209,20 @@ LdpVar *ldp_tape_sparse_constant(LdpTape *tape, const LdpCsr *value)
   return v;
 }
 
+LdpVar *ldp_tape_linear_constant(LdpTape *tape, const LdpLinearFeatures *f)
+{
+  g_return_val_if_fail(tape != NULL && f != NULL, NULL);
+  g_return_val_if_fail((f->sparse == NULL) != (f->dense == NULL), NULL);
+  guint rows = f->sparse ? f->sparse->rows : f->dense->rows;
+  g_return_val_if_fail(f->steps == 0 || (f->operator_graph != NULL && ldp_graph_n_nodes(f->operator_graph) == rows),
+                       NULL);
+  LdpVar *v = var_new(tape, NULL, NULL, 0, NULL);
+  /* Leaves have no backward state, so the copy rides in `saved`. */
+  var_save(v, g_memdup2(f, sizeof *f), g_free);
+  v->linear = v->saved;
+  return v;
+}
+
 LdpVar *ldp_tape_param(LdpTape *tape, LdpParam *p)
 {
   g_return_val_if_fail(tape != NULL && p != NULL, NULL);
@@ -224,19 +239,23 @@ LdpVar *ldp_tape_param(LdpTape *tape, LdpParam *p)
 
 const LdpTensor *ldp_var_value(const LdpVar *v)
 {
-  g_return_val_if_fail(v != NULL && v->sparse == NULL, NULL);
+  g_return_val_if_fail(v != NULL && v->sparse == NULL && v->linear == NULL, NULL);
   return v->value;
 }
 
 guint ldp_var_rows(const LdpVar *v)
 {
   g_return_val_if_fail(v != NULL, 0);
+  if (v->linear)
+    return v->linear->sparse ? v->linear->sparse->rows : v->linear->dense->rows;
   return v->sparse ? v->sparse->rows : v->value->rows;
 }
 
 guint ldp_var_cols(const LdpVar *v)
 {
   g_return_val_if_fail(v != NULL, 0);
+  if (v->linear)
+    return v->linear->sparse ? v->linear->sparse->cols : v->linear->dense->cols;
   return v->sparse ? v->sparse->cols : v->value->cols;
 }
 
@@ -248,7 +267,8 @@ const LdpTensor *ldp_var_grad(const LdpVar *v)
 
 void ldp_tape_backward(LdpTape *tape, LdpVar *loss)
 {
-  g_return_if_fail(tape != NULL && loss != NULL && loss->tape == tape && loss->sparse == NULL);
+  g_return_if_fail(tape != NULL && loss != NULL && loss->tape == tape && loss->sparse == NULL &&
+                   loss->linear == NULL);
   g_return_if_fail(loss->value->rows == 1 && loss->value->cols == 1);
   g_return_if_fail(!tape->backward_done);
   tape->backward_done = TRUE;
@@ -271,7 +291,7 @@ void ldp_tape_backward(LdpTape *tape, LdpVar *loss)
 /* ---- shared helpers ---- */
 
 #define CHECK_VAR(tape, v, ret) \
-  g_return_val_if_fail((v) != NULL && (v)->tape == (tape) && (v)->sparse == NULL, ret)
+  g_return_val_if_fail((v) != NULL && (v)->tape == (tape) && (v)->sparse == NULL && (v)->linear == NULL, ret)
 
 static inline gboolean same_shape(const LdpVar *a, const LdpVar *b)
 {
@@ -361,11 +381,120 @@ static void matmul_backward(LdpVar *self)
   }
 }
 
+/* Linear constants F = P^K (S + 1 c^T): F W = P^K (S W + 1 (c^T W)) costs
+ * O(nnz(S) h + K nnz(P) h + d h) instead of O(n d h). */
+static void linear_matmul_backward(LdpVar *self)
+{
+  LdpVar *a = self->parents[0], *b = self->parents[1];
+  const LdpLinearFeatures *f = a->linear;
+  if (!b->needs_grad)
+    return; /* constants never need a gradient */
+  const LdpTensor *g = self->grad;
+  const guint c = g->cols;
+  /* G_K = (P^T)^K G: one product with the cached transpose per step (row-parallel,
+   * each row summed in a fixed order by one thread). */
+  LdpTensor *buf[2] = { NULL, NULL };
+  const LdpTensor *cur = g;
+  if (f->steps > 0) {
+    const LdpCsr *pt = ldp_graph_csr_t(f->operator_graph);
+    buf[0] = ldp_tensor_new_uninit(g->rows, c);
+    buf[1] = f->steps > 1 ? ldp_tensor_new_uninit(g->rows, c) : NULL;
+    for (guint k = 0; k < f->steps; k++) {
+      LdpTensor *dst = buf[k & 1];
+      ldp_csr_spmm(1.0f, pt, cur, 0.0f, dst);
+      cur = dst;
+    }
+  }
+  LdpTensor *db = grad_buf(b);
+  if (f->sparse) {
+    /* dW += S^T G_K as a scatter over S's rows in row order (see matmul_backward). */
+    const LdpCsr *m = f->sparse;
+    for (guint i = 0; i < m->rows; i++) {
+      const float *gi = ldp_tensor_row(cur, i);
+      for (guint k = m->indptr[i]; k < m->indptr[i + 1]; k++) {
+        float v = m->values[k];
+        float *dst = ldp_tensor_row(db, m->indices[k]);
+        for (guint j = 0; j < c; j++)
+          dst[j] += v * gi[j];
+      }
+    }
+  } else {
+    gemm(TRUE, FALSE, f->dense, cur, 1.0f, db);
+  }
+  if (f->offset) {
+    /* dW += c (1^T G_K): column sums in row order. */
+    double *sum = g_new0(double, MAX(c, 1u));
+    for (guint i = 0; i < cur->rows; i++) {
+      const float *gi = ldp_tensor_row(cur, i);
+      for (guint j = 0; j < c; j++)
+        sum[j] += gi[j];
+    }
+    for (guint k = 0; k < db->rows; k++) {
+      float *dst = ldp_tensor_row(db, k);
+      const double ck = f->offset[k];
+      for (guint j = 0; j < c; j++)
+        dst[j] += (float)(ck * sum[j]);
+    }
+    g_free(sum);
+  }
+  if (buf[0])
+    ldp_tensor_free(buf[0]);
+  if (buf[1])
+    ldp_tensor_free(buf[1]);
+}
+
+static LdpVar *linear_matmul(LdpTape *tape, LdpVar *a, LdpVar *b)
+{
+  const LdpLinearFeatures *f = a->linear;
+  const LdpTensor *w = b->value;
+  const guint n = ldp_var_rows(a), h = w->cols;
+  LdpTensor *y = ldp_tensor_new(n, h);
+  if (f->sparse)
+    ldp_csr_spmm(1.0f, f->sparse, w, 0.0f, y);
+  else
+    gemm(FALSE, FALSE, f->dense, w, 0.0f, y);
+  if (f->offset && h > 0) {
+    /* r = c^T W in double, rows of W in order; then every row of S W gets r. */
+    double *acc = g_new0(double, h);
+    for (guint k = 0; k < w->rows; k++) {
+      const float *wk = ldp_tensor_row(w, k);
+      const double ck = f->offset[k];
+      for (guint j = 0; j < h; j++)
+        acc[j] += ck * wk[j];
+    }
+    float *r = g_new(float, h);
+    for (guint j = 0; j < h; j++)
+      r[j] = (float)acc[j];
+    for (guint i = 0; i < n; i++) {
+      float *yi = ldp_tensor_row(y, i);
+      for (guint j = 0; j < h; j++)
+        yi[j] += r[j];
+    }
+    g_free(r);
+    g_free(acc);
+  }
+  if (f->steps > 0) {
+    const LdpCsr *p = ldp_graph_csr(f->operator_graph);
+    LdpTensor *t = ldp_tensor_new_uninit(n, h);
+    for (guint k = 0; k < f->steps; k++) {
+      ldp_csr_spmm(1.0f, p, y, 0.0f, t);
+      LdpTensor *swap = y;
+      y = t;
+      t = swap;
+    }
+    ldp_tensor_free(t);
+  }
+  LdpVar *parents[2] = { a, b };
+  return var_new(tape, y, parents, 2, linear_matmul_backward);
+}
+
 LdpVar *ldp_op_matmul(LdpTape *tape, LdpVar *a, LdpVar *b)
 {
   g_return_val_if_fail(tape != NULL && a != NULL && a->tape == tape, NULL);
   CHECK_VAR(tape, b, NULL);
   g_return_val_if_fail(ldp_var_cols(a) == b->value->rows, NULL);
+  if (a->linear)
+    return linear_matmul(tape, a, b);
   LdpTensor *out = ldp_tensor_new(ldp_var_rows(a), b->value->cols);
   if (a->sparse)
     ldp_csr_spmm(1.0f, a->sparse, b->value, 0.0f, out);

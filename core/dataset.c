@@ -19,8 +19,14 @@ struct _LdpDataset {
   guint *graph_ptr;     /* n_graphs + 1 */
   LdpGraph *graph;      /* NULL until the structure is set */
   gboolean undirected;
-  LdpTensor *x_dense;   /* at most one of x_dense / x_sparse */
+  LdpTensor *x_dense;   /* at most one of x_dense / x_sparse (S for lazy features) */
   LdpCsr *x_sparse;
+  /* Lazy linear features F = P^K (S + 1 c^T) (see ldp_dataset_linear_features). */
+  float *x_offset;      /* c (x cols floats), or NULL */
+  LdpGraph *prop_graph; /* graph P was derived from (reference held), NULL when K = 0 */
+  LdpNorm prop_norm;
+  guint prop_steps;     /* K */
+  LdpTensor *x_cache;   /* materialised F, filled by ldp_dataset_features_dense */
   gint *labels;         /* n_labels entries, -1 = unlabelled */
   guint n_labels;
   guint n_classes;
@@ -44,6 +50,50 @@ void ldp_dataset_clear_features(LdpDataset *ds)
   g_return_if_fail(ds != NULL);
   g_clear_pointer(&ds->x_dense, ldp_tensor_free);
   g_clear_pointer(&ds->x_sparse, ldp_csr_free);
+  g_clear_pointer(&ds->x_offset, g_free);
+  g_clear_pointer(&ds->prop_graph, ldp_graph_unref);
+  ds->prop_steps = 0;
+  g_clear_pointer(&ds->x_cache, ldp_tensor_free);
+}
+
+static gboolean dataset_lazy(const LdpDataset *ds)
+{
+  return ds->x_offset != NULL || ds->prop_steps > 0;
+}
+
+/* (transfer full): F = P^K (S + 1 c^T) as a dense matrix, in the order a caller
+ * materialising step by step would use (offset first, then K products with P). */
+static LdpTensor *dataset_materialize_lazy(const LdpDataset *ds)
+{
+  LdpTensor *x = ds->x_dense ? ldp_tensor_copy(ds->x_dense) : ldp_csr_to_dense(ds->x_sparse);
+  if (ds->x_offset)
+    for (guint i = 0; i < x->rows; i++) {
+      float *row = ldp_tensor_row(x, i);
+      for (guint j = 0; j < x->cols; j++)
+        row[j] += ds->x_offset[j];
+    }
+  if (ds->prop_steps > 0) {
+    const LdpCsr *p = ldp_graph_csr(ldp_graph_normalized(ds->prop_graph, ds->prop_norm));
+    LdpTensor *y = ldp_tensor_new_uninit(x->rows, x->cols);
+    for (guint k = 0; k < ds->prop_steps; k++) {
+      ldp_csr_spmm(1.0f, p, x, 0.0f, y);
+      LdpTensor *t = x;
+      x = y;
+      y = t;
+    }
+    ldp_tensor_free(y);
+  }
+  return x;
+}
+
+/* Turns lazy features into plain dense ones (for operations that edit values). */
+static void dataset_materialize(LdpDataset *ds)
+{
+  if (!dataset_lazy(ds))
+    return;
+  LdpTensor *x = ds->x_cache ? g_steal_pointer(&ds->x_cache) : dataset_materialize_lazy(ds);
+  ldp_dataset_clear_features(ds);
+  ds->x_dense = x;
 }
 
 static void dataset_clear_labels(LdpDataset *ds)
@@ -82,6 +132,11 @@ LdpDataset *ldp_dataset_copy(const LdpDataset *ds)
   c->undirected = ds->undirected;
   c->x_dense = ds->x_dense ? ldp_tensor_copy(ds->x_dense) : NULL;
   c->x_sparse = ds->x_sparse ? ldp_csr_copy(ds->x_sparse) : NULL;
+  c->x_offset = ds->x_offset ? g_memdup2(ds->x_offset, sizeof(float) * ldp_dataset_n_features(ds)) : NULL;
+  c->prop_graph = ds->prop_graph ? ldp_graph_ref(ds->prop_graph) : NULL;
+  c->prop_norm = ds->prop_norm;
+  c->prop_steps = ds->prop_steps;
+  /* x_cache is not copied: the copy re-materialises on demand. */
   c->n_labels = ds->n_labels;
   c->n_classes = ds->n_classes;
   c->labels = ds->labels ? g_memdup2(ds->labels, sizeof(gint) * ds->n_labels) : NULL;
@@ -217,6 +272,58 @@ void ldp_dataset_set_features_sparse(LdpDataset *ds, LdpCsr *x)
   ds->x_sparse = x;
 }
 
+void ldp_dataset_set_features_affine(LdpDataset *ds, LdpCsr *s, float *offset)
+{
+  g_return_if_fail(ds != NULL && s != NULL);
+  g_return_if_fail(s->rows == ds->n_nodes);
+  ldp_dataset_clear_features(ds);
+  ds->x_sparse = s;
+  ds->x_offset = offset;
+}
+
+void ldp_dataset_set_features_affine_dense(LdpDataset *ds, LdpTensor *s, float *offset)
+{
+  g_return_if_fail(ds != NULL && s != NULL);
+  g_return_if_fail(s->rows == ds->n_nodes);
+  ldp_dataset_clear_features(ds);
+  ds->x_dense = s;
+  ds->x_offset = offset;
+}
+
+void ldp_dataset_propagate_features(LdpDataset *ds, LdpNorm norm, guint steps)
+{
+  g_return_if_fail(ds != NULL && ds->graph != NULL);
+  g_return_if_fail(ds->x_dense != NULL || ds->x_sparse != NULL);
+  g_return_if_fail(norm >= LDP_NORM_SUM && norm <= LDP_NORM_SELF);
+  if (steps == 0)
+    return;
+  /* P^a then Q^b only composes into P^(a+b) when Q = P. */
+  if (ds->prop_steps > 0 && (ds->prop_norm != norm || ds->prop_graph != ds->graph))
+    dataset_materialize(ds);
+  g_return_if_fail(steps <= G_MAXUINT - ds->prop_steps);
+  if (ds->prop_steps == 0) {
+    g_clear_pointer(&ds->prop_graph, ldp_graph_unref);
+    ds->prop_graph = ldp_graph_ref(ds->graph);
+    ds->prop_norm = norm;
+  }
+  ds->prop_steps += steps;
+  g_clear_pointer(&ds->x_cache, ldp_tensor_free);
+}
+
+gboolean ldp_dataset_linear_features(const LdpDataset *ds, LdpLinearFeatures *out)
+{
+  g_return_val_if_fail(ds != NULL && out != NULL, FALSE);
+  memset(out, 0, sizeof *out);
+  if (!dataset_lazy(ds))
+    return FALSE;
+  out->sparse = ds->x_sparse;
+  out->dense = ds->x_dense;
+  out->offset = ds->x_offset;
+  out->operator_graph = ds->prop_steps > 0 ? ldp_graph_normalized(ds->prop_graph, ds->prop_norm) : NULL;
+  out->steps = ds->prop_steps;
+  return TRUE;
+}
+
 void ldp_dataset_set_labels(LdpDataset *ds, gint *labels, guint n_classes)
 {
   g_return_if_fail(ds != NULL && labels != NULL);
@@ -328,13 +435,18 @@ guint ldp_dataset_n_features(const LdpDataset *ds)
 const LdpTensor *ldp_dataset_features_dense(const LdpDataset *ds)
 {
   g_return_val_if_fail(ds != NULL, NULL);
-  return ds->x_dense;
+  if (!dataset_lazy(ds))
+    return ds->x_dense;
+  /* The cache is logically part of the (const) value: materialising changes no result. */
+  if (ds->x_cache == NULL)
+    ((LdpDataset *)ds)->x_cache = dataset_materialize_lazy(ds);
+  return ds->x_cache;
 }
 
 const LdpCsr *ldp_dataset_features_sparse(const LdpDataset *ds)
 {
   g_return_val_if_fail(ds != NULL, NULL);
-  return ds->x_sparse;
+  return dataset_lazy(ds) ? NULL : ds->x_sparse;
 }
 
 const gint *ldp_dataset_labels(const LdpDataset *ds)
@@ -542,6 +654,9 @@ gboolean ldp_dataset_keep_top_classes(LdpDataset *ds, guint k, GError **error)
       if (split_new)
         split_new[item_new[i]] = ds->split[i];
     }
+  /* P^K on the full graph restricted to the kept rows is not P'^K on the subgraph:
+   * lazy features are fixed as they are now. */
+  dataset_materialize(ds);
   LdpTensor *xd = NULL;
   LdpCsr *xs = NULL;
   if (ds->x_dense) {
@@ -712,6 +827,7 @@ static void sparse_minmax(LdpDataset *ds, gboolean drop_constant)
 void ldp_dataset_normalize_minmax(LdpDataset *ds, gboolean drop_constant)
 {
   g_return_if_fail(ds != NULL);
+  dataset_materialize(ds);
   if (ds->x_dense)
     dense_minmax(ds, drop_constant);
   else if (ds->x_sparse)
@@ -761,7 +877,11 @@ char *ldp_dataset_describe(const LdpDataset *ds)
     g_string_append_printf(s, "graphs:         %u (average %.2f nodes, largest %u)\n", ds->n_graphs,
                            ds->n_graphs ? (double)ds->n_nodes / ds->n_graphs : 0.0, max_n);
   }
-  if (ds->x_dense)
+  if (dataset_lazy(ds))
+    g_string_append_printf(s, "features:       %u (linear: %s S%s, %u propagation steps)\n",
+                           ldp_dataset_n_features(ds), ds->x_dense ? "dense" : "sparse",
+                           ds->x_offset ? " + offset" : "", ds->prop_steps);
+  else if (ds->x_dense)
     g_string_append_printf(s, "features:       %u (dense)\n", ds->x_dense->cols);
   else if (ds->x_sparse)
     g_string_append_printf(s, "features:       %u (sparse, %u non-zeros, density %.4f)\n", ds->x_sparse->cols,

@@ -283,44 +283,39 @@ guint ldp_ledger_n_entries(const LdpLedger *l)
   return l->entries->len;
 }
 
-static double entry_epsilon(const LedgerEntry *e)
+/* Epsilon (inf propagates) or delta (capped at 1) summed over an entry's parts. */
+static double entry_sum(const LedgerEntry *e, gboolean delta)
 {
   double sum = 0.0;
-  for (guint i = 0; i < e->budget.parts->len; i++)
-    sum += g_array_index(e->budget.parts, BudgetPart, i).epsilon;  /* inf propagates */
-  return sum;
+  for (guint i = 0; i < e->budget.parts->len; i++) {
+    const BudgetPart *p = &g_array_index(e->budget.parts, BudgetPart, i);
+    sum += delta ? p->delta : p->epsilon;
+  }
+  return delta ? MIN(sum, 1.0) : sum;
 }
 
-static double entry_delta(const LedgerEntry *e)
+/* The same, summed over the entries of @target. */
+static double ledger_target_sum(const LdpLedger *l, LdpTarget target, gboolean delta)
 {
   double sum = 0.0;
-  for (guint i = 0; i < e->budget.parts->len; i++)
-    sum += g_array_index(e->budget.parts, BudgetPart, i).delta;
-  return MIN(sum, 1.0);
+  for (guint i = 0; i < l->entries->len; i++) {
+    const LedgerEntry *e = l->entries->pdata[i];
+    if (e->target == target)
+      sum += entry_sum(e, delta);
+  }
+  return delta ? MIN(sum, 1.0) : sum;
 }
 
 double ldp_ledger_target_epsilon(const LdpLedger *l, LdpTarget target)
 {
   g_return_val_if_fail(l != NULL, 0.0);
-  double sum = 0.0;
-  for (guint i = 0; i < l->entries->len; i++) {
-    const LedgerEntry *e = l->entries->pdata[i];
-    if (e->target == target)
-      sum += entry_epsilon(e);
-  }
-  return sum;
+  return ledger_target_sum(l, target, FALSE);
 }
 
 double ldp_ledger_target_delta(const LdpLedger *l, LdpTarget target)
 {
   g_return_val_if_fail(l != NULL, 0.0);
-  double sum = 0.0;
-  for (guint i = 0; i < l->entries->len; i++) {
-    const LedgerEntry *e = l->entries->pdata[i];
-    if (e->target == target)
-      sum += entry_delta(e);
-  }
-  return MIN(sum, 1.0);
+  return ledger_target_sum(l, target, TRUE);
 }
 
 double ldp_ledger_total_epsilon(const LdpLedger *l)
@@ -364,7 +359,7 @@ char *ldp_ledger_format(const LdpLedger *l)
   for (guint i = 0; i < l->entries->len; i++) {
     const LedgerEntry *e = l->entries->pdata[i];
     GArray *parts = e->budget.parts;
-    double eps = entry_epsilon(e);
+    double eps = entry_sum(e, FALSE);
     g_string_append_printf(s, "  %-9s %-10s", target_name(e->target), e->mechanism);
     if (parts->len == 0)
       g_string_append(s, " epsilon=0");

@@ -23,15 +23,19 @@ double ldp_metric_accuracy(const LdpTensor *scores, const gint *labels, const gu
   return (double)correct / n;
 }
 
-/* Per-class true positives, false positives and false negatives. Predictions
- * or labels outside [0, n_classes) count for no class (a wrong prediction of a
- * valid label still costs that label a false negative). */
-static gboolean metrics_confusion(const LdpTensor *scores, const gint *labels, const guint *rows, guint n,
-                                  guint n_classes, guint *tp, guint *fp, guint *fn)
+/* Per-class true positives, false positives and false negatives, as one array of
+ * 3 x n_classes counts (tp, then fp, then fn). Predictions or labels outside
+ * [0, n_classes) count for no class (a wrong prediction of a valid label still
+ * costs that label a false negative). (transfer full, nullable): NULL when a row
+ * is out of range. */
+static guint *metrics_confusion(const LdpTensor *scores, const gint *labels, const guint *rows, guint n,
+                                guint n_classes)
 {
+  g_autofree guint *counts = g_new0(guint, 3 * (gsize)n_classes);
+  guint *tp = counts, *fp = tp + n_classes, *fn = fp + n_classes;
   for (guint k = 0; k < n; k++) {
     guint r = rows[k];
-    g_return_val_if_fail(r < scores->rows, FALSE);
+    g_return_val_if_fail(r < scores->rows, NULL);
     guint pred = ldp_tensor_row_argmax(scores, r);
     gint y = labels[r];
     gboolean y_ok = y >= 0 && (guint)y < n_classes;
@@ -44,43 +48,32 @@ static gboolean metrics_confusion(const LdpTensor *scores, const gint *labels, c
     if (y_ok)
       fn[y]++;
   }
-  return TRUE;
+  return g_steal_pointer(&counts);
 }
 
-double ldp_metric_f1_micro(const LdpTensor *scores, const gint *labels, const guint *rows, guint n,
-                           guint n_classes)
+/* F1 over the rows: micro (from the counts summed over classes) or macro (mean of
+ * the per-class F1 of the classes present in truth or predictions). */
+static double metrics_f1(const LdpTensor *scores, const gint *labels, const guint *rows, guint n,
+                         guint n_classes, gboolean macro)
 {
   if (n == 0)
     return 0.0;
   g_return_val_if_fail(scores != NULL && labels != NULL && rows != NULL, NAN);
   g_return_val_if_fail(scores->cols > 0 && n_classes > 0, NAN);
-  g_autofree guint *tp = g_new0(guint, n_classes);
-  g_autofree guint *fp = g_new0(guint, n_classes);
-  g_autofree guint *fn = g_new0(guint, n_classes);
-  if (!metrics_confusion(scores, labels, rows, n, n_classes, tp, fp, fn))
+  g_autofree guint *counts = metrics_confusion(scores, labels, rows, n, n_classes);
+  if (!counts)
     return NAN;
-  double stp = 0, sfp = 0, sfn = 0;
-  for (guint c = 0; c < n_classes; c++) {
-    stp += tp[c];
-    sfp += fp[c];
-    sfn += fn[c];
+  const guint *tp = counts, *fp = tp + n_classes, *fn = fp + n_classes;
+  if (!macro) {
+    double stp = 0, sfp = 0, sfn = 0;
+    for (guint c = 0; c < n_classes; c++) {
+      stp += tp[c];
+      sfp += fp[c];
+      sfn += fn[c];
+    }
+    double denom = 2 * stp + sfp + sfn;
+    return denom > 0 ? 2 * stp / denom : 0.0;
   }
-  double denom = 2 * stp + sfp + sfn;
-  return denom > 0 ? 2 * stp / denom : 0.0;
-}
-
-double ldp_metric_f1_macro(const LdpTensor *scores, const gint *labels, const guint *rows, guint n,
-                           guint n_classes)
-{
-  if (n == 0)
-    return 0.0;
-  g_return_val_if_fail(scores != NULL && labels != NULL && rows != NULL, NAN);
-  g_return_val_if_fail(scores->cols > 0 && n_classes > 0, NAN);
-  g_autofree guint *tp = g_new0(guint, n_classes);
-  g_autofree guint *fp = g_new0(guint, n_classes);
-  g_autofree guint *fn = g_new0(guint, n_classes);
-  if (!metrics_confusion(scores, labels, rows, n, n_classes, tp, fp, fn))
-    return NAN;
   double sum = 0;
   guint present = 0;
   for (guint c = 0; c < n_classes; c++) {
@@ -91,6 +84,18 @@ double ldp_metric_f1_macro(const LdpTensor *scores, const gint *labels, const gu
     present++;
   }
   return present > 0 ? sum / present : 0.0;
+}
+
+double ldp_metric_f1_micro(const LdpTensor *scores, const gint *labels, const guint *rows, guint n,
+                           guint n_classes)
+{
+  return metrics_f1(scores, labels, rows, n, n_classes, FALSE);
+}
+
+double ldp_metric_f1_macro(const LdpTensor *scores, const gint *labels, const guint *rows, guint n,
+                           guint n_classes)
+{
+  return metrics_f1(scores, labels, rows, n, n_classes, TRUE);
 }
 
 typedef struct {

@@ -21,6 +21,8 @@ typedef struct {
   const LdpTensor *x_dense; /* borrowed or owned, see owns_x */
   const LdpCsr *x_sparse;
   gboolean owns_x;
+  gboolean linear;          /* node tasks with lazy features: x_lin instead of x_dense/x_sparse */
+  LdpLinearFeatures x_lin;  /* borrowed from the dataset */
   gint *labels;             /* label per output row (owned, graph tasks) */
   guint *rows;              /* output rows that carry a loss/metric (owned) */
   guint n_rows;
@@ -117,6 +119,10 @@ static void unit_build_graphs(Unit *u, const LdpDataset *data, const guint *ids,
 
 static LdpVar *unit_input(LdpTape *tape, const Unit *u)
 {
+  /* Lazy features: the first matmul computes P^K (S W + 1 c^T W) and never forms
+   * the dense n x d matrix. */
+  if (u->linear)
+    return ldp_tape_linear_constant(tape, &u->x_lin);
   return u->x_dense ? ldp_tape_constant(tape, u->x_dense) : ldp_tape_sparse_constant(tape, u->x_sparse);
 }
 
@@ -270,8 +276,11 @@ gboolean ldp_train(const LdpTrainConfig *cfg, const LdpDataset *data, const guin
   guint n_eval = 0;
   if (!graph_task) {
     whole.graph = ldp_graph_ref(ldp_dataset_graph(data));
-    whole.x_dense = ldp_dataset_features_dense(data);
-    whole.x_sparse = ldp_dataset_features_sparse(data);
+    whole.linear = ldp_dataset_linear_features(data, &whole.x_lin);
+    if (!whole.linear) {
+      whole.x_dense = ldp_dataset_features_dense(data);
+      whole.x_sparse = ldp_dataset_features_sparse(data);
+    }
     whole.graph_ptr = g_new(guint, 2);
     whole.graph_ptr[0] = 0;
     whole.graph_ptr[1] = ldp_dataset_n_nodes(data);
@@ -288,7 +297,7 @@ gboolean ldp_train(const LdpTrainConfig *cfg, const LdpDataset *data, const guin
       g_array_append_val(eval_units, u);
     }
   }
-  if (!ldp_dataset_features_dense(data) && !ldp_dataset_features_sparse(data)) {
+  if (!whole.linear && !ldp_dataset_features_dense(data) && !ldp_dataset_features_sparse(data)) {
     g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "the dataset has no node features");
     goto fail;
   }

@@ -997,6 +997,312 @@ static void test_reproducible(void)
   free_params(ps, 6);
 }
 
+/* ---- linear constants: F = P^K (S + 1 c^T) ---- */
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(LdpDataset, ldp_dataset_free)
+
+/* Random directed graph (P^T != P, so the backward really needs the transpose) with
+ * weighted entries and a few isolated nodes. (transfer full) */
+static LdpGraph *linear_graph(guint n, guint n_edges, LdpRng *rng)
+{
+  g_autofree guint *r = g_new(guint, n_edges), *c = g_new(guint, n_edges);
+  g_autofree float *v = g_new(float, n_edges);
+  for (guint e = 0; e < n_edges; e++) {
+    r[e] = (guint)ldp_rng_below(rng, n - 3); /* the last 3 nodes aggregate nothing */
+    c[e] = (guint)ldp_rng_below(rng, n);
+    v[e] = 0.5f + (float)ldp_rng_uniform(rng);
+  }
+  g_autoptr(GError) error = NULL;
+  LdpCsr *adj = ldp_csr_from_coo(n, n, r, c, v, n_edges, LDP_COO_FIRST, &error);
+  g_assert_no_error(error);
+  return ldp_graph_new(adj);
+}
+
+/* S (n x d): about 2 non-zeros per row, some empty rows. (transfer full) */
+static LdpCsr *linear_s(guint n, guint d, LdpRng *rng)
+{
+  g_autofree guint *r = g_new(guint, 2 * n), *c = g_new(guint, 2 * n);
+  g_autofree float *v = g_new(float, 2 * n);
+  guint k = 0;
+  for (guint i = 0; i < n; i++)
+    for (guint j = 0; j < 2; j++)
+      if (i % 7 != 3) {
+        r[k] = i;
+        c[k] = (guint)ldp_rng_below(rng, d);
+        v[k++] = ldp_rng_uniform(rng) < 0.5 ? -3.0f : 3.0f;
+      }
+  g_autoptr(GError) error = NULL;
+  LdpCsr *s = ldp_csr_from_coo(n, d, r, c, v, k, LDP_COO_SUM, &error);
+  g_assert_no_error(error);
+  return s;
+}
+
+/* F of @f in double, straight from the definition. (g_free, n x d) */
+static double *linear_reference(const LdpLinearFeatures *f, guint n, guint d)
+{
+  double *x = g_new0(double, (gsize)n * d), *y = g_new(double, (gsize)n * d);
+  g_autoptr(LdpTensor) sd = f->sparse ? ldp_csr_to_dense(f->sparse) : ldp_tensor_copy(f->dense);
+  for (gsize i = 0; i < (gsize)n * d; i++)
+    x[i] = sd->data[i] + (f->offset ? f->offset[i % d] : 0.0);
+  for (guint s = 0; s < f->steps; s++) {
+    const LdpCsr *p = ldp_graph_csr(f->operator_graph);
+    memset(y, 0, sizeof(double) * n * d);
+    for (guint i = 0; i < n; i++)
+      for (guint e = p->indptr[i]; e < p->indptr[i + 1]; e++)
+        for (guint j = 0; j < d; j++)
+          y[(gsize)i * d + j] += (double)p->values[e] * x[(gsize)p->indices[e] * d + j];
+    double *t = x;
+    x = y;
+    y = t;
+  }
+  g_free(y);
+  return x;
+}
+
+/* max |a - b| <= rtol * max |b| (+ a floor for all-zero references). */
+static void assert_close_normwise(const char *what, const float *a, const double *b, gsize n, double rtol)
+{
+  double diff = 0.0, mag = 0.0;
+  for (gsize i = 0; i < n; i++) {
+    g_assert_true(isfinite(a[i]));
+    diff = MAX(diff, fabs(a[i] - b[i]));
+    mag = MAX(mag, fabs(b[i]));
+  }
+  if (diff > rtol * mag + 1e-30)
+    g_error("%s: max difference %g against max magnitude %g (rtol %g)", what, diff, mag, rtol);
+}
+
+static LdpVar *build_matmul_linear(LdpTape *t, LdpVar **in, gpointer d)
+{
+  return ldp_op_matmul(t, ldp_tape_linear_constant(t, d), in[0]);
+}
+
+static void test_matmul_linear_grad(void)
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, 31);
+  const guint n = 9, d = 4;
+  g_autoptr(LdpGraph) g = linear_graph(n, 20, &rng);
+  g_autoptr(LdpCsr) s = linear_s(n, d, &rng);
+  float offset[4] = { 0.5f, -1.0f, 2.0f, 0.25f };
+  LdpLinearFeatures f = { .sparse = s, .offset = offset,
+                          .operator_graph = ldp_graph_normalized(g, LDP_NORM_SYM), .steps = 2 };
+  LdpParam *in[1] = { param_away("w", d, 3, &rng) };
+  check_grads("matmul linear sparse+offset K=2", in, 1, build_matmul_linear, &f, TRUE);
+  g_autoptr(LdpTensor) dense = ldp_csr_to_dense(s);
+  LdpLinearFeatures fd = { .dense = dense, .operator_graph = ldp_graph_normalized(g, LDP_NORM_GCN), .steps = 3 };
+  check_grads("matmul linear dense K=3", in, 1, build_matmul_linear, &fd, TRUE);
+  free_params(in, 1);
+}
+
+/* Forward Y = F W and backward dW = F^T R (loss sum(Y ⊙ R)) on the lazy leaf, against
+ * the double-precision definition and against the dense matrix the dataset
+ * materialises; every combination of S kind, offset, K and operator. The only
+ * differences are float32 rounding (sums of <= ~60 terms): 1e-5 normwise. */
+static void linear_case(LdpGraph *g, const LdpCsr *s, const float *offset, guint steps, LdpNorm norm,
+                        gboolean dense_s, const LdpTensor *w, const LdpTensor *r)
+{
+  const guint n = s->rows, d = s->cols, h = w->cols;
+  g_autoptr(LdpTensor) sd = ldp_csr_to_dense(s);
+  LdpLinearFeatures f = { .sparse = dense_s ? NULL : s, .dense = dense_s ? sd : NULL, .offset = offset,
+                          .operator_graph = steps ? ldp_graph_normalized(g, norm) : NULL, .steps = steps };
+  g_autofree char *what = g_strdup_printf("linear %s S, %s offset, K=%u, %s", dense_s ? "dense" : "sparse",
+                                          offset ? "with" : "no", steps, norm == LDP_NORM_SYM ? "sym" : "gcn");
+  g_autofree double *ref = linear_reference(&f, n, d);
+  g_autofree double *y_ref = g_new0(double, (gsize)n * h);
+  g_autofree double *dw_ref = g_new0(double, (gsize)d * h);
+  for (guint i = 0; i < n; i++)
+    for (guint k = 0; k < d; k++)
+      for (guint j = 0; j < h; j++) {
+        y_ref[(gsize)i * h + j] += ref[(gsize)i * d + k] * ldp_tensor_row(w, k)[j];
+        dw_ref[(gsize)k * h + j] += ref[(gsize)i * d + k] * ldp_tensor_row(r, i)[j];
+      }
+
+  g_autoptr(LdpParam) p = ldp_param_new("w", d, h);
+  memcpy(ldp_param_value(p)->data, w->data, ldp_tensor_size(w) * sizeof(float));
+  LdpTape *tape = ldp_tape_new(TRUE);
+  LdpVar *x = ldp_tape_linear_constant(tape, &f);
+  g_assert_cmpuint(ldp_var_rows(x), ==, n);
+  g_assert_cmpuint(ldp_var_cols(x), ==, d);
+  LdpVar *y = ldp_op_matmul(tape, x, ldp_tape_param(tape, p));
+  ldp_tape_backward(tape, ldp_op_sum(tape, ldp_op_mul(tape, y, ldp_tape_constant(tape, r))));
+  g_assert_null(ldp_var_grad(x));
+  assert_close_normwise(what, ldp_var_value(y)->data, y_ref, (gsize)n * h, 1e-5);
+  assert_close_normwise(what, ldp_param_grad(p)->data, dw_ref, (gsize)d * h, 1e-5);
+  ldp_tape_free(tape);
+
+  /* The same through the dataset: lazy leaf vs its materialised dense features. */
+  g_autoptr(LdpDataset) ds = ldp_dataset_new(LDP_TASK_NODE, "linear");
+  ldp_dataset_set_adjacency(ds, ldp_csr_copy(ldp_graph_csr(g)), FALSE);
+  float *off = offset ? g_memdup2(offset, sizeof(float) * d) : NULL;
+  if (dense_s)
+    ldp_dataset_set_features_affine_dense(ds, ldp_tensor_copy(sd), off);
+  else
+    ldp_dataset_set_features_affine(ds, ldp_csr_copy(s), off);
+  ldp_dataset_propagate_features(ds, norm, steps);
+  g_assert_cmpuint(ldp_dataset_n_features(ds), ==, d);
+  LdpLinearFeatures lf;
+  gboolean lazy = ldp_dataset_linear_features(ds, &lf);
+  g_assert_cmpint(lazy, ==, offset != NULL || steps > 0);
+  if (!lazy) {
+    g_assert_true(dense_s ? ldp_dataset_features_dense(ds) != NULL : ldp_dataset_features_sparse(ds) != NULL);
+    return;
+  }
+  g_assert_cmpuint(lf.steps, ==, steps);
+  g_assert_null(ldp_dataset_features_sparse(ds));
+  const LdpTensor *mat = ldp_dataset_features_dense(ds);
+  g_assert_true(ldp_dataset_features_dense(ds) == mat); /* materialised once */
+  g_autofree double *mat_d = g_new(double, (gsize)n * d);
+  for (gsize i = 0; i < (gsize)n * d; i++)
+    mat_d[i] = mat->data[i];
+  assert_close_normwise(what, mat->data, ref, (gsize)n * d, 1e-5);
+  g_autoptr(LdpParam) p1 = ldp_param_new("w1", d, h), p2 = ldp_param_new("w2", d, h);
+  memcpy(ldp_param_value(p1)->data, w->data, ldp_tensor_size(w) * sizeof(float));
+  memcpy(ldp_param_value(p2)->data, w->data, ldp_tensor_size(w) * sizeof(float));
+  tape = ldp_tape_new(TRUE);
+  LdpVar *rc = ldp_tape_constant(tape, r);
+  LdpVar *y1 = ldp_op_matmul(tape, ldp_tape_linear_constant(tape, &lf), ldp_tape_param(tape, p1));
+  LdpVar *y2 = ldp_op_matmul(tape, ldp_tape_constant(tape, mat), ldp_tape_param(tape, p2));
+  ldp_tape_backward(tape, ldp_op_add(tape, ldp_op_sum(tape, ldp_op_mul(tape, y1, rc)),
+                                     ldp_op_sum(tape, ldp_op_mul(tape, y2, rc))));
+  g_autofree double *y2d = g_new(double, (gsize)n * h);
+  g_autofree double *g2d = g_new(double, (gsize)d * h);
+  for (gsize i = 0; i < (gsize)n * h; i++)
+    y2d[i] = ldp_var_value(y2)->data[i];
+  for (gsize i = 0; i < (gsize)d * h; i++)
+    g2d[i] = ldp_param_grad(p2)->data[i];
+  assert_close_normwise(what, ldp_var_value(y1)->data, y2d, (gsize)n * h, 1e-5);
+  assert_close_normwise(what, ldp_param_grad(p1)->data, g2d, (gsize)d * h, 1e-5);
+  ldp_tape_free(tape);
+}
+
+static void test_matmul_linear_exact(void)
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, 32);
+  const guint n = 60, d = 13, h = 5;
+  g_autoptr(LdpGraph) g = linear_graph(n, 240, &rng);
+  g_autoptr(LdpCsr) s = linear_s(n, d, &rng);
+  float offset[13];
+  for (guint k = 0; k < d; k++)
+    offset[k] = (float)(ldp_rng_uniform(&rng) * 2.0 - 0.5);
+  g_autoptr(LdpTensor) w = ldp_tensor_new(d, h);
+  g_autoptr(LdpTensor) r = ldp_tensor_new(n, h);
+  fill_uniform(w, &rng, -1.0f, 1.0f);
+  fill_uniform(r, &rng, -1.0f, 1.0f);
+  static const guint steps[] = { 0, 1, 3 };
+  static const LdpNorm norms[] = { LDP_NORM_SYM, LDP_NORM_GCN };
+  for (guint dense = 0; dense < 2; dense++)
+    for (guint o = 0; o < 2; o++)
+      for (guint k = 0; k < G_N_ELEMENTS(steps); k++)
+        for (guint q = 0; q < G_N_ELEMENTS(norms); q++)
+          linear_case(g, s, o ? offset : NULL, steps[k], norms[q], dense, w, r);
+}
+
+/* Dataset bookkeeping of lazy features: composition of propagations, materialisation
+ * on a change of operator, copies, setters and min-max. */
+static void test_linear_dataset(void)
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, 33);
+  const guint n = 30, d = 6;
+  g_autoptr(LdpGraph) g = linear_graph(n, 90, &rng);
+  g_autoptr(LdpDataset) ds = ldp_dataset_new(LDP_TASK_NODE, "lazy");
+  ldp_dataset_set_adjacency(ds, ldp_csr_copy(ldp_graph_csr(g)), FALSE);
+  g_autoptr(LdpCsr) s = linear_s(n, d, &rng);
+  float *off = g_new(float, d);
+  for (guint k = 0; k < d; k++)
+    off[k] = 0.5f;
+  ldp_dataset_set_features_affine(ds, ldp_csr_copy(s), off);
+  LdpLinearFeatures lf;
+  g_assert_true(ldp_dataset_linear_features(ds, &lf));
+  g_assert_true(lf.sparse != NULL && lf.dense == NULL && lf.offset != NULL && lf.steps == 0);
+  /* SYM 1 then SYM 2 is SYM 3 on the sparse S. */
+  ldp_dataset_propagate_features(ds, LDP_NORM_SYM, 1);
+  ldp_dataset_propagate_features(ds, LDP_NORM_SYM, 0);
+  ldp_dataset_propagate_features(ds, LDP_NORM_SYM, 2);
+  g_assert_true(ldp_dataset_linear_features(ds, &lf));
+  g_assert_true(lf.sparse != NULL && lf.steps == 3);
+  g_assert_true(lf.operator_graph == ldp_graph_normalized(ldp_dataset_graph(ds), LDP_NORM_SYM));
+  LdpLinearFeatures want = { .sparse = s, .offset = lf.offset, .operator_graph = lf.operator_graph, .steps = 3 };
+  g_autofree double *ref3 = linear_reference(&want, n, d);
+  assert_close_normwise("sym 1+2", ldp_dataset_features_dense(ds)->data, ref3, (gsize)n * d, 1e-5);
+  /* A copy keeps the representation and the values. */
+  g_autoptr(LdpDataset) copy = ldp_dataset_copy(ds);
+  g_assert_true(ldp_dataset_linear_features(copy, &lf));
+  g_assert_true(lf.steps == 3 && lf.offset != NULL && lf.sparse != NULL && lf.sparse != s);
+  assert_close_normwise("copy", ldp_dataset_features_dense(copy)->data, ref3, (gsize)n * d, 1e-5);
+  /* A different operator materialises P_sym^3 first: dense S, no offset, GCN^1. */
+  ldp_dataset_propagate_features(ds, LDP_NORM_GCN, 1);
+  g_assert_true(ldp_dataset_linear_features(ds, &lf));
+  g_assert_true(lf.dense != NULL && lf.sparse == NULL && lf.offset == NULL && lf.steps == 1);
+  const LdpCsr *pg = ldp_graph_csr(ldp_graph_normalized(ldp_dataset_graph(ds), LDP_NORM_GCN));
+  g_autofree double *ref4 = g_new0(double, (gsize)n * d);
+  for (guint i = 0; i < n; i++)
+    for (guint e = pg->indptr[i]; e < pg->indptr[i + 1]; e++)
+      for (guint j = 0; j < d; j++)
+        ref4[(gsize)i * d + j] += (double)pg->values[e] * ref3[(gsize)pg->indices[e] * d + j];
+  assert_close_normwise("sym 3 then gcn 1", ldp_dataset_features_dense(ds)->data, ref4, (gsize)n * d, 1e-5);
+  /* A later change of structure does not change the features (P is the old graph's). */
+  ldp_dataset_simplify(ds);
+  assert_close_normwise("after simplify", ldp_dataset_features_dense(ds)->data, ref4, (gsize)n * d, 1e-5);
+  /* Min-max materialises: every column ends in [0, 1] and the features are plain. */
+  ldp_dataset_normalize_minmax(ds, FALSE);
+  g_assert_false(ldp_dataset_linear_features(ds, &lf));
+  const LdpTensor *x = ldp_dataset_features_dense(ds);
+  for (gsize i = 0; i < ldp_tensor_size(x); i++)
+    g_assert_true(x->data[i] >= 0.0f && x->data[i] <= 1.0f);
+  /* Any setter drops the lazy state. */
+  ldp_dataset_set_features_sparse(copy, ldp_csr_copy(s));
+  g_assert_false(ldp_dataset_linear_features(copy, &lf));
+  g_assert_true(ldp_dataset_features_sparse(copy) != NULL);
+  g_autofree char *text = ldp_dataset_describe(ds);
+  g_assert_nonnull(strstr(text, "(dense)"));
+}
+
+/* The linear path is bitwise independent of the thread count (big enough for the
+ * parallel products to split). */
+static void test_matmul_linear_threads(void)
+{
+#ifdef _OPENMP
+  LdpRng rng;
+  ldp_rng_init(&rng, 34);
+  const guint n = 3000, d = 40, h = 16;
+  g_autoptr(LdpGraph) g = linear_graph(n, 12000, &rng);
+  g_autoptr(LdpCsr) s = linear_s(n, d, &rng);
+  float offset[40];
+  for (guint k = 0; k < d; k++)
+    offset[k] = 0.5f;
+  LdpLinearFeatures f = { .sparse = s, .offset = offset,
+                          .operator_graph = ldp_graph_normalized(g, LDP_NORM_SYM), .steps = 4 };
+  g_autoptr(LdpTensor) r = ldp_tensor_new(n, h);
+  fill_uniform(r, &rng, -1.0f, 1.0f);
+  g_autoptr(LdpParam) p = ldp_param_new("w", d, h);
+  ldp_param_init_glorot(p, &rng);
+  int saved = omp_get_max_threads();
+  LdpTensor *out[2][2];
+  for (int t = 0; t < 2; t++) {
+    omp_set_num_threads(t + 1);
+    ldp_tensor_fill(ldp_param_grad(p), 0.0f);
+    LdpTape *tape = ldp_tape_new(TRUE);
+    LdpVar *y = ldp_op_matmul(tape, ldp_tape_linear_constant(tape, &f), ldp_tape_param(tape, p));
+    ldp_tape_backward(tape, ldp_op_sum(tape, ldp_op_mul(tape, y, ldp_tape_constant(tape, r))));
+    out[t][0] = ldp_tensor_copy(ldp_var_value(y));
+    out[t][1] = ldp_tensor_copy(ldp_param_grad(p));
+    ldp_tape_free(tape);
+  }
+  omp_set_num_threads(saved);
+  for (int k = 0; k < 2; k++) {
+    g_assert_cmpmem(out[0][k]->data, ldp_tensor_size(out[0][k]) * sizeof(float), out[1][k]->data,
+                    ldp_tensor_size(out[1][k]) * sizeof(float));
+    ldp_tensor_free(out[0][k]);
+    ldp_tensor_free(out[1][k]);
+  }
+#else
+  g_test_skip("built without OpenMP");
+#endif
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -1015,5 +1321,9 @@ int main(int argc, char **argv)
   g_test_add_func("/autograd/tape-semantics", test_tape_semantics);
   g_test_add_func("/autograd/bad-shapes", test_bad_shapes);
   g_test_add_func("/autograd/reproducible", test_reproducible);
+  g_test_add_func("/autograd/matmul-linear/grad", test_matmul_linear_grad);
+  g_test_add_func("/autograd/matmul-linear/exact", test_matmul_linear_exact);
+  g_test_add_func("/autograd/matmul-linear/threads", test_matmul_linear_threads);
+  g_test_add_func("/autograd/linear-dataset", test_linear_dataset);
   return g_test_run();
 }

@@ -12,6 +12,7 @@
  */
 #pragma once
 
+#include <ldpgnn/dataset.h>
 #include <ldpgnn/graph.h>
 #include <ldpgnn/rng.h>
 
@@ -48,12 +49,17 @@ LDP_API gboolean ldp_tape_training(const LdpTape *tape);
 LDP_API LdpVar *ldp_tape_constant(LdpTape *tape, const LdpTensor *value);
 /* Leaf holding a borrowed sparse matrix; only usable as the left operand of ldp_op_matmul. */
 LDP_API LdpVar *ldp_tape_sparse_constant(LdpTape *tape, const LdpCsr *value);
+/* Leaf holding lazy linear features F = P^K (S + 1 c^T) (see ldp_dataset_linear_features);
+ * only usable as the left operand of ldp_op_matmul, which computes P^K (S W + 1 (c^T W))
+ * without forming F (ldp_var_value is NULL for it). The struct is copied; the matrices,
+ * offset and graph it points to are borrowed and must outlive the tape. */
+LDP_API LdpVar *ldp_tape_linear_constant(LdpTape *tape, const LdpLinearFeatures *f);
 /* Leaf bound to @p (the same LdpVar is returned if @p is bound twice); backward adds
  * into ldp_param_grad(@p). The value is borrowed, not copied: update @p only after
  * ldp_tape_backward. */
 LDP_API LdpVar *ldp_tape_param(LdpTape *tape, LdpParam *p);
 
-/* (transfer none): the forward value. Not valid for sparse constants. */
+/* (transfer none): the forward value. Not valid for sparse or linear constants. */
 LDP_API const LdpTensor *ldp_var_value(const LdpVar *v);
 LDP_API guint ldp_var_rows(const LdpVar *v);
 LDP_API guint ldp_var_cols(const LdpVar *v);
@@ -66,7 +72,7 @@ LDP_API void ldp_tape_backward(LdpTape *tape, LdpVar *loss);
 
 /* ---- ops ---- */
 
-/* a (n x k, dense or sparse constant) times b (k x m). */
+/* a (n x k, dense, sparse constant or linear constant) times b (k x m). */
 LDP_API LdpVar *ldp_op_matmul(LdpTape *tape, LdpVar *a, LdpVar *b);
 /* out[i] = sum over edges e = (i <- j) of coef_e * w_e * x[j], with coef_e the stored
  * value of @g and w_e = 1 when @edge_w is NULL. @edge_w has one row per edge of the

@@ -52,6 +52,35 @@ LDP_API void ldp_dataset_set_adjacency(LdpDataset *ds, LdpCsr *adj, gboolean und
 LDP_API void ldp_dataset_set_features_dense(LdpDataset *ds, LdpTensor *x);
 LDP_API void ldp_dataset_set_features_sparse(LdpDataset *ds, LdpCsr *x);
 LDP_API void ldp_dataset_clear_features(LdpDataset *ds);
+
+/* Lazy "linear features" F = P^K (S + 1 c^T): S is n x d (dense or CSR), c an optional
+ * per-column offset (d floats) added to every row, P the normalised graph the features
+ * were last propagated on and K >= 0 steps. Mechanisms whose estimate is sparse plus a
+ * constant (multi-bit) and calibrators that propagate (KProp) keep that structure so
+ * the trainer can compute F W = P^K (S W + 1 (c^T W)) without ever forming F.
+ * Sets S (transfer full) and the offset (transfer full, g_malloc'd, @s->cols floats;
+ * nullable: no offset); replaces any previous features. */
+LDP_API void ldp_dataset_set_features_affine(LdpDataset *ds, LdpCsr *s, float *offset);
+/* The same with a dense S (transfer full). */
+LDP_API void ldp_dataset_set_features_affine_dense(LdpDataset *ds, LdpTensor *s, float *offset);
+/* Features <- P^steps features, P = ldp_graph_normalized(dataset graph, @norm), recorded
+ * lazily (the dataset keeps a reference to the graph of this moment, so later structure
+ * changes do not alter the features). Composes with a pending propagation of the same
+ * norm on the same graph by adding steps; otherwise the pending one is materialised
+ * first. steps = 0 is a no-op. Needs features and a graph. */
+LDP_API void ldp_dataset_propagate_features(LdpDataset *ds, LdpNorm norm, guint steps);
+
+typedef struct {
+  const LdpCsr *sparse;     /* S when sparse (else NULL) */
+  const LdpTensor *dense;   /* S when dense (else NULL); exactly one of the two is set */
+  const float *offset;      /* (nullable) c, d floats */
+  LdpGraph *operator_graph; /* P (nullable when steps == 0); its csr holds the coefficients */
+  guint steps;              /* K */
+} LdpLinearFeatures;
+/* Fills @out (all pointers transfer none, valid until the features change) and returns
+ * TRUE when the features are lazy (an offset or steps > 0); FALSE (and @out zeroed)
+ * for plain dense/sparse features or none. */
+LDP_API gboolean ldp_dataset_linear_features(const LdpDataset *ds, LdpLinearFeatures *out);
 /* Labels (transfer full, g_malloc'd): one per node (node task) or per graph. */
 LDP_API void ldp_dataset_set_labels(LdpDataset *ds, gint *labels, guint n_classes);
 /* Standard split shipped with the data (transfer full): one LdpRole per label item. */
@@ -75,7 +104,10 @@ LDP_API gboolean ldp_dataset_is_undirected(const LdpDataset *ds);
  * self-loops count once. */
 LDP_API gsize ldp_dataset_n_edges(const LdpDataset *ds);
 LDP_API guint ldp_dataset_n_features(const LdpDataset *ds);
-/* (transfer none, nullable): exactly one of the two is non-NULL when features exist. */
+/* (transfer none, nullable): exactly one of the two is non-NULL when features exist.
+ * Lazy features (see ldp_dataset_linear_features) read as dense: the first call
+ * materialises them once into a cache inside the dataset (dropped by any feature
+ * setter; not safe from two threads at once) and the sparse getter returns NULL. */
 LDP_API const LdpTensor *ldp_dataset_features_dense(const LdpDataset *ds);
 LDP_API const LdpCsr *ldp_dataset_features_sparse(const LdpDataset *ds);
 /* (transfer none, nullable) */

@@ -1,7 +1,10 @@
 /* kprop.c: KProp feature denoising (LPGNN, ALGORITHMS.md §5).
  *
  * X̃ = B^K X with B the adjacency normalised without self-loops, D^-1/2 A D^-1/2,
- * computed once before training (features and graph never change). Runs on the noisy
+ * recorded lazily on the dataset (ldp_dataset_propagate_features): node-task training
+ * then computes X̃ W = B^K (X W) per layer input, which for the multi-bit mechanism's
+ * sparse-plus-constant X costs far less than a dense n x d product; readers of the dense
+ * features get B^K X materialised once. Runs on the noisy
  * features only: server-side post-processing, no privacy cost. Options cover the
  * paper's reading ("GCN aggregator", with self-loops) and a plain mean.
  */
@@ -43,24 +46,18 @@ static gboolean kprop_prepare(gpointer inst, LdpDataset *noisy, LdpRng *rng, GEr
   KProp *k = inst;
   if (k->steps == 0)
     return TRUE;
-  const LdpTensor *dense = ldp_dataset_features_dense(noisy);
-  const LdpCsr *sparse = ldp_dataset_features_sparse(noisy);
-  if (!dense && !sparse) {
+  LdpLinearFeatures lin;
+  /* Lazy features count as present without being materialised. */
+  if (!ldp_dataset_linear_features(noisy, &lin) && !ldp_dataset_features_dense(noisy) &&
+      !ldp_dataset_features_sparse(noisy)) {
     g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "the dataset has no features to propagate");
     return FALSE;
   }
-  const LdpCsr *b = ldp_graph_csr(ldp_graph_normalized(ldp_dataset_graph(noisy), k->norm));
-  /* The first step reads the (possibly sparse) features directly; B^K X is dense. */
-  LdpTensor *x = dense ? ldp_tensor_copy(dense) : ldp_csr_to_dense(sparse);
-  LdpTensor *y = ldp_tensor_new_uninit(x->rows, x->cols);
-  for (guint s = 0; s < k->steps; s++) {
-    ldp_csr_spmm(1.0f, b, x, 0.0f, y);
-    LdpTensor *t = x;
-    x = y;
-    y = t;
+  if (ldp_dataset_graph(noisy) == NULL) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "the dataset has no graph to propagate on");
+    return FALSE;
   }
-  ldp_tensor_free(y);
-  ldp_dataset_set_features_dense(noisy, x);
+  ldp_dataset_propagate_features(noisy, k->norm, k->steps);
   return TRUE;
 }
 

@@ -196,23 +196,10 @@ static LdpDataset *gin_load(const LdpParams *params, const LdpDatasetEnv *env, G
   if (dot)
     *dot = '\0';
   char *ds_name = g_ascii_strdown(base, -1);
-  ds = ldp_dataset_new(LDP_TASK_GRAPH, ds_name);
+  ds = ldp_loader_dataset_new(LDP_TASK_GRAPH, ds_name, n_nodes, n_graphs, ptr, src, dst, x, labels, n_classes, roles,
+                              error);
   g_free(ds_name);
   g_free(base);
-  if (!ldp_dataset_set_structure(ds, n_nodes, n_graphs, ptr, (const guint *)src->data, (const guint *)dst->data,
-                                 src->len, TRUE, error)) {
-    g_free(labels);
-    g_free(roles);
-    if (x)
-      ldp_csr_free(x);
-    g_clear_pointer(&ds, ldp_dataset_free);
-    goto out;
-  }
-  if (x)
-    ldp_dataset_set_features_sparse(ds, x);
-  ldp_dataset_set_labels(ds, labels, n_classes);
-  if (roles)
-    ldp_dataset_set_standard_split(ds, roles);
 
 out:
   ldp_text_close(&tf);

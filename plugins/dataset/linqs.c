@@ -245,20 +245,12 @@ static LdpDataset *linqs_load(const LdpParams *params, const LdpDatasetEnv *env,
     goto out;
   guint n = ids.n;
 
-  ds = ldp_dataset_new(LDP_TASK_NODE, prefix);
-  if (!ldp_dataset_set_structure(ds, n, 1, NULL, (const guint *)src->data, (const guint *)dst->data, src->len,
-                                 TRUE, error)) {
-    g_clear_pointer(&ds, ldp_dataset_free);
-    goto out;
-  }
-
   LdpCsr *x = ldp_csr_new(n, d, cols->len);
   memcpy(x->indptr, indptr->data, sizeof(guint) * indptr->len);
   for (guint i = n_content; i < n; i++) /* dangling nodes: empty rows */
     x->indptr[i + 1] = cols->len;
   memcpy(x->indices, cols->data, sizeof(guint) * cols->len);
   memcpy(x->values, vals->data, sizeof(float) * vals->len);
-  ldp_dataset_set_features_sparse(ds, x);
 
   guint n_classes = 0;
   gint *content_labels =
@@ -268,7 +260,10 @@ static LdpDataset *linqs_load(const LdpParams *params, const LdpDatasetEnv *env,
   g_free(content_labels);
   for (guint i = n_content; i < n; i++)
     labels[i] = -1;
-  ldp_dataset_set_labels(ds, labels, n_classes);
+
+  ds = ldp_loader_dataset_new(LDP_TASK_NODE, prefix, n, 1, NULL, src, dst, x, labels, n_classes, NULL, error);
+  if (ds == NULL)
+    goto out;
 
   if (ldp_params_get_bool(params, "standard_split")) {
     guint8 *roles = g_new0(guint8, MAX(n, 1));

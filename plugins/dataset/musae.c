@@ -345,19 +345,7 @@ static LdpDataset *musae_load(const LdpParams *params, const LdpDatasetEnv *env,
     g_free(labels);
     return NULL;
   }
-  LdpDataset *ds = ldp_dataset_new(LDP_TASK_NODE, name);
-  if (!ldp_dataset_set_structure(ds, n, 1, NULL, (const guint *)src->data, (const guint *)dst->data, src->len, TRUE,
-                                 error)) {
-    g_free(labels);
-    if (x)
-      ldp_csr_free(x);
-    ldp_dataset_free(ds);
-    return NULL;
-  }
-  if (x)
-    ldp_dataset_set_features_sparse(ds, x);
-  ldp_dataset_set_labels(ds, labels, n_classes);
-  return ds;
+  return ldp_loader_dataset_new(LDP_TASK_NODE, name, n, 1, NULL, src, dst, x, labels, n_classes, NULL, error);
 }
 
 static const LdpDatasetVTable musae_vtable = { .load = musae_load };

@@ -278,16 +278,9 @@ static LdpDataset *pubmed_load_linqs(const char *dir, gboolean self_loops, GErro
     ldp_csr_free(x);
     return NULL;
   }
-  LdpDataset *ds = ldp_dataset_new(LDP_TASK_NODE, "pubmed");
-  if (!ldp_dataset_set_structure(ds, labels->len, 1, NULL, (const guint *)src->data, (const guint *)dst->data,
-                                 src->len, TRUE, error)) {
-    ldp_csr_free(x);
-    ldp_dataset_free(ds);
-    return NULL;
-  }
-  ldp_dataset_set_features_sparse(ds, x);
-  ldp_dataset_set_labels(ds, (gint *)g_array_steal(labels, NULL), n_classes);
-  return ds;
+  guint n = labels->len;
+  return ldp_loader_dataset_new(LDP_TASK_NODE, "pubmed", n, 1, NULL, src, dst, x,
+                                (gint *)g_array_steal(labels, NULL), n_classes, NULL, error);
 }
 
 static LdpDataset *pubmed_load_planetoid(const char *dir, gboolean self_loops, GError **error)
@@ -372,16 +365,8 @@ static LdpDataset *pubmed_load_planetoid(const char *dir, gboolean self_loops, G
   }
   ldp_text_close(&tf);
 
-  LdpDataset *ds = ldp_dataset_new(LDP_TASK_NODE, "pubmed");
-  if (!ldp_dataset_set_structure(ds, n, 1, NULL, (const guint *)src->data, (const guint *)dst->data, src->len, TRUE,
-                                 error)) {
-    g_free(roles);
-    ldp_dataset_free(ds);
-    return NULL;
-  }
-  ldp_dataset_set_labels(ds, (gint *)g_array_steal(labels, NULL), n_classes);
-  ldp_dataset_set_standard_split(ds, roles);
-  return ds;
+  return ldp_loader_dataset_new(LDP_TASK_NODE, "pubmed", n, 1, NULL, src, dst, NULL,
+                                (gint *)g_array_steal(labels, NULL), n_classes, roles, error);
 }
 
 static LdpDataset *pubmed_load(const LdpParams *params, const LdpDatasetEnv *env, GError **error)

@@ -125,13 +125,19 @@ gboolean ldp_text_uint(const LdpTextFile *tf, char **p, guint *out, const char *
   return TRUE;
 }
 
-gboolean ldp_text_int(const LdpTextFile *tf, char **p, gint64 *out, const char *what, GError **error)
+/* Parses the whole string @s into @out (written only on success). */
+typedef gboolean (*TextParseFunc)(const char *s, gpointer out);
+
+/* The next field, cut out NUL-terminated for @parse (the line is restored after),
+ * or the "expected WHAT" error. */
+static gboolean text_field(const LdpTextFile *tf, char **p, TextParseFunc parse, gpointer out, const char *what,
+                           GError **error)
 {
   char *e;
   char *s = next_field(p, &e);
   char save = *e;
   *e = '\0';
-  gboolean ok = ldp_parse_int(s, out);
+  gboolean ok = parse(s, out);
   *e = save;
   if (!ok) {
     field_error(tf, error, s, e, what);
@@ -141,22 +147,29 @@ gboolean ldp_text_int(const LdpTextFile *tf, char **p, gint64 *out, const char *
   return TRUE;
 }
 
+static gboolean text_parse_int(const char *s, gpointer out)
+{
+  return ldp_parse_int(s, out);
+}
+
+static gboolean text_parse_double(const char *s, gpointer out)
+{
+  char *end = NULL;
+  double v = *s == '\0' ? 0 : g_ascii_strtod(s, &end);
+  if (*s == '\0' || *end != '\0' || !isfinite(v))
+    return FALSE;
+  *(double *)out = v;
+  return TRUE;
+}
+
+gboolean ldp_text_int(const LdpTextFile *tf, char **p, gint64 *out, const char *what, GError **error)
+{
+  return text_field(tf, p, text_parse_int, out, what, error);
+}
+
 gboolean ldp_text_double(const LdpTextFile *tf, char **p, double *out, const char *what, GError **error)
 {
-  char *e;
-  char *s = next_field(p, &e);
-  char save = *e;
-  *e = '\0';
-  char *end = NULL;
-  double v = s == e ? 0 : g_ascii_strtod(s, &end);
-  *e = save;
-  if (s == e || end != e || !isfinite(v)) {
-    field_error(tf, error, s, e, what);
-    return FALSE;
-  }
-  *out = v;
-  *p = e;
-  return TRUE;
+  return text_field(tf, p, text_parse_double, out, what, error);
 }
 
 char *ldp_text_token(char **p)
@@ -412,4 +425,26 @@ gint *ldp_labels_from_strings(const char *const *values, guint n, guint *n_class
     *names_out = names;
   }
   return labels;
+}
+
+LdpDataset *ldp_loader_dataset_new(LdpTaskLevel level, const char *name, guint n_nodes, guint n_graphs,
+                                   const guint *graph_ptr, const GArray *src, const GArray *dst, LdpCsr *x,
+                                   gint *labels, guint n_classes, guint8 *roles, GError **error)
+{
+  LdpDataset *ds = ldp_dataset_new(level, name);
+  if (!ldp_dataset_set_structure(ds, n_nodes, n_graphs, graph_ptr, (const guint *)src->data,
+                                 (const guint *)dst->data, src->len, TRUE, error)) {
+    g_free(labels);
+    g_free(roles);
+    if (x)
+      ldp_csr_free(x);
+    ldp_dataset_free(ds);
+    return NULL;
+  }
+  if (x)
+    ldp_dataset_set_features_sparse(ds, x);
+  ldp_dataset_set_labels(ds, labels, n_classes);
+  if (roles)
+    ldp_dataset_set_standard_split(ds, roles);
+  return ds;
 }

@@ -63,4 +63,14 @@ char *ldp_data_dir_resolve(const LdpDatasetEnv *env, const char *dir, const char
  * receives the sorted names (transfer full, NULL-terminated). */
 gint *ldp_labels_from_strings(const char *const *values, guint n, guint *n_classes, char ***names_out);
 
+/* A loader's result: a dataset of @n_nodes nodes in @n_graphs graphs (@graph_ptr
+ * as in ldp_dataset_set_structure, NULL for one graph) with the undirected edges
+ * @src[e]-@dst[e] (guint arrays), the sparse features @x (nullable), the labels
+ * and the standard split @roles (nullable). @x, @labels and @roles are taken
+ * (transfer full) whether or not it succeeds. (transfer full, nullable): NULL with
+ * @error set when the structure is refused. */
+LdpDataset *ldp_loader_dataset_new(LdpTaskLevel level, const char *name, guint n_nodes, guint n_graphs,
+                                   const guint *graph_ptr, const GArray *src, const GArray *dst, LdpCsr *x,
+                                   gint *labels, guint n_classes, guint8 *roles, GError **error);
+
 G_END_DECLS

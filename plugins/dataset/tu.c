@@ -169,19 +169,8 @@ static LdpDataset *tu_load(const LdpParams *params, const LdpDatasetEnv *env, GE
   guint n_classes = 0;
   gint *labels = ldp_labels_from_strings((const char *const *)glabels->pdata, n_graphs, &n_classes, NULL);
   g_autofree char *ds_name = g_ascii_strdown(prefix, -1);
-  LdpDataset *ds = ldp_dataset_new(LDP_TASK_GRAPH, ds_name);
-  if (!ldp_dataset_set_structure(ds, n, n_graphs, ptr, (const guint *)src->data, (const guint *)dst->data, src->len,
-                                 TRUE, error)) {
-    g_free(labels);
-    if (x)
-      ldp_csr_free(x);
-    ldp_dataset_free(ds);
-    return NULL;
-  }
-  if (x)
-    ldp_dataset_set_features_sparse(ds, x);
-  ldp_dataset_set_labels(ds, labels, n_classes);
-  return ds;
+  return ldp_loader_dataset_new(LDP_TASK_GRAPH, ds_name, n, n_graphs, ptr, src, dst, x, labels, n_classes, NULL,
+                                error);
 }
 
 static const LdpDatasetVTable tu_vtable = { .load = tu_load };

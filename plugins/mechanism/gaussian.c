@@ -8,10 +8,8 @@
 #include "mech-common.h"
 
 typedef struct {
-  double epsilon;
+  MechFeatures f;  /* first: epsilon, d, range */
   double delta;
-  guint d;
-  double lo, hi;
   double sigma;
 } Gaussian;
 
@@ -60,17 +58,12 @@ static double gaussian_sigma(double eps, double delta, double sens)
 static gpointer gaussian_create(const LdpParams *params, const LdpMechanismShape *shape,
                                 GError **error)
 {
-  double lo, hi;
-  if (!mech_feature_range(params, shape, &lo, &hi, error))
+  Gaussian *g = mech_features_new(sizeof(Gaussian), params, shape, error);
+  if (!g)
     return NULL;
-  Gaussian *g = g_new0(Gaussian, 1);
-  g->epsilon = ldp_params_get_number(params, "epsilon");
   g->delta = ldp_params_get_number(params, "delta");
-  g->d = shape->n_features;
-  g->lo = lo;
-  g->hi = hi;
-  if (!isinf(g->epsilon) && g->d > 0)
-    g->sigma = gaussian_sigma(g->epsilon, g->delta, (hi - lo) * sqrt((double)g->d));
+  if (!isinf(g->f.epsilon) && g->f.d > 0)
+    g->sigma = gaussian_sigma(g->f.epsilon, g->delta, (g->f.hi - g->f.lo) * sqrt((double)g->f.d));
   return g;
 }
 
@@ -82,44 +75,19 @@ static void gaussian_destroy(gpointer inst)
 static void gaussian_budget(gpointer inst, LdpBudget *out)
 {
   const Gaussian *g = inst;
-  ldp_budget_add(out, "epsilon", g->epsilon, isinf(g->epsilon) ? 0.0 : g->delta, NULL);
+  ldp_budget_add(out, "epsilon", g->f.epsilon, isinf(g->f.epsilon) ? 0.0 : g->delta, NULL);
+}
+
+static double gaussian_value(gconstpointer inst, double x, LdpRng *rng)
+{
+  const Gaussian *g = inst;
+  return x + g->sigma * ldp_rng_normal(rng);
 }
 
 static gboolean gaussian_randomize(gpointer inst, const LdpUserView *v, LdpRng *rng,
                                    LdpReport *out, GError **error)
 {
-  const Gaussian *g = inst;
-  if (isinf(g->epsilon) || v->is_public) {
-    ldp_report_set_dense(out, v->features, v->n_features);
-    return TRUE;
-  }
-  if (!mech_check_row(v, g->lo, g->hi, error))
-    return FALSE;
-  float *y = g_new(float, MAX(v->n_features, 1u));
-  for (guint k = 0; k < v->n_features; k++)
-    y[k] = (float)(v->features[k] + g->sigma * ldp_rng_normal(rng));
-  ldp_report_set_dense(out, y, v->n_features);
-  g_free(y);
-  return TRUE;
-}
-
-static void gaussian_row(gpointer inst, const LdpReport *r, float *row)
-{
-  const Gaussian *g = inst;
-  memcpy(row, ldp_report_values(r), (gsize)g->d * sizeof(float));
-}
-
-static gboolean gaussian_estimate(gpointer inst, const LdpReportSet *reports, LdpDataset *noisy,
-                                  GError **error)
-{
-  const Gaussian *g = inst;
-  return mech_estimate_rows(inst, reports, g->d, TRUE, gaussian_row, noisy, error);
-}
-
-static double gaussian_report_bits(gpointer inst)
-{
-  const Gaussian *g = inst;
-  return 32.0 * g->d;
+  return mech_features_randomize(inst, gaussian_value, v, rng, out, error);
 }
 
 static const LdpMechanismVTable gaussian_vtable = {
@@ -128,8 +96,8 @@ static const LdpMechanismVTable gaussian_vtable = {
   .destroy = gaussian_destroy,
   .budget = gaussian_budget,
   .randomize_user = gaussian_randomize,
-  .estimate = gaussian_estimate,
-  .report_bits = gaussian_report_bits,
+  .estimate = mech_features_estimate_raw,
+  .report_bits = mech_features_report_bits,
 };
 
 static const LdpPluginDesc gaussian_desc = {

@@ -10,10 +10,8 @@
 #include "mech-common.h"
 
 typedef struct {
-  double epsilon;
+  MechFeatures f;  /* first: epsilon, d, range */
   gboolean per_feature;
-  guint d;
-  double lo, hi;
   double scale;
 } Laplace;
 
@@ -28,16 +26,11 @@ static const LdpParamSpec laplace_params[] = {
 static gpointer laplace_create(const LdpParams *params, const LdpMechanismShape *shape,
                                GError **error)
 {
-  double lo, hi;
-  if (!mech_feature_range(params, shape, &lo, &hi, error))
+  Laplace *l = mech_features_new(sizeof(Laplace), params, shape, error);
+  if (!l)
     return NULL;
-  Laplace *l = g_new0(Laplace, 1);
-  l->epsilon = ldp_params_get_number(params, "epsilon");
   l->per_feature = ldp_params_get_bool(params, "per_feature");
-  l->d = shape->n_features;
-  l->lo = lo;
-  l->hi = hi;
-  l->scale = (hi - lo) * (l->per_feature ? 1.0 : (double)l->d) / l->epsilon;
+  l->scale = (l->f.hi - l->f.lo) * (l->per_feature ? 1.0 : (double)l->f.d) / l->f.epsilon;
   return l;
 }
 
@@ -49,51 +42,22 @@ static void laplace_destroy(gpointer inst)
 static void laplace_budget(gpointer inst, LdpBudget *out)
 {
   const Laplace *l = inst;
-  if (l->per_feature && !isinf(l->epsilon)) {
-    g_autofree char *note = g_strdup_printf("%g per feature x %u features by composition",
-                                            l->epsilon, l->d);
-    ldp_budget_add(out, "epsilon", l->epsilon * l->d, 0.0, note);
-  } else {
-    ldp_budget_add(out, "epsilon", l->epsilon, 0.0, NULL);
-  }
+  if (l->per_feature)
+    mech_budget_per_feature(out, l->f.epsilon, l->f.d);
+  else
+    ldp_budget_add(out, "epsilon", l->f.epsilon, 0.0, NULL);
+}
+
+static double laplace_value(gconstpointer inst, double x, LdpRng *rng)
+{
+  const Laplace *l = inst;
+  return x + ldp_rng_laplace(rng, l->scale);
 }
 
 static gboolean laplace_randomize(gpointer inst, const LdpUserView *v, LdpRng *rng,
                                   LdpReport *out, GError **error)
 {
-  const Laplace *l = inst;
-  if (isinf(l->epsilon) || v->is_public) {
-    ldp_report_set_dense(out, v->features, v->n_features);
-    return TRUE;
-  }
-  if (!mech_check_row(v, l->lo, l->hi, error))
-    return FALSE;
-  float *y = g_new(float, MAX(v->n_features, 1u));
-  for (guint k = 0; k < v->n_features; k++)
-    y[k] = (float)(v->features[k] + ldp_rng_laplace(rng, l->scale));
-  ldp_report_set_dense(out, y, v->n_features);
-  g_free(y);
-  return TRUE;
-}
-
-static void laplace_row(gpointer inst, const LdpReport *r, float *row)
-{
-  const Laplace *l = inst;
-  memcpy(row, ldp_report_values(r), (gsize)l->d * sizeof(float));
-}
-
-static gboolean laplace_estimate(gpointer inst, const LdpReportSet *reports, LdpDataset *noisy,
-                                 GError **error)
-{
-  const Laplace *l = inst;
-  /* the noisy values are already unbiased estimates: every report is used as is */
-  return mech_estimate_rows(inst, reports, l->d, TRUE, laplace_row, noisy, error);
-}
-
-static double laplace_report_bits(gpointer inst)
-{
-  const Laplace *l = inst;
-  return 32.0 * l->d;
+  return mech_features_randomize(inst, laplace_value, v, rng, out, error);
 }
 
 static const LdpMechanismVTable laplace_vtable = {
@@ -102,8 +66,8 @@ static const LdpMechanismVTable laplace_vtable = {
   .destroy = laplace_destroy,
   .budget = laplace_budget,
   .randomize_user = laplace_randomize,
-  .estimate = laplace_estimate,
-  .report_bits = laplace_report_bits,
+  .estimate = mech_features_estimate_raw,
+  .report_bits = mech_features_report_bits,
 };
 
 static const LdpPluginDesc laplace_desc = {

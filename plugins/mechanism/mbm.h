@@ -5,6 +5,12 @@
  * x*_k = +-1 with Pr[+1] = 1/(e+1) + u_k (e-1)/(e+1), e = exp(epsilon/m),
  * u_k = (x_k - alpha)/(beta - alpha). Server side: x'_k = K x*_k + (alpha+beta)/2 with
  * K = d (beta - alpha)/(2m) (e+1)/(e-1), for every k (unsampled ones are 0 in x*).
+ *
+ * The estimate is stored as lazy linear features X' = S + 1 c^T (c = (alpha+beta)/2 in
+ * every column, S = K X*): multibit's S is CSR with the m sampled coordinates of each
+ * row, so the trainer multiplies it in O(n m h) instead of O(n d h) (see
+ * ldp_dataset_set_features_affine); onebit's S (m = d) is dense. Public users' rows
+ * are x - c, so they read back as x up to one float rounding.
  */
 #pragma once
 
@@ -124,8 +130,122 @@ static inline void mbm_rectify_row(gpointer inst, const LdpReport *r, float *row
       row[idx[i]] = (float)(c0 + K * val[i]);
 }
 
+typedef struct {
+  guint index;
+  guint order; /* position in the report: the last of repeated indices wins, as in rectify */
+  float value;
+} MbmEntry;
+
+static inline int mbm_entry_cmp(const void *a, const void *b)
+{
+  const MbmEntry *x = a, *y = b;
+  if (x->index != y->index)
+    return x->index < y->index ? -1 : 1;
+  return x->order < y->order ? -1 : x->order > y->order;
+}
+
 static inline gboolean mbm_estimate(Mbm *mb, const LdpReportSet *reports, LdpDataset *noisy,
                                     GError **error)
 {
-  return mech_estimate_rows(mb, reports, mb->d, isinf(mb->epsilon), mbm_rectify_row, noisy, error);
+  if (isinf(mb->epsilon)) /* the identity: everyone's raw row */
+    return mech_estimate_rows(mb, reports, mb->d, TRUE, mbm_rectify_row, noisy, error);
+  const guint n = ldp_report_set_n_users(reports), d = mb->d;
+  const double c0 = (mb->lo + mb->hi) / 2.0, K = mb->K;
+  gsize cap = 0;
+  for (guint u = 0; u < n; u++) {
+    const LdpReport *r = ldp_report_set_get(reports, u);
+    if (!r) {
+      g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "user %u sent no feature report", u);
+      return FALSE;
+    }
+    gboolean is_raw = ldp_report_set_is_public(reports, u);
+    if (is_raw && ldp_report_n_values(r) != d) {
+      g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
+                  "user %u sent %u raw values, expected %u", u, ldp_report_n_values(r), d);
+      return FALSE;
+    }
+    cap += is_raw || !ldp_report_indices(r) ? d : MIN(ldp_report_n_values(r), d);
+  }
+  float *offset = g_new(float, MAX(d, 1u));
+  for (guint k = 0; k < d; k++)
+    offset[k] = (float)c0;
+
+  if (mb->dense) {
+    LdpTensor *s = ldp_tensor_new(n, d);
+    for (guint u = 0; u < n; u++) {
+      const LdpReport *r = ldp_report_set_get(reports, u);
+      const float *val = ldp_report_values(r);
+      guint nv = ldp_report_n_values(r);
+      float *row = ldp_tensor_row(s, u);
+      if (ldp_report_set_is_public(reports, u)) {
+        for (guint k = 0; k < d; k++)
+          row[k] = (float)(val[k] - c0);
+      } else if (!ldp_report_indices(r)) {
+        for (guint k = 0; k < d && k < nv; k++)
+          row[k] = (float)(K * val[k]);
+      } else {
+        const guint *idx = ldp_report_indices(r);
+        for (guint i = 0; i < nv; i++)
+          if (idx[i] < d)
+            row[idx[i]] = (float)(K * val[i]);
+      }
+    }
+    ldp_dataset_set_features_affine_dense(noisy, s, offset);
+    return TRUE;
+  }
+
+  if (cap > G_MAXUINT) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
+                "%u users x %u features: too many non-zeros for a sparse estimate", n, d);
+    g_free(offset);
+    return FALSE;
+  }
+  LdpCsr *s = ldp_csr_new(n, d, (guint)cap);
+  MbmEntry stack_buf[64];
+  MbmEntry *buf = stack_buf;
+  gsize buf_cap = G_N_ELEMENTS(stack_buf);
+  guint nnz = 0;
+  for (guint u = 0; u < n; u++) {
+    const LdpReport *r = ldp_report_set_get(reports, u);
+    const float *val = ldp_report_values(r);
+    const guint *idx = ldp_report_indices(r);
+    guint nv = ldp_report_n_values(r);
+    if (ldp_report_set_is_public(reports, u) || !idx) {
+      gboolean raw = ldp_report_set_is_public(reports, u);
+      for (guint k = 0; k < d && k < nv; k++) {
+        float v = (float)(raw ? val[k] - c0 : K * val[k]);
+        if (v != 0.0f) {
+          s->indices[nnz] = k;
+          s->values[nnz++] = v;
+        }
+      }
+    } else {
+      /* Reports list their sampled coordinates in draw order; CSR rows are sorted. */
+      if (nv > buf_cap) {
+        if (buf != stack_buf)
+          g_free(buf);
+        buf_cap = nv;
+        buf = g_new(MbmEntry, buf_cap);
+      }
+      guint len = 0;
+      for (guint i = 0; i < nv; i++)
+        if (idx[i] < d)
+          buf[len++] = (MbmEntry){ idx[i], i, (float)(K * val[i]) };
+      qsort(buf, len, sizeof *buf, mbm_entry_cmp);
+      for (guint i = 0; i < len; i++) {
+        if (i + 1 < len && buf[i + 1].index == buf[i].index)
+          continue;
+        if (buf[i].value != 0.0f) {
+          s->indices[nnz] = buf[i].index;
+          s->values[nnz++] = buf[i].value;
+        }
+      }
+    }
+    s->indptr[u + 1] = nnz;
+  }
+  if (buf != stack_buf)
+    g_free(buf);
+  s->nnz = nnz;
+  ldp_dataset_set_features_affine(noisy, s, offset);
+  return TRUE;
 }

@@ -60,8 +60,89 @@ static inline double mech_clamp01(double u)
   return u < 0.0 ? 0.0 : u > 1.0 ? 1.0 : u;
 }
 
+/* Ledger entry of a mechanism that spends @epsilon on each of @d features: the
+ * user's total is d x epsilon by composition (inf stays inf, without a note). */
+static inline void mech_budget_per_feature(LdpBudget *out, double epsilon, guint d)
+{
+  if (isinf(epsilon)) {
+    ldp_budget_add(out, "epsilon", INFINITY, 0.0, NULL);
+    return;
+  }
+  g_autofree char *note =
+    g_strdup_printf("%g per feature x %u features by composition", epsilon, d);
+  ldp_budget_add(out, "epsilon", epsilon * d, 0.0, note);
+}
+
+/* The head shared by the instances of the range-based feature mechanisms
+ * (gaussian, laplace, pgc, piecewise): their struct starts with it, so that the
+ * helpers below can take the instance itself. */
+typedef struct {
+  double epsilon;  /* INFINITY: off */
+  guint d;         /* features per user */
+  double lo, hi;   /* public feature range */
+} MechFeatures;
+
+/* A zeroed instance of @size bytes (a struct starting with MechFeatures) with its
+ * head read from the parameters and the shape. (transfer full, nullable): NULL on
+ * a bad feature range. */
+static inline gpointer mech_features_new(gsize size, const LdpParams *params,
+                                         const LdpMechanismShape *shape, GError **error)
+{
+  double lo, hi;
+  if (!mech_feature_range(params, shape, &lo, &hi, error))
+    return NULL;
+  MechFeatures *m = g_malloc0(size);
+  m->epsilon = ldp_params_get_number(params, "epsilon");
+  m->d = shape->n_features;
+  m->lo = lo;
+  m->hi = hi;
+  return m;
+}
+
+/* The private report of one feature value @x (already checked to lie in the range). */
+typedef double (*MechValueFunc)(gconstpointer inst, double x, LdpRng *rng);
+
+/* Randomises a user's feature row value by value with @fn into a dense report; a
+ * public user, or every user when the mechanism is off, sends her row unchanged. */
+static inline gboolean mech_features_randomize(gconstpointer inst, MechValueFunc fn,
+                                               const LdpUserView *v, LdpRng *rng, LdpReport *out,
+                                               GError **error)
+{
+  const MechFeatures *m = inst;
+  if (isinf(m->epsilon) || v->is_public) {
+    ldp_report_set_dense(out, v->features, v->n_features);
+    return TRUE;
+  }
+  if (!mech_check_row(v, m->lo, m->hi, error))
+    return FALSE;
+  float *y = g_new(float, MAX(v->n_features, 1u));
+  for (guint k = 0; k < v->n_features; k++)
+    y[k] = (float)fn(inst, v->features[k], rng);
+  ldp_report_set_dense(out, y, v->n_features);
+  g_free(y);
+  return TRUE;
+}
+
+/* Fails unless every user who reported sent @d values (@what names them in the
+ * message: "bits", "values"). */
+static inline gboolean mech_check_report_lengths(const LdpReportSet *reports, guint d,
+                                                 const char *what, GError **error)
+{
+  guint n = ldp_report_set_n_users(reports);
+  for (guint u = 0; u < n; u++) {
+    const LdpReport *r = ldp_report_set_get(reports, u);
+    if (r && ldp_report_n_values(r) != d) {
+      g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "user %u sent %u %s, expected %u", u,
+                  ldp_report_n_values(r), what, d);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
 /* Dense n x d feature matrix where row u is @fn applied to user u's report, or a
- * copy of her raw values when she is public / the mechanism is off (@raw). */
+ * copy of her raw values when she is public / the mechanism is off (@raw; then
+ * @fn is never called and may be NULL). */
 typedef void (*MechRowFunc)(gpointer inst, const LdpReport *r, float *row);
 
 static inline gboolean mech_estimate_rows(gpointer inst, const LdpReportSet *reports, guint d,
@@ -97,4 +178,20 @@ static inline gboolean mech_estimate_rows(gpointer inst, const LdpReportSet *rep
   }
   ldp_dataset_set_features_dense(noisy, x);
   return TRUE;
+}
+
+/* Vtable slots of a MechFeatures mechanism whose noisy values are already
+ * unbiased estimates (every report is used as is) ... */
+static inline gboolean mech_features_estimate_raw(gpointer inst, const LdpReportSet *reports,
+                                                  LdpDataset *noisy, GError **error)
+{
+  const MechFeatures *m = inst;
+  return mech_estimate_rows(NULL, reports, m->d, TRUE, NULL, noisy, error);
+}
+
+/* ... and of one that sends d floats per user. */
+static inline double mech_features_report_bits(gpointer inst)
+{
+  const MechFeatures *m = inst;
+  return 32.0 * m->d;
 }

@@ -1,8 +1,10 @@
 /* multibit.c: LPGNN's multi-bit mechanism for node features (ALGORITHMS.md 3.1).
  *
  * Each user reports only her m sampled coordinates as (index, +-1) pairs; the
- * estimate is the dense rectified matrix X' = K X* + (alpha+beta)/2, where X* has
- * exactly m non-zeros per row (see doc/mechanisms.md for using that structure). */
+ * estimate is the rectified matrix X' = K X* + (alpha+beta)/2, where X* has exactly m
+ * non-zeros per row. It is stored as lazy linear features (S = K X* in CSR plus the
+ * constant column offset, see mbm.h), which the trainer multiplies without forming
+ * the dense n x d matrix. */
 #include "config.h"
 
 #include "mbm.h"

@@ -14,9 +14,7 @@
 #include "mech-common.h"
 
 typedef struct {
-  double epsilon;
-  guint d;
-  double lo, hi;
+  MechFeatures f;  /* first: epsilon, d, range */
   double th;       /* tanh(epsilon/2) = (e-1)/(e+1) */
   double y1, y0;   /* unbiased values of a 1 and a 0 bit, before scaling */
 } Pgc;
@@ -28,17 +26,12 @@ static const LdpParamSpec pgc_params[] = {
 
 static gpointer pgc_create(const LdpParams *params, const LdpMechanismShape *shape, GError **error)
 {
-  double lo, hi;
-  if (!mech_feature_range(params, shape, &lo, &hi, error))
+  Pgc *p = mech_features_new(sizeof(Pgc), params, shape, error);
+  if (!p)
     return NULL;
-  Pgc *p = g_new0(Pgc, 1);
-  p->epsilon = ldp_params_get_number(params, "epsilon");
-  p->d = shape->n_features;
-  p->lo = lo;
-  p->hi = hi;
-  p->th = tanh(p->epsilon / 2.0);
-  p->y1 = -1.0 / expm1(-p->epsilon);  /* e/(e-1) */
-  p->y0 = -1.0 / expm1(p->epsilon);   /* -1/(e-1) */
+  p->th = tanh(p->f.epsilon / 2.0);
+  p->y1 = -1.0 / expm1(-p->f.epsilon);  /* e/(e-1) */
+  p->y0 = -1.0 / expm1(p->f.epsilon);   /* -1/(e-1) */
   return p;
 }
 
@@ -50,65 +43,45 @@ static void pgc_destroy(gpointer inst)
 static void pgc_budget(gpointer inst, LdpBudget *out)
 {
   const Pgc *p = inst;
-  if (isinf(p->epsilon)) {
-    ldp_budget_add(out, "epsilon", INFINITY, 0.0, NULL);
-    return;
-  }
-  g_autofree char *note =
-    g_strdup_printf("%g per feature x %u features by composition", p->epsilon, p->d);
-  ldp_budget_add(out, "epsilon", p->epsilon * p->d, 0.0, note);
+  mech_budget_per_feature(out, p->f.epsilon, p->f.d);
+}
+
+/* One bit: 1 with probability 1/(e+1) + u (e-1)/(e+1). */
+static double pgc_value(gconstpointer inst, double x, LdpRng *rng)
+{
+  const Pgc *p = inst;
+  const double base = 0.5 * (1.0 - p->th), width = p->f.hi - p->f.lo;
+  double u = mech_clamp01((x - p->f.lo) / width);
+  return ldp_rng_bernoulli(rng, base + u * p->th) ? 1.0 : 0.0;
 }
 
 static gboolean pgc_randomize(gpointer inst, const LdpUserView *v, LdpRng *rng, LdpReport *out,
                               GError **error)
 {
-  const Pgc *p = inst;
-  if (isinf(p->epsilon) || v->is_public) {
-    ldp_report_set_dense(out, v->features, v->n_features);
-    return TRUE;
-  }
-  if (!mech_check_row(v, p->lo, p->hi, error))
-    return FALSE;
-  const double base = 0.5 * (1.0 - p->th), width = p->hi - p->lo;
-  float *bits = g_new(float, MAX(v->n_features, 1u));
-  for (guint k = 0; k < v->n_features; k++) {
-    double u = mech_clamp01((v->features[k] - p->lo) / width);
-    bits[k] = ldp_rng_bernoulli(rng, base + u * p->th) ? 1.0f : 0.0f;
-  }
-  ldp_report_set_dense(out, bits, v->n_features);
-  g_free(bits);
-  return TRUE;
+  return mech_features_randomize(inst, pgc_value, v, rng, out, error);
 }
 
 static void pgc_row(gpointer inst, const LdpReport *r, float *row)
 {
   const Pgc *p = inst;
   const float *bits = ldp_report_values(r);
-  const double width = p->hi - p->lo;
-  for (guint k = 0; k < p->d; k++)
-    row[k] = (float)((bits[k] > 0.5f ? p->y1 : p->y0) * width + p->lo);
+  const double width = p->f.hi - p->f.lo;
+  for (guint k = 0; k < p->f.d; k++)
+    row[k] = (float)((bits[k] > 0.5f ? p->y1 : p->y0) * width + p->f.lo);
 }
 
 static gboolean pgc_estimate(gpointer inst, const LdpReportSet *reports, LdpDataset *noisy,
                              GError **error)
 {
   const Pgc *p = inst;
-  guint n = ldp_report_set_n_users(reports);
-  for (guint u = 0; u < n; u++) {
-    const LdpReport *r = ldp_report_set_get(reports, u);
-    if (r && ldp_report_n_values(r) != p->d) {
-      g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
-                  "user %u sent %u bits, expected %u", u, ldp_report_n_values(r), p->d);
-      return FALSE;
-    }
-  }
-  return mech_estimate_rows(inst, reports, p->d, isinf(p->epsilon), pgc_row, noisy, error);
+  return mech_check_report_lengths(reports, p->f.d, "bits", error) &&
+         mech_estimate_rows(inst, reports, p->f.d, isinf(p->f.epsilon), pgc_row, noisy, error);
 }
 
 static double pgc_report_bits(gpointer inst)
 {
   const Pgc *p = inst;
-  return isinf(p->epsilon) ? 32.0 * p->d : (double)p->d;
+  return isinf(p->f.epsilon) ? 32.0 * p->f.d : (double)p->f.d;
 }
 
 static const LdpMechanismVTable pgc_vtable = {

@@ -9,9 +9,7 @@
 #include "mech-common.h"
 
 typedef struct {
-  double epsilon;
-  guint d;
-  double lo, hi;
+  MechFeatures f;  /* first: epsilon, d, range */
   double C;       /* (s+1)/(s-1) = 1/tanh(eps/4) */
   double p_out;   /* total mass outside [L, R]: 1/(s+1) */
 } Piecewise;
@@ -24,15 +22,10 @@ static const LdpParamSpec piecewise_params[] = {
 static gpointer piecewise_create(const LdpParams *params, const LdpMechanismShape *shape,
                                  GError **error)
 {
-  double lo, hi;
-  if (!mech_feature_range(params, shape, &lo, &hi, error))
+  Piecewise *p = mech_features_new(sizeof(Piecewise), params, shape, error);
+  if (!p)
     return NULL;
-  Piecewise *p = g_new0(Piecewise, 1);
-  p->epsilon = ldp_params_get_number(params, "epsilon");
-  p->d = shape->n_features;
-  p->lo = lo;
-  p->hi = hi;
-  double th = tanh(p->epsilon / 4.0);
+  double th = tanh(p->f.epsilon / 4.0);
   p->C = 1.0 / th;
   p->p_out = 0.5 * (1.0 - th);
   return p;
@@ -46,13 +39,7 @@ static void piecewise_destroy(gpointer inst)
 static void piecewise_budget(gpointer inst, LdpBudget *out)
 {
   const Piecewise *p = inst;
-  if (isinf(p->epsilon)) {
-    ldp_budget_add(out, "epsilon", INFINITY, 0.0, NULL);
-    return;
-  }
-  g_autofree char *note =
-    g_strdup_printf("%g per feature x %u features by composition", p->epsilon, p->d);
-  ldp_budget_add(out, "epsilon", p->epsilon * p->d, 0.0, note);
+  mech_budget_per_feature(out, p->f.epsilon, p->f.d);
 }
 
 /* One draw of t* for t in [-1, 1]. */
@@ -71,56 +58,36 @@ static double piecewise_draw(const Piecewise *p, double t, LdpRng *rng)
   return R + w * (C - R);
 }
 
+/* Feature value @x mapped to t in [-1, 1], then drawn. */
+static double piecewise_value(gconstpointer inst, double x, LdpRng *rng)
+{
+  const Piecewise *p = inst;
+  const double width = p->f.hi - p->f.lo;
+  double t = 2.0 * mech_clamp01((x - p->f.lo) / width) - 1.0;
+  return piecewise_draw(p, t, rng);
+}
+
 static gboolean piecewise_randomize(gpointer inst, const LdpUserView *v, LdpRng *rng,
                                     LdpReport *out, GError **error)
 {
-  const Piecewise *p = inst;
-  if (isinf(p->epsilon) || v->is_public) {
-    ldp_report_set_dense(out, v->features, v->n_features);
-    return TRUE;
-  }
-  if (!mech_check_row(v, p->lo, p->hi, error))
-    return FALSE;
-  const double width = p->hi - p->lo;
-  float *y = g_new(float, MAX(v->n_features, 1u));
-  for (guint k = 0; k < v->n_features; k++) {
-    double t = 2.0 * mech_clamp01((v->features[k] - p->lo) / width) - 1.0;
-    y[k] = (float)piecewise_draw(p, t, rng);
-  }
-  ldp_report_set_dense(out, y, v->n_features);
-  g_free(y);
-  return TRUE;
+  return mech_features_randomize(inst, piecewise_value, v, rng, out, error);
 }
 
 static void piecewise_row(gpointer inst, const LdpReport *r, float *row)
 {
   const Piecewise *p = inst;
   const float *t = ldp_report_values(r);
-  const double width = p->hi - p->lo;
-  for (guint k = 0; k < p->d; k++)
-    row[k] = (float)(width * (t[k] + 1.0) / 2.0 + p->lo);
+  const double width = p->f.hi - p->f.lo;
+  for (guint k = 0; k < p->f.d; k++)
+    row[k] = (float)(width * (t[k] + 1.0) / 2.0 + p->f.lo);
 }
 
 static gboolean piecewise_estimate(gpointer inst, const LdpReportSet *reports, LdpDataset *noisy,
                                    GError **error)
 {
   const Piecewise *p = inst;
-  guint n = ldp_report_set_n_users(reports);
-  for (guint u = 0; u < n; u++) {
-    const LdpReport *r = ldp_report_set_get(reports, u);
-    if (r && ldp_report_n_values(r) != p->d) {
-      g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
-                  "user %u sent %u values, expected %u", u, ldp_report_n_values(r), p->d);
-      return FALSE;
-    }
-  }
-  return mech_estimate_rows(inst, reports, p->d, isinf(p->epsilon), piecewise_row, noisy, error);
-}
-
-static double piecewise_report_bits(gpointer inst)
-{
-  const Piecewise *p = inst;
-  return 32.0 * p->d;
+  return mech_check_report_lengths(reports, p->f.d, "values", error) &&
+         mech_estimate_rows(inst, reports, p->f.d, isinf(p->f.epsilon), piecewise_row, noisy, error);
 }
 
 static const LdpMechanismVTable piecewise_vtable = {
@@ -130,7 +97,7 @@ static const LdpMechanismVTable piecewise_vtable = {
   .budget = piecewise_budget,
   .randomize_user = piecewise_randomize,
   .estimate = piecewise_estimate,
-  .report_bits = piecewise_report_bits,
+  .report_bits = mech_features_report_bits,
 };
 
 static const LdpPluginDesc piecewise_desc = {

@@ -1,17 +1,5 @@
 /* broken-abi-minor.c: needs a newer minor ABI than the core has */
-#include <ldpgnn/ldpgnn.h>
-
-static gpointer broken_create(const LdpParams *params, const LdpDataset *noisy, GError **error)
-{
-  return g_new0(int, 1);
-}
-
-static void broken_destroy(gpointer inst)
-{
-  g_free(inst);
-}
-
-static const LdpCalibratorVTable broken_vtable = { .create = broken_create, .destroy = broken_destroy };
+#include "broken-calibrator.h"
 
 static const LdpPluginDesc broken_desc = {
   .abi_major = LDP_PLUGIN_ABI_MAJOR, .abi_minor = LDP_PLUGIN_ABI_MINOR + 1,

@@ -1,17 +1,5 @@
 /* broken-schema-bounds.c: a default outside its bounds */
-#include <ldpgnn/ldpgnn.h>
-
-static gpointer broken_create(const LdpParams *params, const LdpDataset *noisy, GError **error)
-{
-  return g_new0(int, 1);
-}
-
-static void broken_destroy(gpointer inst)
-{
-  g_free(inst);
-}
-
-static const LdpCalibratorVTable broken_vtable = { .create = broken_create, .destroy = broken_destroy };
+#include "broken-calibrator.h"
 
 static const LdpParamSpec broken_params[] = {
   { .name = "steps", .type = LDP_PARAM_INTEGER, .doc = "steps", .default_value = "20", .min = 0, .max = 10 },

@@ -1,17 +1,5 @@
 /* broken-schema-dup.c: two parameters named alpha */
-#include <ldpgnn/ldpgnn.h>
-
-static gpointer broken_create(const LdpParams *params, const LdpDataset *noisy, GError **error)
-{
-  return g_new0(int, 1);
-}
-
-static void broken_destroy(gpointer inst)
-{
-  g_free(inst);
-}
-
-static const LdpCalibratorVTable broken_vtable = { .create = broken_create, .destroy = broken_destroy };
+#include "broken-calibrator.h"
 
 static const LdpParamSpec broken_params[] = {
   { .name = "alpha", .type = LDP_PARAM_NUMBER, .doc = "first", .default_value = "0.5", .min = 0, .max = 1 },

@@ -1,17 +1,5 @@
 /* broken-schema-enum.c: an enum default that is not among the choices */
-#include <ldpgnn/ldpgnn.h>
-
-static gpointer broken_create(const LdpParams *params, const LdpDataset *noisy, GError **error)
-{
-  return g_new0(int, 1);
-}
-
-static void broken_destroy(gpointer inst)
-{
-  g_free(inst);
-}
-
-static const LdpCalibratorVTable broken_vtable = { .create = broken_create, .destroy = broken_destroy };
+#include "broken-calibrator.h"
 
 static const char *const broken_modes[] = { "mean", "median", NULL };
 static const LdpParamSpec broken_params[] = {
