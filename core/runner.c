@@ -43,6 +43,7 @@ typedef struct {
   GArray *seconds;            /* training wall time per seed */
   GArray *ms_per_epoch;
   JsonNode *ledger;           /* of the first seed (identical for all seeds) */
+  double epsilon[4];          /* features, labels, edges, total (from that ledger) */
 } RunRecord;
 
 static void run_record_clear(RunRecord *r)
@@ -339,6 +340,36 @@ static gboolean write_outputs(const char *dir, LdpPipeline *p, RunRecord *recs, 
   return ok;
 }
 
+static void format_epsilon(char *buf, gsize len, double eps)
+{
+  if (eps == 0)
+    g_strlcpy(buf, "-", len);
+  else if (isinf(eps))
+    g_strlcpy(buf, "inf", len);
+  else
+    g_snprintf(buf, len, "%g", eps);
+}
+
+/* The side-by-side table of a pipeline with variants: accuracy and budget per run. */
+static void print_comparison(const RunRecord *recs, guint n_runs)
+{
+  guint width = 4;
+  for (guint r = 0; r < n_runs; r++)
+    width = MAX(width, (guint)strlen(recs[r].spec->name));
+  printf("\n%-*s  %-17s %9s %7s %7s %7s\n", (int)width, "run", "test accuracy (%)", "features", "labels",
+         "edges", "total");
+  for (guint r = 0; r < n_runs; r++) {
+    double mean, std;
+    mean_std(recs[r].values[0], &mean, &std);
+    char eps[4][32];
+    for (guint t = 0; t < 4; t++)
+      format_epsilon(eps[t], sizeof eps[t], recs[r].epsilon[t]);
+    printf("%-*s  %6.2f ± %-8.2f %9s %7s %7s %7s\n", (int)width, recs[r].spec->name, 100 * mean, 100 * std,
+           eps[0], eps[1], eps[2], recs[r].epsilon[3] == 0 ? "0" : eps[3]);
+  }
+  printf("(epsilon per user; '-' = that data is not perturbed)\n\n");
+}
+
 typedef struct {
   char *key;
   LdpDataset *ds;
@@ -414,6 +445,10 @@ gboolean ldp_run_pipeline(LdpPipeline *p, const char *out_dir, const char *data_
         g_autofree char *text = ldp_ledger_format(ledger);
         printf("%s", text);
         rec->ledger = ldp_ledger_to_json(ledger);
+        rec->epsilon[0] = ldp_ledger_target_epsilon(ledger, LDP_TARGET_FEATURES);
+        rec->epsilon[1] = ldp_ledger_target_epsilon(ledger, LDP_TARGET_LABELS);
+        rec->epsilon[2] = ldp_ledger_target_epsilon(ledger, LDP_TARGET_EDGES);
+        rec->epsilon[3] = ldp_ledger_total_epsilon(ledger);
       }
       ldp_ledger_free(ledger);
       if (!seed_ok) {
@@ -442,6 +477,8 @@ gboolean ldp_run_pipeline(LdpPipeline *p, const char *out_dir, const char *data_
 
   if (!write_outputs(out_dir, p, recs, n_runs, n_seeds, error))
     goto out;
+  if (n_runs > 1)
+    print_comparison(recs, n_runs);
   g_string_append_printf(summary_line, "%s:", ldp_pipeline_name(p));
   for (guint r = 0; r < n_runs; r++) {
     double mean, std;
