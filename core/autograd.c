@@ -360,21 +360,9 @@ static void matmul_backward(LdpVar *self)
     gemm(FALSE, TRUE, g, b->value, 1.0f, grad_buf(a));
   if (b->needs_grad) {
     if (a->sparse) {
-      /* dB += A^T G as a scatter over A's rows, in row order: no transpose has to be
-       * built (the sparse constant is typically the feature matrix, bound anew on every
-       * tape) and the summation order is fixed, so results never depend on threads. */
-      const LdpCsr *m = a->sparse;
-      LdpTensor *db = grad_buf(b);
-      guint c = g->cols;
-      for (guint i = 0; i < m->rows; i++) {
-        const float *gi = ldp_tensor_row(g, i);
-        for (guint k = m->indptr[i]; k < m->indptr[i + 1]; k++) {
-          float v = m->values[k];
-          float *dst = ldp_tensor_row(db, m->indices[k]);
-          for (guint j = 0; j < c; j++)
-            dst[j] += v * gi[j];
-        }
-      }
+      /* dB += A^T G as a scatter over A's rows: no transpose has to be built (the
+       * sparse constant is typically the feature matrix, bound anew on every tape). */
+      ldp_csr_spmm_t_add(1.0f, a->sparse, g, grad_buf(b));
     } else {
       gemm(TRUE, FALSE, a->value, g, 1.0f, grad_buf(b));
     }
@@ -407,17 +395,8 @@ static void linear_matmul_backward(LdpVar *self)
   }
   LdpTensor *db = grad_buf(b);
   if (f->sparse) {
-    /* dW += S^T G_K as a scatter over S's rows in row order (see matmul_backward). */
-    const LdpCsr *m = f->sparse;
-    for (guint i = 0; i < m->rows; i++) {
-      const float *gi = ldp_tensor_row(cur, i);
-      for (guint k = m->indptr[i]; k < m->indptr[i + 1]; k++) {
-        float v = m->values[k];
-        float *dst = ldp_tensor_row(db, m->indices[k]);
-        for (guint j = 0; j < c; j++)
-          dst[j] += v * gi[j];
-      }
-    }
+    /* dW += S^T G_K as a scatter over S's rows (see matmul_backward). */
+    ldp_csr_spmm_t_add(1.0f, f->sparse, cur, db);
   } else {
     gemm(TRUE, FALSE, f->dense, cur, 1.0f, db);
   }

@@ -507,3 +507,48 @@ void ldp_csr_spmm(float alpha, const LdpCsr *m, const LdpTensor *x, float beta, 
   for (gint64 i = 0; i < n_rows; i++)
     spmm_row(alpha, m, x->data, ldp_tensor_size(x), c, beta, y->data, (guint)i);
 }
+
+/* Columns [j0, j0 + w) of y += alpha * m^T x, scattering m's rows in order. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#endif
+static void spmm_t_block(float alpha, const LdpCsr *m, const LdpTensor *x, LdpTensor *y, guint j0, guint w)
+{
+  const guint c = x->cols;
+  for (guint i = 0; i < m->rows; i++) {
+    const float *xi = x->data + (gsize)i * c + j0;
+    if (w == 8) {
+      LdpV8 xv;
+      memcpy(&xv, xi, sizeof xv);
+      for (guint p = m->indptr[i]; p < m->indptr[i + 1]; p++) {
+        float *dst = y->data + (gsize)m->indices[p] * c + j0;
+        LdpV8 acc;
+        memcpy(&acc, dst, sizeof acc);
+        acc += (alpha * m->values[p]) * xv;
+        memcpy(dst, &acc, sizeof acc);
+      }
+    } else {
+      for (guint p = m->indptr[i]; p < m->indptr[i + 1]; p++) {
+        float *dst = y->data + (gsize)m->indices[p] * c + j0;
+        const float a = alpha * m->values[p];
+        for (guint t = 0; t < w; t++)
+          dst[t] += a * xi[t];
+      }
+    }
+  }
+}
+
+void ldp_csr_spmm_t_add(float alpha, const LdpCsr *m, const LdpTensor *x, LdpTensor *y)
+{
+  g_return_if_fail(m != NULL && x != NULL && y != NULL);
+  g_return_if_fail(x != y);
+  g_return_if_fail(m->rows == x->rows);
+  g_return_if_fail(y->rows == m->cols && y->cols == x->cols);
+  const guint c = x->cols;
+  const guint blocks = (c + 7) / 8;
+  const guint64 work = ((guint64)m->nnz + m->rows) * c;
+  /* Threads own whole column blocks: every element of y is written by one thread. */
+#pragma omp parallel for schedule(static) if (blocks > 1 && work >= LDP_SPMM_PARALLEL_WORK)
+  for (guint b = 0; b < blocks; b++)
+    spmm_t_block(alpha, m, x, y, 8 * b, MIN(8u, c - 8 * b));
+}

@@ -312,6 +312,35 @@ static void test_spmm(void)
   ldp_csr_spmm(1.0f, m0, x, 0.0f, y1);
 }
 
+/* Widths that exercise every code path of the kernels: the 8-lane tail alone, one to
+ * four register blocks, blocks plus a tail, and more than four blocks. */
+static const guint spmm_widths[] = { 1, 6, 8, 16, 19, 24, 32, 35, 48 };
+
+static void test_spmm_widths(void)
+{
+  LdpRng r;
+  ldp_rng_init(&r, 5);
+  g_autoptr(LdpCsr) m = random_csr(&r, 37, 29, 0.2);
+  g_autoptr(LdpTensor) dm = ldp_csr_to_dense(m);
+  for (gsize w = 0; w < G_N_ELEMENTS(spmm_widths); w++) {
+    guint c = spmm_widths[w];
+    g_autoptr(LdpTensor) x = random_tensor(&r, 29, c);
+    g_autoptr(LdpTensor) y = random_tensor(&r, 37, c);
+    g_autoptr(LdpTensor) ref = ldp_tensor_copy(y);
+    ldp_csr_spmm(0.5f, m, x, 1.5f, y);
+    naive_gemm(FALSE, FALSE, 0.5f, dm, x, 1.5f, ref);
+    assert_tensor_close(y, ref, 1e-5);
+
+    /* y += alpha m^T x against the dense transpose product. */
+    g_autoptr(LdpTensor) xt = random_tensor(&r, 37, c);
+    g_autoptr(LdpTensor) yt = random_tensor(&r, 29, c);
+    g_autoptr(LdpTensor) reft = ldp_tensor_copy(yt);
+    ldp_csr_spmm_t_add(-0.75f, m, xt, yt);
+    naive_gemm(TRUE, FALSE, -0.75f, dm, xt, 1.0f, reft);
+    assert_tensor_close(yt, reft, 1e-5);
+  }
+}
+
 static void test_spmm_threads(void)
 {
 #ifdef _OPENMP
@@ -341,6 +370,17 @@ static void test_spmm_threads(void)
   ldp_csr_spmm(0.7f, m, x, 0.3f, y2);
   omp_set_num_threads(saved);
   g_assert_cmpmem(y1->data, ldp_tensor_size(y1) * sizeof(float), y2->data, ldp_tensor_size(y2) * sizeof(float));
+
+  /* The transpose product splits columns between threads: same bits either way. */
+  g_autoptr(LdpTensor) g = random_tensor(&r, n, c);
+  g_autoptr(LdpTensor) t1 = ldp_tensor_new(k, c);
+  g_autoptr(LdpTensor) t2 = ldp_tensor_new(k, c);
+  omp_set_num_threads(1);
+  ldp_csr_spmm_t_add(1.0f, m, g, t1);
+  omp_set_num_threads(2);
+  ldp_csr_spmm_t_add(1.0f, m, g, t2);
+  omp_set_num_threads(saved);
+  g_assert_cmpmem(t1->data, ldp_tensor_size(t1) * sizeof(float), t2->data, ldp_tensor_size(t2) * sizeof(float));
 #else
   g_test_skip("built without OpenMP");
 #endif
@@ -355,6 +395,7 @@ int main(int argc, char **argv)
   g_test_add_func("/tensor/check", test_check);
   g_test_add_func("/tensor/transpose", test_transpose);
   g_test_add_func("/tensor/spmm", test_spmm);
+  g_test_add_func("/tensor/spmm-widths", test_spmm_widths);
   g_test_add_func("/tensor/spmm-threads", test_spmm_threads);
   return g_test_run();
 }

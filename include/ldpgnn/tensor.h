@@ -86,6 +86,11 @@ LDP_API LdpCsr *ldp_csr_transpose_with_map(const LdpCsr *m, guint **entry_map);
  * the first offending row/entry. */
 LDP_API gboolean ldp_csr_check(const LdpCsr *m, GError **error);
 
+/* y += alpha * m^T * x without building the transpose (m is r x k, x is r x c, y is
+ * k x c). Each output column block of eight is owned by one
+ * thread and sums its terms in m's row order, so results do not depend on threads. */
+LDP_API void ldp_csr_spmm_t_add(float alpha, const LdpCsr *m, const LdpTensor *x, LdpTensor *y);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(LdpCsr, ldp_csr_free)
 
 G_END_DECLS
