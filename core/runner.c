@@ -32,7 +32,7 @@ enum {
 /* Metrics recorded per seed, in output order. Timing stays out of summary.json so
  * that the same pipeline and seeds give a byte-identical summary. */
 static const char *const metric_names[] = {
-  "test_accuracy", "test_f1_micro", "test_f1_macro", "val_accuracy", "val_loss",
+  "test_accuracy", "test_f1_micro", "test_f1_macro", "test_auc", "val_accuracy", "val_loss",
   "train_accuracy", "selected_epoch", "epochs_run",
 };
 #define N_METRICS G_N_ELEMENTS(metric_names)
@@ -460,11 +460,12 @@ gboolean ldp_run_pipeline(LdpPipeline *p, const char *out_dir, const char *data_
       add_metric(rec, 0, b->test_acc);
       add_metric(rec, 1, res.test_f1_micro);
       add_metric(rec, 2, res.test_f1_macro);
-      add_metric(rec, 3, b->val_acc);
-      add_metric(rec, 4, b->val_loss);
-      add_metric(rec, 5, b->train_acc);
-      add_metric(rec, 6, b->epoch);
-      add_metric(rec, 7, res.epochs_run);
+      add_metric(rec, 3, res.test_auc);
+      add_metric(rec, 4, b->val_acc);
+      add_metric(rec, 5, b->val_loss);
+      add_metric(rec, 6, b->train_acc);
+      add_metric(rec, 7, b->epoch);
+      add_metric(rec, 8, res.epochs_run);
       double ms = res.epochs_run ? 1e3 * res.seconds / res.epochs_run : 0;
       g_array_append_val(rec->seconds, res.seconds);
       g_array_append_val(rec->ms_per_epoch, ms);

@@ -219,6 +219,22 @@ static double eval_loss(const Ctx *c, const LdpTensor *logits, const gint *label
   return value;
 }
 
+/* ROC-AUC of a binary task over @rows, scoring each row by z1 - z0 (monotone in the
+ * softmax probability of class 1); NaN for other tasks. */
+static double binary_auc(const LdpTensor *z, const gint *labels, const guint *rows, guint n)
+{
+  if (z->cols != 2 || n == 0)
+    return NAN;
+  g_autofree float *score = g_new(float, n);
+  g_autofree gboolean *positive = g_new(gboolean, n);
+  for (guint k = 0; k < n; k++) {
+    const float *zr = ldp_tensor_row(z, rows[k]);
+    score[k] = zr[1] - zr[0];
+    positive[k] = labels[rows[k]] == 1;
+  }
+  return ldp_metric_roc_auc(score, positive, n);
+}
+
 static gboolean default_accept(const LdpEpochStats *cand, const LdpEpochStats *best)
 {
   return best == NULL || cand->val_loss < best->val_loss;
@@ -307,7 +323,7 @@ gboolean ldp_train(const LdpTrainConfig *cfg, const LdpDataset *data, const guin
   order = g_new(guint, n_train);
   LdpEpochStats best = { 0 };
   gboolean have_best = FALSE;
-  double best_f1_micro = 0, best_f1_macro = 0;
+  double best_f1_micro = 0, best_f1_macro = 0, best_auc = NAN;
   double lowest_val = INFINITY;
   guint since_lowest = 0;
   gint64 t0 = g_get_monotonic_time();
@@ -339,7 +355,7 @@ gboolean ldp_train(const LdpTrainConfig *cfg, const LdpDataset *data, const guin
 
     /* Evaluation pass: validation against the server's labels, test against clean ones. */
     guint n_pred = 0;
-    double f1_micro = 0, f1_macro = 0;
+    double f1_micro = 0, f1_macro = 0, auc = NAN;
     if (!graph_task) {
       g_autoptr(LdpTensor) z = eval_logits(&c, &whole, error);
       if (!z)
@@ -350,6 +366,7 @@ gboolean ldp_train(const LdpTrainConfig *cfg, const LdpDataset *data, const guin
       st.test_acc = ldp_metric_accuracy(z, test_labels, test_rows, n_test);
       f1_micro = ldp_metric_f1_micro(z, test_labels, test_rows, n_test, n_classes);
       f1_macro = ldp_metric_f1_macro(z, test_labels, test_rows, n_test, n_classes);
+      auc = binary_auc(z, test_labels, test_rows, n_test);
     } else {
       /* Gather the logits of every evaluated graph, then score the two groups. */
       g_autoptr(LdpTensor) all = ldp_tensor_new(n_eval, n_classes);
@@ -375,6 +392,7 @@ gboolean ldp_train(const LdpTrainConfig *cfg, const LdpDataset *data, const guin
       st.test_acc = ldp_metric_accuracy(all, eval_labels, tr, n_test);
       f1_micro = ldp_metric_f1_micro(all, eval_labels, tr, n_test, n_classes);
       f1_macro = ldp_metric_f1_macro(all, eval_labels, tr, n_test, n_classes);
+      auc = binary_auc(all, eval_labels, tr, n_test);
     }
     g_array_append_val(result->history, st);
 
@@ -390,6 +408,7 @@ gboolean ldp_train(const LdpTrainConfig *cfg, const LdpDataset *data, const guin
       have_best = TRUE;
       best_f1_micro = f1_micro;
       best_f1_macro = f1_macro;
+      best_auc = auc;
     }
     if (progress)
       fprintf(stderr, "\r  epoch %u/%u  loss %.4f  val loss %.4f  val acc %.3f  selected %u   ", epoch,
@@ -413,6 +432,7 @@ gboolean ldp_train(const LdpTrainConfig *cfg, const LdpDataset *data, const guin
   result->selected = best;
   result->test_f1_micro = best_f1_micro;
   result->test_f1_macro = best_f1_macro;
+  result->test_auc = best_auc;
   unit_clear(&whole);
   for (guint k = 0; k < eval_units->len; k++)
     unit_clear(&g_array_index(eval_units, Unit, k));

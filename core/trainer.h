@@ -34,6 +34,7 @@ typedef struct {
   LdpEpochStats selected;  /* metrics of the selected epoch */
   double test_f1_micro;    /* at the selected epoch */
   double test_f1_macro;
+  double test_auc;         /* binary tasks: ROC-AUC of the class-1 score; NaN otherwise */
   guint epochs_run;
   double seconds;          /* wall time of the training loop */
   GArray *history;         /* LdpEpochStats of every evaluated epoch (transfer full) */
