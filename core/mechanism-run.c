@@ -593,10 +593,20 @@ static gboolean check_estimate_output(const RunCtx *c, const char *name, LdpData
 {
   switch (c->target) {
   case LDP_TARGET_FEATURES: {
-    const LdpTensor *xd = ldp_dataset_features_dense(data);
-    const LdpCsr *xs = ldp_dataset_features_sparse(data);
-    guint rows = xd ? xd->rows : xs ? xs->rows : 0;
-    if ((!xd && !xs) || rows != c->n_users) {
+    /* Lazy (affine or propagated) features are checked without materialising them:
+     * that would build a dense n x d matrix (424 MB for Facebook) for nothing. */
+    LdpLinearFeatures lf;
+    guint rows = 0;
+    gboolean have = TRUE;
+    if (ldp_dataset_linear_features(data, &lf)) {
+      rows = lf.sparse ? lf.sparse->rows : lf.dense ? lf.dense->rows : 0;
+    } else {
+      const LdpTensor *xd = ldp_dataset_features_dense(data);
+      const LdpCsr *xs = ldp_dataset_features_sparse(data);
+      rows = xd ? xd->rows : xs ? xs->rows : 0;
+      have = xd || xs;
+    }
+    if (!have || rows != c->n_users) {
       g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
                   "%s: estimate did not write a feature matrix with %u rows", name, c->n_users);
       return FALSE;
