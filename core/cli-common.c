@@ -3,6 +3,9 @@
 #include "config.h"
 
 #include <stdio.h>
+#ifdef HAVE_MALLOC_H
+#include <malloc.h>
+#endif
 
 #include "cli.h"
 
@@ -15,4 +18,12 @@ LdpRegistry *ldp_cli_registry(const LdpCliGlobal *g, gboolean report_problems)
     for (guint i = 0; i < problems->len; i++)
       fprintf(stderr, "ldpgnn: warning: %s\n", (const char *)problems->pdata[i]);
   return reg;
+}
+
+void ldp_cli_tune_allocator(void)
+{
+#if defined(HAVE_MALLOPT) && defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD)
+  mallopt(M_MMAP_THRESHOLD, 512 * 1024 * 1024);
+  mallopt(M_TRIM_THRESHOLD, 1024 * 1024 * 1024);
+#endif
 }

@@ -16,6 +16,11 @@ typedef struct {
  * refused modules as warnings on stderr when @report_problems. (transfer full) */
 LDP_API LdpRegistry *ldp_cli_registry(const LdpCliGlobal *g, gboolean report_problems);
 
+/* For programs (not the library): keep freed tensor memory in the process instead of
+ * returning it to the OS after every op; mini-batch tensors of several MB otherwise
+ * cost a page fault per page on every allocation. */
+LDP_API void ldp_cli_tune_allocator(void);
+
 /* `ldpgnn plugins`: kind, name, version, summary and file of every plugin, then the
  * modules that were refused. (core/cli-plugins.c) */
 LDP_API int ldp_cli_plugins(const LdpCliGlobal *g, int argc, char **argv);
