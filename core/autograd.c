@@ -887,11 +887,18 @@ LdpVar *ldp_op_dropout(LdpTape *tape, LdpVar *x, float p, LdpRng *rng)
     return x;
   g_return_val_if_fail(rng != NULL, NULL);
   const gsize n = ldp_tensor_size(x->value);
-  /* The mask is drawn sequentially in row-major order: it depends on @rng only. */
+  /* The mask is drawn sequentially in row-major order: it depends on @rng only. Each
+   * 64-bit draw gives two 32-bit uniforms, compared with p as an integer threshold
+   * (drop probability p to 2^-32). */
   float keep_scale = p < 1.0f ? 1.0f / (1.0f - p) : 0.0f;
+  const guint64 threshold = (guint64)ldexp((double)p, 32);
   float *mask = g_new(float, n ? n : 1);
-  for (gsize i = 0; i < n; i++)
-    mask[i] = ldp_rng_uniform(rng) < (double)p ? 0.0f : keep_scale;
+  for (gsize i = 0; i < n; i += 2) {
+    const guint64 r = ldp_rng_next_u64(rng);
+    mask[i] = (r & 0xffffffffu) < threshold ? 0.0f : keep_scale;
+    if (i + 1 < n)
+      mask[i + 1] = (r >> 32) < threshold ? 0.0f : keep_scale;
+  }
   LdpTensor *out = ldp_tensor_new_uninit(x->value->rows, x->value->cols);
   const float *xv = x->value->data;
   LDP_OMP_FOR(ldp_par(n))
