@@ -249,3 +249,27 @@ static inline gboolean mbm_estimate(Mbm *mb, const LdpReportSet *reports, LdpDat
   ldp_dataset_set_features_affine(noisy, s, offset);
   return TRUE;
 }
+
+/* Vtable slots shared by multibit and onebit (they differ only in m and report size). */
+static inline void mbm_slot_destroy(gpointer inst)
+{
+  g_free(inst);
+}
+
+static inline void mbm_slot_budget(gpointer inst, LdpBudget *out)
+{
+  const Mbm *mb = inst;
+  ldp_budget_add(out, "epsilon", mb->epsilon, 0.0, NULL);
+}
+
+static inline gboolean mbm_slot_randomize(gpointer inst, const LdpUserView *user, LdpRng *rng,
+                                          LdpReport *out, GError **error)
+{
+  return mbm_randomize(inst, user, rng, out, error);
+}
+
+static inline gboolean mbm_slot_estimate(gpointer inst, const LdpReportSet *reports, LdpDataset *noisy,
+                                         GError **error)
+{
+  return mbm_estimate(inst, reports, noisy, error);
+}

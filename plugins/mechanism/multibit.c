@@ -23,29 +23,6 @@ static gpointer multibit_create(const LdpParams *params, const LdpMechanismShape
   return mbm_create(params, shape, (guint)ldp_params_get_int(params, "m"), FALSE, error);
 }
 
-static void multibit_destroy(gpointer inst)
-{
-  g_free(inst);
-}
-
-static void multibit_budget(gpointer inst, LdpBudget *out)
-{
-  const Mbm *mb = inst;
-  ldp_budget_add(out, "epsilon", mb->epsilon, 0.0, NULL);
-}
-
-static gboolean multibit_randomize(gpointer inst, const LdpUserView *user, LdpRng *rng,
-                                   LdpReport *out, GError **error)
-{
-  return mbm_randomize(inst, user, rng, out, error);
-}
-
-static gboolean multibit_estimate(gpointer inst, const LdpReportSet *reports, LdpDataset *noisy,
-                                  GError **error)
-{
-  return mbm_estimate(inst, reports, noisy, error);
-}
-
 static double multibit_report_bits(gpointer inst)
 {
   const Mbm *mb = inst;
@@ -58,10 +35,10 @@ static double multibit_report_bits(gpointer inst)
 static const LdpMechanismVTable multibit_vtable = {
   .target = LDP_TARGET_FEATURES,
   .create = multibit_create,
-  .destroy = multibit_destroy,
-  .budget = multibit_budget,
-  .randomize_user = multibit_randomize,
-  .estimate = multibit_estimate,
+  .destroy = mbm_slot_destroy,
+  .budget = mbm_slot_budget,
+  .randomize_user = mbm_slot_randomize,
+  .estimate = mbm_slot_estimate,
   .report_bits = multibit_report_bits,
 };
 

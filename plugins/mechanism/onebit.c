@@ -16,29 +16,6 @@ static gpointer onebit_create(const LdpParams *params, const LdpMechanismShape *
   return mbm_create(params, shape, MAX(shape->n_features, 1u), TRUE, error);
 }
 
-static void onebit_destroy(gpointer inst)
-{
-  g_free(inst);
-}
-
-static void onebit_budget(gpointer inst, LdpBudget *out)
-{
-  const Mbm *mb = inst;
-  ldp_budget_add(out, "epsilon", mb->epsilon, 0.0, NULL);
-}
-
-static gboolean onebit_randomize(gpointer inst, const LdpUserView *user, LdpRng *rng,
-                                 LdpReport *out, GError **error)
-{
-  return mbm_randomize(inst, user, rng, out, error);
-}
-
-static gboolean onebit_estimate(gpointer inst, const LdpReportSet *reports, LdpDataset *noisy,
-                                GError **error)
-{
-  return mbm_estimate(inst, reports, noisy, error);
-}
-
 static double onebit_report_bits(gpointer inst)
 {
   const Mbm *mb = inst;
@@ -48,10 +25,10 @@ static double onebit_report_bits(gpointer inst)
 static const LdpMechanismVTable onebit_vtable = {
   .target = LDP_TARGET_FEATURES,
   .create = onebit_create,
-  .destroy = onebit_destroy,
-  .budget = onebit_budget,
-  .randomize_user = onebit_randomize,
-  .estimate = onebit_estimate,
+  .destroy = mbm_slot_destroy,
+  .budget = mbm_slot_budget,
+  .randomize_user = mbm_slot_randomize,
+  .estimate = mbm_slot_estimate,
   .report_bits = onebit_report_bits,
 };
 
