@@ -193,6 +193,33 @@ static LdpTensor *grad_buf(LdpVar *v)
   return v->grad;
 }
 
+/* The gradient buffer of @v for a backward function that writes every element. On the
+ * first flow into @v it is left uninitialised and *fresh is set: the caller stores
+ * instead of accumulating, which saves a zero-fill and a read pass per op. */
+static LdpTensor *grad_dst(LdpVar *v, gboolean *fresh)
+{
+  *fresh = v->grad == NULL;
+  if (*fresh)
+    v->grad = ldp_tensor_new_uninit(ldp_var_rows(v), ldp_var_cols(v));
+  return v->grad;
+}
+
+/* grad(v) += alpha * g (a scaled copy on the first flow). */
+static void grad_add(LdpVar *v, float alpha, const LdpTensor *g)
+{
+  gboolean fresh;
+  LdpTensor *d = grad_dst(v, &fresh);
+  if (!fresh) {
+    ldp_tensor_axpy(alpha, g, d);
+  } else if (alpha == 1.0f) {
+    memcpy(d->data, g->data, sizeof(float) * ldp_tensor_size(g));
+  } else {
+    const gsize n = ldp_tensor_size(g);
+    for (gsize i = 0; i < n; i++)
+      d->data[i] = alpha * g->data[i];
+  }
+}
+
 LdpVar *ldp_tape_constant(LdpTape *tape, const LdpTensor *value)
 {
   g_return_val_if_fail(tape != NULL && value != NULL, NULL);
@@ -356,15 +383,19 @@ static void matmul_backward(LdpVar *self)
 {
   LdpVar *a = self->parents[0], *b = self->parents[1];
   const LdpTensor *g = self->grad;
-  if (a->needs_grad)
-    gemm(FALSE, TRUE, g, b->value, 1.0f, grad_buf(a));
+  gboolean fresh;
+  if (a->needs_grad) {
+    LdpTensor *da = grad_dst(a, &fresh);
+    gemm(FALSE, TRUE, g, b->value, fresh ? 0.0f : 1.0f, da);
+  }
   if (b->needs_grad) {
     if (a->sparse) {
       /* dB += A^T G as a scatter over A's rows: no transpose has to be built (the
        * sparse constant is typically the feature matrix, bound anew on every tape). */
       ldp_csr_spmm_t_add(1.0f, a->sparse, g, grad_buf(b));
     } else {
-      gemm(TRUE, FALSE, a->value, g, 1.0f, grad_buf(b));
+      LdpTensor *db = grad_dst(b, &fresh);
+      gemm(TRUE, FALSE, a->value, g, fresh ? 0.0f : 1.0f, db);
     }
   }
 }
@@ -526,12 +557,14 @@ static void propagate_backward(LdpVar *self)
   const gsize work = (gsize)A->nnz * C + A->rows;
 
   if (x->needs_grad) {
-    LdpTensor *dx = grad_buf(x);
     const LdpCsr *At = ldp_graph_csr_t(s->g);
     if (!wv) {
       /* dX = A^T G, row-parallel through the cached transpose. */
-      ldp_csr_spmm(1.0f, At, G, 1.0f, dx);
+      gboolean fresh;
+      LdpTensor *dx = grad_dst(x, &fresh);
+      ldp_csr_spmm(1.0f, At, G, fresh ? 0.0f : 1.0f, dx);
     } else {
+      LdpTensor *dx = grad_buf(x);
       const guint *map = ldp_graph_transpose_edge_map(s->g);
       const float *coef = s->coef;
       const guint heads = s->heads, f = C / heads;
@@ -649,7 +682,7 @@ static void bias_add_backward(LdpVar *self)
   LdpVar *x = self->parents[0], *b = self->parents[1];
   const LdpTensor *G = self->grad;
   if (x->needs_grad)
-    ldp_tensor_axpy(1.0f, G, grad_buf(x));
+    grad_add(x, 1.0f, G);
   if (b->needs_grad) {
     /* Column sums in row order: fixed summation order. */
     double *acc = g_new0(double, G->cols);
@@ -688,15 +721,15 @@ static void add_backward(LdpVar *self)
 {
   for (guint p = 0; p < 2; p++)
     if (self->parents[p]->needs_grad)
-      ldp_tensor_axpy(1.0f, self->grad, grad_buf(self->parents[p]));
+      grad_add(self->parents[p], 1.0f, self->grad);
 }
 
 static void sub_backward(LdpVar *self)
 {
   if (self->parents[0]->needs_grad)
-    ldp_tensor_axpy(1.0f, self->grad, grad_buf(self->parents[0]));
+    grad_add(self->parents[0], 1.0f, self->grad);
   if (self->parents[1]->needs_grad)
-    ldp_tensor_axpy(-1.0f, self->grad, grad_buf(self->parents[1]));
+    grad_add(self->parents[1], -1.0f, self->grad);
 }
 
 static void mul_backward(LdpVar *self)
@@ -791,10 +824,11 @@ static inline float unary_df(UnaryKind kind, float a, float x, float y)
     return a;
   case UN_RELU:
     return x > 0.0f ? 1.0f : 0.0f;
+  /* For x <= 0, la e^x = y + la with y = la (e^x - 1): no second exp. */
   case UN_SELU:
-    return x > 0.0f ? (float)SELU_LAMBDA : (float)(SELU_LAMBDA * SELU_ALPHA) * expf(x);
+    return x > 0.0f ? (float)SELU_LAMBDA : y + (float)(SELU_LAMBDA * SELU_ALPHA);
   case UN_ELU:
-    return x > 0.0f ? 1.0f : a * expf(x);
+    return x > 0.0f ? 1.0f : y + a;
   case UN_LEAKY:
     return x > 0.0f ? 1.0f : a;
   case UN_SIGMOID:
@@ -809,12 +843,19 @@ static void unary_backward(LdpVar *self)
   LdpVar *x = self->parents[0];
   const gsize n = ldp_tensor_size(self->grad);
   const float *g = self->grad->data, *xv = x->value->data, *yv = self->value->data;
-  float *d = grad_buf(x)->data;
+  gboolean fresh;
+  float *d = grad_dst(x, &fresh)->data;
   const UnaryKind kind = s->kind;
   const float a = s->alpha;
-  LDP_OMP_FOR(ldp_par(n))
-  for (gsize i = 0; i < n; i++)
-    d[i] += g[i] * unary_df(kind, a, xv[i], yv[i]);
+  if (fresh) {
+    LDP_OMP_FOR(ldp_par(n))
+    for (gsize i = 0; i < n; i++)
+      d[i] = g[i] * unary_df(kind, a, xv[i], yv[i]);
+  } else {
+    LDP_OMP_FOR(ldp_par(n))
+    for (gsize i = 0; i < n; i++)
+      d[i] += g[i] * unary_df(kind, a, xv[i], yv[i]);
+  }
 }
 
 static LdpVar *unary_op(LdpTape *tape, LdpVar *x, UnaryKind kind, float alpha)
@@ -873,10 +914,17 @@ static void dropout_backward(LdpVar *self)
   LdpVar *x = self->parents[0];
   const gsize n = ldp_tensor_size(self->grad);
   const float *g = self->grad->data;
-  float *d = grad_buf(x)->data;
-  LDP_OMP_FOR(ldp_par(n))
-  for (gsize i = 0; i < n; i++)
-    d[i] += g[i] * mask[i];
+  gboolean fresh;
+  float *d = grad_dst(x, &fresh)->data;
+  if (fresh) {
+    LDP_OMP_FOR(ldp_par(n))
+    for (gsize i = 0; i < n; i++)
+      d[i] = g[i] * mask[i];
+  } else {
+    LDP_OMP_FOR(ldp_par(n))
+    for (gsize i = 0; i < n; i++)
+      d[i] += g[i] * mask[i];
+  }
 }
 
 LdpVar *ldp_op_dropout(LdpTape *tape, LdpVar *x, float p, LdpRng *rng)
@@ -1007,7 +1055,8 @@ static void softmax_backward(LdpVar *self)
   /* dx = y * (g - <g, y>). */
   LdpVar *x = self->parents[0];
   const LdpTensor *G = self->grad, *Y = self->value;
-  LdpTensor *d = grad_buf(x);
+  gboolean fresh;
+  LdpTensor *d = grad_dst(x, &fresh);
   LDP_OMP_FOR(ldp_par(ldp_tensor_size(G)))
   for (guint i = 0; i < G->rows; i++) {
     const float *gr = ldp_tensor_row(G, i), *yr = ldp_tensor_row(Y, i);
@@ -1016,7 +1065,7 @@ static void softmax_backward(LdpVar *self)
     for (guint c = 0; c < G->cols; c++)
       dot += (double)gr[c] * yr[c];
     for (guint c = 0; c < G->cols; c++)
-      dr[c] += yr[c] * (gr[c] - (float)dot);
+      dr[c] = (fresh ? 0.0f : dr[c]) + yr[c] * (gr[c] - (float)dot);
   }
 }
 

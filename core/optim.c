@@ -1,8 +1,7 @@
 /* optim.c: Adam and SGD with the update rules of torch.optim.Adam / torch.optim.SGD.
  *
- * Each update is computed per element in double from the float32 parameter, gradient
- * and state, then stored back as float32 (PyTorch computes in float32; the two agree
- * to float32 rounding). The element loops are independent per element, hence
+ * Adam computes each element in float32 like PyTorch; SGD computes each update in
+ * double from the float32 values and stores float32 (the two agree to float32 rounding). The element loops are independent per element, hence
  * deterministic whatever the thread count.
  */
 #include <ldpgnn/ldpgnn.h>
@@ -90,10 +89,13 @@ void ldp_optimizer_zero_grad(LdpOptimizer *opt)
 
 static void adam_step(LdpOptimizer *opt)
 {
-  const double b1 = opt->beta1, b2 = opt->beta2, wd = opt->weight_decay, eps = opt->eps;
-  const double bc1 = 1.0 - pow(b1, (double)opt->step);
-  const double sqrt_bc2 = sqrt(1.0 - pow(b2, (double)opt->step));
-  const double step_size = opt->lr / bc1;
+  /* float32 element arithmetic, in torch's operation order; the per-step scalars are
+   * computed in double and rounded once, as torch does with Python floats. */
+  const float b1 = (float)opt->beta1, b2 = (float)opt->beta2, wd = (float)opt->weight_decay;
+  const float c1 = (float)(1.0 - opt->beta1), c2 = (float)(1.0 - opt->beta2), eps = (float)opt->eps;
+  const double bc1 = 1.0 - pow(opt->beta1, (double)opt->step);
+  const float sqrt_bc2 = (float)sqrt(1.0 - pow(opt->beta2, (double)opt->step));
+  const float step_size = (float)(opt->lr / bc1);
   for (guint p = 0; p < opt->params->len; p++) {
     LdpParam *param = opt->params->pdata[p];
     float *th = ldp_param_value(param)->data;
@@ -102,14 +104,14 @@ static void adam_step(LdpOptimizer *opt)
     const gsize n = ldp_tensor_size(opt->m[p]);
     LDP_OMP_FOR(n >= 131072)
     for (gsize i = 0; i < n; i++) {
-      double gi = (double)g[i] + wd * th[i];   /* coupled L2 decay */
-      double mi = b1 * m[i] + (1.0 - b1) * gi;
-      double vi = b2 * v[i] + (1.0 - b2) * gi * gi;
-      m[i] = (float)mi;
-      v[i] = (float)vi;
+      const float gi = g[i] + wd * th[i]; /* coupled L2 decay */
+      const float mi = b1 * m[i] + c1 * gi;
+      const float vi = b2 * v[i] + c2 * gi * gi;
+      m[i] = mi;
+      v[i] = vi;
       /* eps is added to sqrt(v_hat) = sqrt(v) / sqrt(bc2), as torch does. */
-      double denom = sqrt((double)v[i]) / sqrt_bc2 + eps;
-      th[i] = (float)(th[i] - step_size * (double)m[i] / denom);
+      const float denom = sqrtf(vi) / sqrt_bc2 + eps;
+      th[i] -= step_size * (mi / denom);
     }
   }
 }

@@ -7,6 +7,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #define LDP_TENSOR_ALIGN 64
 /* Below these sizes a parallel region costs more than it saves (thread wake-up is a few
@@ -407,86 +410,187 @@ gboolean ldp_csr_check(const LdpCsr *m, GError **error)
 /* Eight floats of a row, loaded and stored without alignment requirements. */
 typedef float LdpV8 __attribute__((vector_size(32), aligned(4)));
 
-/* Columns [j, j + 8 * NB) of row i: NB independent register accumulators advance
- * together over the row's entries (in CSR order), so consecutive fused multiply-adds
- * do not wait on each other. */
-#define LDP_SPMM_BLOCK(NB)                                                              \
-  do {                                                                                  \
-    LdpV8 acc[NB];                                                                      \
-    for (guint b = 0; b < (NB); b++) {                                                  \
-      if (beta == 0.0f) {                                                               \
-        acc[b] = (LdpV8){ 0 };                                                          \
-      } else {                                                                          \
-        memcpy(&acc[b], yr + j + 8 * b, sizeof acc[b]);                                 \
-        if (beta != 1.0f)                                                               \
-          acc[b] *= beta;                                                               \
-      }                                                                                 \
-    }                                                                                   \
-    if (alpha != 0.0f)                                                                  \
-      for (guint p = p0; p < p1; p++) {                                                 \
-        const float a = alpha * m->values[p];                                           \
-        const float *xr = x + (gsize)m->indices[p] * c + j;                             \
-        for (guint b = 0; b < (NB); b++) {                                              \
-          LdpV8 xv;                                                                     \
-          memcpy(&xv, xr + 8 * b, sizeof xv);                                           \
-          acc[b] += a * xv;                                                             \
-        }                                                                               \
-      }                                                                                 \
-    for (guint b = 0; b < (NB); b++)                                                    \
-      memcpy(yr + j + 8 * b, &acc[b], sizeof acc[b]);                                   \
-    j += 8 * (NB);                                                                      \
-  } while (0)
+/* The SpMM kernels below are instantiated per column count: with C a compile-time
+ * constant the accumulators of a row live in registers (scalars for C <= 8, vectors
+ * otherwise) and the inner loop carries no bookkeeping. Every output element sums its
+ * terms in CSR order from zero, then y = alpha * sum + beta * y, so the result does
+ * not depend on the blocking or the thread count. beta == 0 never reads y. */
+#define LDP_ALWAYS_INLINE static inline __attribute__((always_inline))
 
-/* Row i of y = alpha * m * x + beta * y. Every output element sums its terms in CSR
- * order whatever the blocking, so results do not depend on the thread count. */
+LDP_ALWAYS_INLINE void spmm_store(float *yr, const float *acc, guint n, float alpha, float beta)
+{
+  for (guint t = 0; t < n; t++)
+    yr[t] = beta == 0.0f ? alpha * acc[t] : alpha * acc[t] + beta * yr[t];
+}
+
+/* Rows [r0, r1), C <= 8 columns: C scalar accumulators. They are named variables,
+ * not an array, because GCC keeps an accumulator array in memory (measured 6x
+ * slower). */
+LDP_ALWAYS_INLINE void spmm_rows_narrow(float alpha, const LdpCsr *m, const float *restrict x, float beta,
+                                        float *restrict y, guint r0, guint r1, const guint C)
+{
+  const guint *restrict indptr = m->indptr, *restrict indices = m->indices;
+  const float *restrict values = m->values;
+  for (guint i = r0; i < r1; i++) {
+    float a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0;
+    for (guint p = indptr[i]; p < indptr[i + 1]; p++) {
+      const float a = values[p];
+      const float *xr = x + (gsize)indices[p] * C;
+      a0 += a * xr[0];
+      if (C > 1) a1 += a * xr[1];
+      if (C > 2) a2 += a * xr[2];
+      if (C > 3) a3 += a * xr[3];
+      if (C > 4) a4 += a * xr[4];
+      if (C > 5) a5 += a * xr[5];
+      if (C > 6) a6 += a * xr[6];
+      if (C > 7) a7 += a * xr[7];
+    }
+    float *yr = y + (gsize)i * C;
+    if (beta == 0.0f) {
+      yr[0] = alpha * a0;
+      if (C > 1) yr[1] = alpha * a1;
+      if (C > 2) yr[2] = alpha * a2;
+      if (C > 3) yr[3] = alpha * a3;
+      if (C > 4) yr[4] = alpha * a4;
+      if (C > 5) yr[5] = alpha * a5;
+      if (C > 6) yr[6] = alpha * a6;
+      if (C > 7) yr[7] = alpha * a7;
+    } else {
+      const float acc[8] = { a0, a1, a2, a3, a4, a5, a6, a7 };
+      spmm_store(yr, acc, C, alpha, beta);
+    }
+  }
+}
+
+/* Columns [j, j + 8 NB) of rows [r0, r1), row stride c, NB <= 4: named vector
+ * accumulators (see spmm_rows_narrow). */
+LDP_ALWAYS_INLINE void spmm_store8(float *yr, LdpV8 acc, float alpha, float beta)
+{
+  LdpV8 out = alpha * acc;
+  if (beta != 0.0f) {
+    LdpV8 old;
+    memcpy(&old, yr, sizeof old);
+    out += beta * old;
+  }
+  memcpy(yr, &out, sizeof out);
+}
+
+/* An unaligned 8-float load (a macro: a function returning a vector would change the
+ * ABI between the multi-versioned builds). */
+#define spmm_load8(p) (__extension__({ LdpV8 v_; memcpy(&v_, (p), sizeof v_); v_; }))
+
+LDP_ALWAYS_INLINE void spmm_rows_wide(float alpha, const LdpCsr *m, const float *restrict x, float beta,
+                                      float *restrict y, guint r0, guint r1, guint c, guint j, const guint NB)
+{
+  const guint *restrict indptr = m->indptr, *restrict indices = m->indices;
+  const float *restrict values = m->values;
+  for (guint i = r0; i < r1; i++) {
+    LdpV8 a0 = { 0 }, a1 = { 0 }, a2 = { 0 }, a3 = { 0 };
+    for (guint p = indptr[i]; p < indptr[i + 1]; p++) {
+      const float a = values[p];
+      const float *xr = x + (gsize)indices[p] * c + j;
+      a0 += a * spmm_load8(xr);
+      if (NB > 1) a1 += a * spmm_load8(xr + 8);
+      if (NB > 2) a2 += a * spmm_load8(xr + 16);
+      if (NB > 3) a3 += a * spmm_load8(xr + 24);
+    }
+    float *yr = y + (gsize)i * c + j;
+    spmm_store8(yr, a0, alpha, beta);
+    if (NB > 1) spmm_store8(yr + 8, a1, alpha, beta);
+    if (NB > 2) spmm_store8(yr + 16, a2, alpha, beta);
+    if (NB > 3) spmm_store8(yr + 24, a3, alpha, beta);
+  }
+}
+
+/* The last c mod 8 columns (from j) of rows [r0, r1), any c. */
+LDP_ALWAYS_INLINE void spmm_rows_tail(float alpha, const LdpCsr *m, const float *restrict x, float beta,
+                                      float *restrict y, guint r0, guint r1, guint c, guint j)
+{
+  const guint w = c - j;
+  for (guint i = r0; i < r1; i++) {
+    float acc[8] = { 0 };
+    for (guint p = m->indptr[i]; p < m->indptr[i + 1]; p++) {
+      const float a = m->values[p];
+      const float *xr = x + (gsize)m->indices[p] * c + j;
+      for (guint t = 0; t < w; t++)
+        acc[t] += a * xr[t];
+    }
+    spmm_store(y + (gsize)i * c + j, acc, w, alpha, beta);
+  }
+}
+
+/* Rows [r0, r1) of y = alpha * m * x + beta * y. One call per thread, so the
+ * multi-versioning dispatch is paid once, not per row. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #endif
-static void spmm_row(float alpha, const LdpCsr *m, const float *x, gsize x_size, guint c, float beta,
-                     float *y, guint i)
+static void spmm_rows(float alpha, const LdpCsr *m, const float *x, guint c, float beta, float *y, guint r0,
+                      guint r1)
 {
-  const guint p0 = m->indptr[i], p1 = m->indptr[i + 1];
-  float *yr = y + (gsize)i * c;
+  switch (c) {
+#define LDP_SPMM_NARROW_CASE(C)                                                         \
+  case C:                                                                               \
+    spmm_rows_narrow(alpha, m, x, beta, y, r0, r1, C);                                  \
+    return;
+    LDP_SPMM_NARROW_CASE(1)
+    LDP_SPMM_NARROW_CASE(2)
+    LDP_SPMM_NARROW_CASE(3)
+    LDP_SPMM_NARROW_CASE(4)
+    LDP_SPMM_NARROW_CASE(5)
+    LDP_SPMM_NARROW_CASE(6)
+    LDP_SPMM_NARROW_CASE(7)
+    LDP_SPMM_NARROW_CASE(8)
+#undef LDP_SPMM_NARROW_CASE
+  case 16:
+    spmm_rows_wide(alpha, m, x, beta, y, r0, r1, 16, 0, 2);
+    return;
+  case 32:
+    spmm_rows_wide(alpha, m, x, beta, y, r0, r1, 32, 0, 4);
+    return;
+  default:
+    break;
+  }
+  /* Other widths: 32-column panels, then one 8/16/24-column panel, then the tail. */
   guint j = 0;
-  while (c - j >= 32)
-    LDP_SPMM_BLOCK(4);
+  for (; c - j >= 32; j += 32)
+    spmm_rows_wide(alpha, m, x, beta, y, r0, r1, c, j, 4);
   switch ((c - j) / 8) {
   case 3:
-    LDP_SPMM_BLOCK(3);
+    spmm_rows_wide(alpha, m, x, beta, y, r0, r1, c, j, 3);
     break;
   case 2:
-    LDP_SPMM_BLOCK(2);
+    spmm_rows_wide(alpha, m, x, beta, y, r0, r1, c, j, 2);
     break;
   case 1:
-    LDP_SPMM_BLOCK(1);
+    spmm_rows_wide(alpha, m, x, beta, y, r0, r1, c, j, 1);
     break;
   default:
     break;
   }
-  /* The last c mod 8 columns (class counts such as 7 land here) also go through a
-   * vector register: a full 8-lane load that stays inside x's allocation reads a few
-   * floats of the next row into lanes that are never stored. */
-  const guint tail = c - j;
-  if (tail == 0)
-    return;
-  const gsize tail_bytes = tail * sizeof(float);
-  LdpV8 acc = { 0 };
-  if (beta != 0.0f) {
-    memcpy(&acc, yr + j, tail_bytes);
-    if (beta != 1.0f)
-      acc *= beta;
+  j += (c - j) / 8 * 8;
+  if (j < c)
+    spmm_rows_tail(alpha, m, x, beta, y, r0, r1, c, j);
+}
+
+/* First row of the part @t of @parts of @m's rows, splitting by stored entries (plus
+ * one per row) so that threads get equal work on skewed degree distributions. */
+static guint spmm_part_start(const LdpCsr *m, guint t, guint parts)
+{
+  if (t == 0)
+    return 0;
+  if (t >= parts)
+    return m->rows;
+  const guint64 total = (guint64)m->nnz + m->rows;
+  const guint64 target = total * t / parts;
+  guint lo = 0, hi = m->rows; /* first row r with indptr[r] + r >= target */
+  while (lo < hi) {
+    guint mid = lo + (hi - lo) / 2;
+    if ((guint64)m->indptr[mid] + mid < target)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
-  if (alpha != 0.0f)
-    for (guint p = p0; p < p1; p++) {
-      const gsize off = (gsize)m->indices[p] * c + j;
-      LdpV8 xv = { 0 };
-      if (off + 8 <= x_size)
-        memcpy(&xv, x + off, sizeof xv);
-      else
-        memcpy(&xv, x + off, tail_bytes);
-      acc += (alpha * m->values[p]) * xv;
-    }
-  memcpy(yr + j, &acc, tail_bytes);
+  return lo;
 }
 
 void ldp_csr_spmm(float alpha, const LdpCsr *m, const LdpTensor *x, float beta, LdpTensor *y)
@@ -500,12 +604,23 @@ void ldp_csr_spmm(float alpha, const LdpCsr *m, const LdpTensor *x, float beta, 
   if (m->rows == 0 || c == 0)
     return;
   const guint64 work = ((guint64)m->nnz + m->rows) * c;
-  const gint64 n_rows = m->rows;
+  if (work < LDP_SPMM_PARALLEL_WORK) {
+    spmm_rows(alpha, m, x->data, c, beta, y->data, 0, m->rows);
+    return;
+  }
   /* Each output row is produced by one thread, so the result is bitwise independent
    * of the number of threads. */
-#pragma omp parallel for schedule(static) if (work >= LDP_SPMM_PARALLEL_WORK)
-  for (gint64 i = 0; i < n_rows; i++)
-    spmm_row(alpha, m, x->data, ldp_tensor_size(x), c, beta, y->data, (guint)i);
+#pragma omp parallel
+  {
+    guint parts = 1, t = 0;
+#ifdef _OPENMP
+    parts = (guint)omp_get_num_threads();
+    t = (guint)omp_get_thread_num();
+#endif
+    guint r0 = spmm_part_start(m, t, parts), r1 = spmm_part_start(m, t + 1, parts);
+    if (r0 < r1)
+      spmm_rows(alpha, m, x->data, c, beta, y->data, r0, r1);
+  }
 }
 
 /* Columns [j0, j0 + w) of y += alpha * m^T x, scattering m's rows in order. */
