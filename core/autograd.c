@@ -15,6 +15,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "vmath.h"
+
 #define LDP_PRAGMA(x) _Pragma(#x)
 #ifdef _OPENMP
 #define LDP_OMP_FOR(cond) LDP_PRAGMA(omp parallel for schedule(static) if (cond))
@@ -27,6 +29,28 @@ static inline int ldp_par(gsize work)
 {
   return work >= 131072;
 }
+
+/* exp / expm1 of whole arrays through the vectorised kernels, in fixed blocks that
+ * threads share (results do not depend on the split). @y may equal @x. */
+#define VMATH_BLOCK 4096
+static void array_exp(float *y, const float *x, gsize n, gboolean minus_one)
+{
+  const gsize blocks = (n + VMATH_BLOCK - 1) / VMATH_BLOCK;
+  LDP_OMP_FOR(ldp_par(n))
+  for (gsize b = 0; b < blocks; b++) {
+    const gsize lo = b * VMATH_BLOCK, len = MIN(VMATH_BLOCK, n - lo);
+    if (minus_one)
+      ldp_vexpm1(y + lo, x + lo, len);
+    else
+      ldp_vexp(y + lo, x + lo, len);
+  }
+}
+
+/* Element-wise kernels run over fixed blocks shared out to threads; each kernel takes
+ * restrict-qualified arguments so that the compiler vectorises it without alias
+ * checks, and branch-free selects so random signs cost no mispredictions. */
+#define BLOCKS(n) (((n) + VMATH_BLOCK - 1) / VMATH_BLOCK)
+#define BLOCK_LEN(b, n) MIN((gsize)VMATH_BLOCK, (n) - (b) * VMATH_BLOCK)
 
 #define SELU_LAMBDA 1.0507009873554805
 #define SELU_ALPHA 1.6732632423543772
@@ -458,7 +482,7 @@ static LdpVar *linear_matmul(LdpTape *tape, LdpVar *a, LdpVar *b)
   const LdpLinearFeatures *f = a->linear;
   const LdpTensor *w = b->value;
   const guint n = ldp_var_rows(a), h = w->cols;
-  LdpTensor *y = ldp_tensor_new(n, h);
+  LdpTensor *y = ldp_tensor_new_uninit(n, h); /* fully written: beta = 0 below */
   if (f->sparse)
     ldp_csr_spmm(1.0f, f->sparse, w, 0.0f, y);
   else
@@ -505,7 +529,7 @@ LdpVar *ldp_op_matmul(LdpTape *tape, LdpVar *a, LdpVar *b)
   g_return_val_if_fail(ldp_var_cols(a) == b->value->rows, NULL);
   if (a->linear)
     return linear_matmul(tape, a, b);
-  LdpTensor *out = ldp_tensor_new(ldp_var_rows(a), b->value->cols);
+  LdpTensor *out = ldp_tensor_new_uninit(ldp_var_rows(a), b->value->cols); /* beta = 0 */
   if (a->sparse)
     ldp_csr_spmm(1.0f, a->sparse, b->value, 0.0f, out);
   else
@@ -642,7 +666,8 @@ LdpVar *ldp_op_propagate(LdpTape *tape, LdpGraph *g, LdpVar *edge_w, LdpVar *x)
     }
   }
 
-  LdpTensor *out = ldp_tensor_new(A->rows, C);
+  /* The weighted path accumulates into zeros; the SpMM path writes every element. */
+  LdpTensor *out = edge_w ? ldp_tensor_new(A->rows, C) : ldp_tensor_new_uninit(A->rows, C);
   float *coef = NULL;
   if (!edge_w) {
     ldp_csr_spmm(1.0f, A, x->value, 0.0f, out);
@@ -791,6 +816,35 @@ typedef struct {
   float alpha;
 } UnarySaved;
 
+/* o = min(x, 0), NaN kept. */
+static void elu_negative_part(float *restrict o, const float *restrict x, gsize n)
+{
+  for (gsize i = 0; i < n; i++)
+    o[i] = x[i] > 0.0f ? 0.0f : x[i];
+}
+
+/* o = pos x for x > 0, neg e otherwise, where o holds e = expm1(min(x, 0)). */
+static void elu_combine(float *restrict o, const float *restrict x, gsize n, float pos, float neg)
+{
+  for (gsize i = 0; i < n; i++)
+    o[i] = x[i] > 0.0f ? pos * x[i] : neg * o[i];
+}
+
+/* d (+)= g * df for SELU (a = la, b = la alpha) and ELU (a = 1, b = alpha), using
+ * la alpha e^x = y + la alpha for x <= 0. */
+static void elu_backward(float *restrict d, const float *restrict g, const float *restrict x,
+                         const float *restrict y, gsize n, float a, float b, gboolean fresh)
+{
+  if (fresh)
+    for (gsize i = 0; i < n; i++)
+      d[i] = g[i] * (x[i] > 0.0f ? a : y[i] + b);
+  else
+    for (gsize i = 0; i < n; i++)
+      d[i] += g[i] * (x[i] > 0.0f ? a : y[i] + b);
+}
+
+/* The piecewise-linear kinds; SELU, ELU and sigmoid go through the array exp in
+ * unary_op. */
 static inline float unary_f(UnaryKind kind, float a, float x)
 {
   switch (kind) {
@@ -798,22 +852,11 @@ static inline float unary_f(UnaryKind kind, float a, float x)
     return a * x;
   case UN_RELU:
     return x > 0.0f ? x : 0.0f;
-  case UN_SELU:
-    return x > 0.0f ? (float)SELU_LAMBDA * x : (float)(SELU_LAMBDA * SELU_ALPHA) * expm1f(x);
-  case UN_ELU:
-    return x > 0.0f ? x : a * expm1f(x);
   case UN_LEAKY:
     return x > 0.0f ? x : a * x;
-  case UN_SIGMOID:
-    /* Split by sign so exp never overflows. */
-    if (x >= 0.0f)
-      return 1.0f / (1.0f + expf(-x));
-    else {
-      float e = expf(x);
-      return e / (1.0f + e);
-    }
+  default:
+    return NAN;
   }
-  return 0.0f;
 }
 
 /* Derivative at x, given the output y = f(x). */
@@ -847,7 +890,15 @@ static void unary_backward(LdpVar *self)
   float *d = grad_dst(x, &fresh)->data;
   const UnaryKind kind = s->kind;
   const float a = s->alpha;
-  if (fresh) {
+  if (kind == UN_SELU || kind == UN_ELU) {
+    const float pos = kind == UN_SELU ? (float)SELU_LAMBDA : 1.0f;
+    const float neg = kind == UN_SELU ? (float)(SELU_LAMBDA * SELU_ALPHA) : a;
+    LDP_OMP_FOR(ldp_par(n))
+    for (gsize b = 0; b < BLOCKS(n); b++) {
+      const gsize lo = b * VMATH_BLOCK;
+      elu_backward(d + lo, g + lo, xv + lo, yv + lo, BLOCK_LEN(b, n), pos, neg, fresh);
+    }
+  } else if (fresh) {
     LDP_OMP_FOR(ldp_par(n))
     for (gsize i = 0; i < n; i++)
       d[i] = g[i] * unary_df(kind, a, xv[i], yv[i]);
@@ -865,9 +916,30 @@ static LdpVar *unary_op(LdpTape *tape, LdpVar *x, UnaryKind kind, float alpha)
   LdpTensor *out = ldp_tensor_new_uninit(x->value->rows, x->value->cols);
   const float *xv = x->value->data;
   float *o = out->data;
-  LDP_OMP_FOR(ldp_par(n))
-  for (gsize i = 0; i < n; i++)
-    o[i] = unary_f(kind, alpha, xv[i]);
+  if (kind == UN_SELU || kind == UN_ELU) {
+    /* Negative branch through the vectorised expm1: o = expm1(min(x, 0)) first. */
+    const float pos = kind == UN_SELU ? (float)SELU_LAMBDA : 1.0f;
+    const float neg = kind == UN_SELU ? (float)(SELU_LAMBDA * SELU_ALPHA) : alpha;
+    LDP_OMP_FOR(ldp_par(n))
+    for (gsize b = 0; b < BLOCKS(n); b++) {
+      const gsize lo = b * VMATH_BLOCK, len = BLOCK_LEN(b, n);
+      elu_negative_part(o + lo, xv + lo, len);
+      ldp_vexpm1(o + lo, o + lo, len);
+      elu_combine(o + lo, xv + lo, len, pos, neg);
+    }
+  } else if (kind == UN_SIGMOID) {
+    /* e = exp(-|x|) never overflows: 1 / (1 + e) for x >= 0, e / (1 + e) otherwise. */
+    for (gsize i = 0; i < n; i++)
+      o[i] = -fabsf(xv[i]);
+    array_exp(o, o, n, FALSE);
+    LDP_OMP_FOR(ldp_par(n))
+    for (gsize i = 0; i < n; i++)
+      o[i] = xv[i] >= 0.0f ? 1.0f / (1.0f + o[i]) : o[i] / (1.0f + o[i]);
+  } else {
+    LDP_OMP_FOR(ldp_par(n))
+    for (gsize i = 0; i < n; i++)
+      o[i] = unary_f(kind, alpha, xv[i]);
+  }
   LdpVar *v = var_new(tape, out, &x, 1, unary_backward);
   UnarySaved *s = g_new(UnarySaved, 1);
   s->kind = kind;
@@ -908,6 +980,18 @@ LdpVar *ldp_op_sigmoid(LdpTape *tape, LdpVar *x)
 
 /* ---- dropout ---- */
 
+/* d = a * b (store) or d += a * b. */
+static void mul_into(float *restrict d, const float *restrict a, const float *restrict b, gsize n,
+                     gboolean store)
+{
+  if (store)
+    for (gsize i = 0; i < n; i++)
+      d[i] = a[i] * b[i];
+  else
+    for (gsize i = 0; i < n; i++)
+      d[i] += a[i] * b[i];
+}
+
 static void dropout_backward(LdpVar *self)
 {
   const float *mask = self->saved;
@@ -916,14 +1000,10 @@ static void dropout_backward(LdpVar *self)
   const float *g = self->grad->data;
   gboolean fresh;
   float *d = grad_dst(x, &fresh)->data;
-  if (fresh) {
-    LDP_OMP_FOR(ldp_par(n))
-    for (gsize i = 0; i < n; i++)
-      d[i] = g[i] * mask[i];
-  } else {
-    LDP_OMP_FOR(ldp_par(n))
-    for (gsize i = 0; i < n; i++)
-      d[i] += g[i] * mask[i];
+  LDP_OMP_FOR(ldp_par(n))
+  for (gsize b = 0; b < BLOCKS(n); b++) {
+    const gsize lo = b * VMATH_BLOCK;
+    mul_into(d + lo, g + lo, mask + lo, BLOCK_LEN(b, n), fresh);
   }
 }
 
@@ -941,17 +1021,20 @@ LdpVar *ldp_op_dropout(LdpTape *tape, LdpVar *x, float p, LdpRng *rng)
   float keep_scale = p < 1.0f ? 1.0f / (1.0f - p) : 0.0f;
   const guint64 threshold = (guint64)ldexp((double)p, 32);
   float *mask = g_new(float, n ? n : 1);
+  /* Branch-free: a random keep/drop decision would mispredict half the time. */
   for (gsize i = 0; i < n; i += 2) {
     const guint64 r = ldp_rng_next_u64(rng);
-    mask[i] = (r & 0xffffffffu) < threshold ? 0.0f : keep_scale;
+    mask[i] = keep_scale * (float)((r & 0xffffffffu) >= threshold);
     if (i + 1 < n)
-      mask[i + 1] = (r >> 32) < threshold ? 0.0f : keep_scale;
+      mask[i + 1] = keep_scale * (float)((r >> 32) >= threshold);
   }
   LdpTensor *out = ldp_tensor_new_uninit(x->value->rows, x->value->cols);
   const float *xv = x->value->data;
   LDP_OMP_FOR(ldp_par(n))
-  for (gsize i = 0; i < n; i++)
-    out->data[i] = xv[i] * mask[i];
+  for (gsize b = 0; b < BLOCKS(n); b++) {
+    const gsize lo = b * VMATH_BLOCK;
+    mul_into(out->data + lo, xv + lo, mask + lo, BLOCK_LEN(b, n), TRUE);
+  }
   LdpVar *v = var_new(tape, out, &x, 1, dropout_backward);
   var_save(v, mask, g_free);
   return v;
@@ -1037,17 +1120,21 @@ static void log_softmax_backward(LdpVar *self)
   /* dx = g - softmax * sum(g), softmax = exp(y). */
   LdpVar *x = self->parents[0];
   const LdpTensor *G = self->grad, *Y = self->value;
+  const gsize size = ldp_tensor_size(G);
   LdpTensor *d = grad_buf(x);
-  LDP_OMP_FOR(ldp_par(ldp_tensor_size(G)))
+  float *sm = g_new(float, MAX(size, 1));
+  array_exp(sm, Y->data, size, FALSE);
+  LDP_OMP_FOR(ldp_par(size))
   for (guint i = 0; i < G->rows; i++) {
-    const float *gr = ldp_tensor_row(G, i), *yr = ldp_tensor_row(Y, i);
+    const float *gr = ldp_tensor_row(G, i), *sr = sm + (gsize)i * G->cols;
     float *dr = ldp_tensor_row(d, i);
     double gs = 0.0;
     for (guint c = 0; c < G->cols; c++)
       gs += gr[c];
     for (guint c = 0; c < G->cols; c++)
-      dr[c] += gr[c] - expf(yr[c]) * (float)gs;
+      dr[c] += gr[c] - sr[c] * (float)gs;
   }
+  g_free(sm);
 }
 
 static void softmax_backward(LdpVar *self)
@@ -1073,31 +1160,46 @@ static LdpVar *softmax_op(LdpTape *tape, LdpVar *x, gboolean log_out)
 {
   CHECK_VAR(tape, x, NULL);
   const LdpTensor *X = x->value;
-  LdpTensor *out = ldp_tensor_new_uninit(X->rows, X->cols);
-  LDP_OMP_FOR(ldp_par(ldp_tensor_size(X)))
+  const guint C = X->cols;
+  const gsize size = ldp_tensor_size(X);
+  LdpTensor *out = ldp_tensor_new_uninit(X->rows, C);
+  /* Three passes so that exp runs over the whole array at once: shift each row by its
+   * maximum, exponentiate, then normalise (sums in double, in column order). */
+  LDP_OMP_FOR(ldp_par(size))
   for (guint i = 0; i < X->rows; i++) {
     const float *xr = ldp_tensor_row(X, i);
     float *o = ldp_tensor_row(out, i);
-    if (X->cols == 0)
+    if (C == 0)
       continue;
     float m = xr[0];
-    for (guint c = 1; c < X->cols; c++)
+    for (guint c = 1; c < C; c++)
       m = MAX(m, xr[c]);
+    for (guint c = 0; c < C; c++)
+      o[c] = xr[c] - m;
+  }
+  float *e = log_out ? g_new(float, MAX(size, 1)) : out->data;
+  array_exp(e, out->data, size, FALSE);
+  LDP_OMP_FOR(ldp_par(size))
+  for (guint i = 0; i < X->rows; i++) {
+    const float *er = e + (gsize)i * C;
+    float *o = ldp_tensor_row(out, i);
     double s = 0.0;
-    for (guint c = 0; c < X->cols; c++)
-      s += expf(xr[c] - m);
+    for (guint c = 0; c < C; c++)
+      s += er[c];
     if (log_out) {
       /* (x - m) - log(s) rather than x - (m + log(s)): the latter rounds log(s) at
        * the magnitude of m, losing precision for large logits. */
-      double ls = log(s);
-      for (guint c = 0; c < X->cols; c++)
-        o[c] = (float)((xr[c] - m) - ls);
+      const double ls = log(s);
+      for (guint c = 0; c < C; c++)
+        o[c] = (float)(o[c] - ls);
     } else {
-      float inv = (float)(1.0 / s);
-      for (guint c = 0; c < X->cols; c++)
-        o[c] = expf(xr[c] - m) * inv;
+      const float inv = (float)(1.0 / s);
+      for (guint c = 0; c < C; c++)
+        o[c] = er[c] * inv;
     }
   }
+  if (log_out)
+    g_free(e);
   return var_new(tape, out, &x, 1, log_out ? log_softmax_backward : softmax_backward);
 }
 

@@ -355,7 +355,13 @@ gboolean ldp_train(const LdpTrainConfig *cfg, const LdpDataset *data, const guin
 
     /* Evaluation pass: validation against the server's labels, test against clean ones. */
     guint n_pred = 0;
-    double f1_micro = 0, f1_macro = 0, auc = NAN;
+    /* Test scores beyond accuracy are only reported for the selected epoch: keep this
+     * epoch's test logits and score them if it is selected. */
+    g_autoptr(LdpTensor) z_test = NULL;
+    const gint *score_labels = test_labels;
+    const guint *score_rows = test_rows;
+    g_autofree guint *tr = NULL;
+    g_autofree gint *eval_labels = NULL;
     if (!graph_task) {
       g_autoptr(LdpTensor) z = eval_logits(&c, &whole, error);
       if (!z)
@@ -364,13 +370,11 @@ gboolean ldp_train(const LdpTrainConfig *cfg, const LdpDataset *data, const guin
       st.val_acc = ldp_metric_accuracy(z, labels, val_rows, n_val);
       st.test_loss = eval_loss(&c, z, test_labels, test_rows, n_test, FALSE);
       st.test_acc = ldp_metric_accuracy(z, test_labels, test_rows, n_test);
-      f1_micro = ldp_metric_f1_micro(z, test_labels, test_rows, n_test, n_classes);
-      f1_macro = ldp_metric_f1_macro(z, test_labels, test_rows, n_test, n_classes);
-      auc = binary_auc(z, test_labels, test_rows, n_test);
+      z_test = g_steal_pointer(&z);
     } else {
       /* Gather the logits of every evaluated graph, then score the two groups. */
       g_autoptr(LdpTensor) all = ldp_tensor_new(n_eval, n_classes);
-      g_autofree gint *eval_labels = g_new(gint, n_eval + 1);
+      eval_labels = g_new(gint, n_eval + 1);
       for (guint k = 0; k < eval_units->len; k++) {
         Unit *u = &g_array_index(eval_units, Unit, k);
         g_autoptr(LdpTensor) z = eval_logits(&c, u, error);
@@ -381,7 +385,8 @@ gboolean ldp_train(const LdpTrainConfig *cfg, const LdpDataset *data, const guin
       }
       for (guint k = 0; k < n_eval; k++)
         eval_labels[k] = k < n_val ? labels[eval_ids[k]] : test_labels[eval_ids[k]];
-      g_autofree guint *vr = g_new(guint, n_val + 1), *tr = g_new(guint, n_test + 1);
+      g_autofree guint *vr = g_new(guint, n_val + 1);
+      tr = g_new(guint, n_test + 1);
       for (guint k = 0; k < n_val; k++)
         vr[k] = k;
       for (guint k = 0; k < n_test; k++)
@@ -390,9 +395,9 @@ gboolean ldp_train(const LdpTrainConfig *cfg, const LdpDataset *data, const guin
       st.val_acc = ldp_metric_accuracy(all, eval_labels, vr, n_val);
       st.test_loss = eval_loss(&c, all, eval_labels, tr, n_test, FALSE);
       st.test_acc = ldp_metric_accuracy(all, eval_labels, tr, n_test);
-      f1_micro = ldp_metric_f1_micro(all, eval_labels, tr, n_test, n_classes);
-      f1_macro = ldp_metric_f1_macro(all, eval_labels, tr, n_test, n_classes);
-      auc = binary_auc(all, eval_labels, tr, n_test);
+      z_test = g_steal_pointer(&all);
+      score_labels = eval_labels;
+      score_rows = tr;
     }
     g_array_append_val(result->history, st);
 
@@ -406,9 +411,9 @@ gboolean ldp_train(const LdpTrainConfig *cfg, const LdpDataset *data, const guin
     if (accept) {
       best = st;
       have_best = TRUE;
-      best_f1_micro = f1_micro;
-      best_f1_macro = f1_macro;
-      best_auc = auc;
+      best_f1_micro = ldp_metric_f1_micro(z_test, score_labels, score_rows, n_test, n_classes);
+      best_f1_macro = ldp_metric_f1_macro(z_test, score_labels, score_rows, n_test, n_classes);
+      best_auc = binary_auc(z_test, score_labels, score_rows, n_test);
     }
     if (progress)
       fprintf(stderr, "\r  epoch %u/%u  loss %.4f  val loss %.4f  val acc %.3f  selected %u   ", epoch,

@@ -1,0 +1,179 @@
+/* vmath.c: exp and expm1 on float arrays, written on GCC vector types so that every
+ * build gets SIMD code whatever the vectoriser's cost model decides.
+ *
+ * Method (both functions share one kernel). With k = round(x / ln2) and
+ * r = x - k ln2, |r| <= ln2/2 + tiny:
+ *   exp(x)   = 2^k * (1 + r + W(r)),                    W(r) = e^r - 1 - r,
+ *   expm1(x) = 2^k * ((1 - 2^-k) + r + W(r))            (= 2^k expm1(r) + (2^k - 1)).
+ * The bracket ("inner") is summed with error-free transformations so that its only
+ * sizeable errors are those of W and one final rounding; the scaling by 2^k is exact
+ * unless the result is subnormal. For k = 0 expm1's bracket is r + W(r) with r = x,
+ * so tiny |x| keeps full relative accuracy.
+ *
+ * Range reduction (Cody-Waite). ln2 = LN2_HI + LN2_LO where LN2_HI = 0xb172p-16 has 15
+ * significant bits; with |k| <= 150 (8 bits) k * LN2_HI is exact, and x - k * LN2_HI is
+ * exact too (both are multiples of ulp(x), which divides 2^-16 for |x| < 256, and the
+ * difference is below 2^24 ulp(x)). r = r_hi + r_lo is then the exact value of
+ * x - k LN2_HI - fl(k LN2_LO) (Fast2Sum). What is left out, the rounding of k LN2_LO and
+ * ln2 - LN2_HI - LN2_LO, is below 150 * (2^-44 + 2^-44) < 2^-36 in r: a relative error
+ * of 2^-36 in e^r, i.e. < 2^-12 ulp. Ignored below.
+ *
+ * Polynomial. W(r) = r^2 (1/2! + r/3! + ... + r^6/8!) (Taylor, coefficients rounded to
+ * float). Truncation: |r|^9/9! e^|r| <= 2.8e-10 = 0.0047 u (u = 2^-24) for
+ * |r| <= 0.3466; coefficient rounding adds at most u * sum |r|^n / n! over n >= 3, i.e.
+ * < 0.0075 u. Evaluation: r_hi^2 (1 rounding), Horner for the bracket (its value is
+ * ~0.5 +- 0.06 and the last addition's rounding dominates: < 1.3 u relative), the
+ * product (1), adding r_lo (1): |w - W| <= 4.3 u |W| + 0.012 u, and |W| <= 0.0677
+ * (at r = +ln2/2; 0.0537 at -ln2/2), so |w - W| <= 0.30 u.
+ *
+ * Summation. c = 1 - 2^-k = c_hi + c_lo exactly (TwoSum; c = 1 for exp), U = c_hi + r_hi
+ * with its exact error e (Fast2Sum: |c_hi| >= 1/2 > |r_hi| or c_hi = 0), and
+ * inner = fl(U + fl(fl(e + c_lo) + w)). |e| <= ulp(U)/2 and c_lo is 0 unless k > 24, so
+ * the inner sum e + c_lo + w is below 0.07 + tiny and its two roundings cost at most
+ * 2 * 2^-29 = u/16. Total error of inner before its last rounding: 0.30 u + u/16 < 0.37 u.
+ *
+ * Bound in ulps of the result (the ulp of the binade holding the exact value; the test's
+ * ulp of the correctly rounded result is never smaller):
+ *  - exp: inner = e^r in [0.707, 1.415], whose ulp is >= u, so <= 0.5 + 0.37 = 0.87 ulp.
+ *    Subnormal results: the final multiply rounds once more to a coarser grid, the
+ *    0.87 normal-precision ulp shrinks to at most 0.44 of the subnormal ulp 2^-149, so
+ *    <= 0.5 + 0.44 = 0.94 ulp.  Tested bound: 1 ulp.
+ *  - expm1: inner = e^r - 2^-k. Worst is k = 1 at r = -ln2/2: inner = 0.207, ulp u/4,
+ *    but there |W| <= 0.0537 gives |w - W| <= 0.24 u and the error bound is
+ *    0.5 + 4 (0.24 + 0.07) = 1.74 ulp. For k = 0, inner = expm1(r) has |W| <= |r|^2 0.6,
+ *    whose error relative to |r| is <= 0.6 * 0.35 * 4.3 u and the bound is ~1.5 ulp; for
+ *    k = -1 inner <= -0.65 (ulp u/2 ... ) and k >= 2 or k <= -2 is smaller still.
+ *    Tested bound: 2 ulps.
+ *
+ * Determinism: the kernel runs once per block of 8 from the same call site, the tail
+ * through a zero-padded block, so an element's result does not depend on where it sits.
+ * FP contraction is switched off for this file so that no clone fuses a*b+c into an FMA
+ * (which would round differently): every clone then computes the same IEEE operations.
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include "vmath.h"
+
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+
+#define LDP_VMATH_WIDTH 8
+
+typedef float LdpVmathF8 __attribute__((vector_size(LDP_VMATH_WIDTH * sizeof(float))));
+typedef int32_t LdpVmathI8 __attribute__((vector_size(LDP_VMATH_WIDTH * sizeof(int32_t))));
+
+/* Lanes of @a where the comparison mask @m is all ones, else lanes of @b. Macros, not
+ * functions: a function returning a 32-byte vector draws -Wpsabi in the SSE clone. */
+#define VMATH_SELECT(m, a, b) ((LdpVmathF8)(((m) & (LdpVmathI8)(a)) | (~(m) & (LdpVmathI8)(b))))
+/* 2^k for integer lanes k in [-126, 127], from the exponent bits. */
+#define VMATH_POW2(k) ((LdpVmathF8)(((k) + 127) << 23))
+
+/* exp (@minus_one FALSE) or expm1 (TRUE) of 8 lanes, in place; the constant flag folds
+ * away. */
+static inline __attribute__((always_inline)) void vmath_kernel(LdpVmathF8 *v, gboolean minus_one)
+{
+  const LdpVmathF8 x = *v;
+  const float log2e = 0x1.715476p+0f;
+  const float ln2_hi = 0x1.62e4p-1f; /* 0xb172p-16 */
+  const float ln2_lo = 0x1.7f7d1cp-20f;
+  const float shifter = 0x1.8p23f; /* adding it rounds to an integer (|v| < 2^22) */
+  /* Beyond these the result is already +inf / 0 (exp) or -1 (expm1, e^x < 2^-25 for
+   * x < -17.4): clamping keeps |k| <= 150 so that both halves of 2^k stay normal. */
+  const float x_max = 89.0f;
+  const float x_min = minus_one ? -64.0f : -104.0f;
+  const LdpVmathF8 zero = { 0 };
+
+  LdpVmathI8 is_nan = x != x;
+  LdpVmathF8 xc = VMATH_SELECT(x > x_max, zero + x_max, x);
+  xc = VMATH_SELECT(xc < x_min, zero + x_min, xc);
+  xc = VMATH_SELECT(is_nan, zero, xc);
+
+  LdpVmathF8 kf = (xc * log2e + shifter) - shifter;
+  LdpVmathI8 k = __builtin_convertvector(kf, LdpVmathI8);
+  LdpVmathF8 a = xc - kf * ln2_hi; /* exact */
+  LdpVmathF8 klo = kf * ln2_lo;
+  LdpVmathF8 r_hi = a - klo;
+  LdpVmathF8 r_lo = (a - r_hi) - klo;
+
+  /* W(r) = e^r - 1 - r = r^2 (1/2! + r/3! + ... + r^6/8!) */
+  LdpVmathF8 q = zero + 0x1.a01a02p-16f; /* 1/8! */
+  q = q * r_hi + 0x1.a01a02p-13f;        /* 1/7! */
+  q = q * r_hi + 0x1.6c16c2p-10f;        /* 1/6! */
+  q = q * r_hi + 0x1.111112p-7f;         /* 1/5! */
+  q = q * r_hi + 0x1.555556p-5f;         /* 1/4! */
+  q = q * r_hi + 0x1.555556p-3f;         /* 1/3! */
+  q = q * r_hi + 0.5f;
+  LdpVmathF8 w = r_lo + (r_hi * r_hi) * q;
+
+  /* 2^k = 2^k1 * 2^k2, both factors normal for |k| <= 150 */
+  LdpVmathI8 k1 = k >> 1;
+  LdpVmathI8 k2 = k - k1;
+  LdpVmathF8 c_hi = zero + 1.0f, c_lo = zero;
+  if (minus_one) {
+    /* c = 1 - 2^-k as an exact pair (TwoSum; 2^-k >= 2^-128 is exact even when subnormal) */
+    LdpVmathF8 m = VMATH_POW2(-k1) * VMATH_POW2(-k2);
+    c_hi = 1.0f - m;
+    LdpVmathF8 bb = c_hi - 1.0f;
+    c_lo = (1.0f - (c_hi - bb)) + (-m - bb);
+  }
+  LdpVmathF8 u = c_hi + r_hi;
+  LdpVmathF8 e = r_hi - (u - c_hi);
+  LdpVmathF8 t = e;
+  if (minus_one)
+    t = e + c_lo;
+  LdpVmathF8 inner = u + (t + w);
+  LdpVmathF8 y = (inner * VMATH_POW2(k1)) * VMATH_POW2(k2);
+
+  if (minus_one)
+    y = VMATH_SELECT(x == 0.0f, x, y); /* keeps the sign of -0 */
+  *v = VMATH_SELECT(is_nan, x + x, y);
+}
+
+/* One kernel call site for full blocks and the tail alike. */
+static inline __attribute__((always_inline)) void vmath_apply(float *y, const float *x, gsize n,
+                                                               gboolean minus_one)
+{
+  for (gsize i = 0; i < n; i += LDP_VMATH_WIDTH) {
+    gsize m = n - i < LDP_VMATH_WIDTH ? n - i : LDP_VMATH_WIDTH;
+    LdpVmathF8 v;
+    if (G_LIKELY(m == LDP_VMATH_WIDTH)) {
+      memcpy(&v, x + i, sizeof v);
+    } else {
+      float pad[LDP_VMATH_WIDTH] = { 0 };
+      memcpy(pad, x + i, m * sizeof(float));
+      memcpy(&v, pad, sizeof v);
+    }
+    vmath_kernel(&v, minus_one);
+    if (G_LIKELY(m == LDP_VMATH_WIDTH)) {
+      memcpy(y + i, &v, sizeof v);
+    } else {
+      float pad[LDP_VMATH_WIDTH];
+      memcpy(pad, &v, sizeof v);
+      memcpy(y + i, pad, m * sizeof(float));
+    }
+  }
+}
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#endif
+void ldp_vexp(float *y, const float *x, gsize n)
+{
+  g_return_if_fail(n == 0 || (y != NULL && x != NULL));
+  vmath_apply(y, x, n, FALSE);
+}
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#endif
+void ldp_vexpm1(float *y, const float *x, gsize n)
+{
+  g_return_if_fail(n == 0 || (y != NULL && x != NULL));
+  vmath_apply(y, x, n, TRUE);
+}
