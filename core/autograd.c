@@ -826,8 +826,11 @@ static void elu_negative_part(float *restrict o, const float *restrict x, gsize 
 /* o = pos x for x > 0, neg e otherwise, where o holds e = expm1(min(x, 0)). */
 static void elu_combine(float *restrict o, const float *restrict x, gsize n, float pos, float neg)
 {
-  for (gsize i = 0; i < n; i++)
-    o[i] = x[i] > 0.0f ? pos * x[i] : neg * o[i];
+  /* Both operands are loaded unconditionally so the select can be if-converted. */
+  for (gsize i = 0; i < n; i++) {
+    const float xi = x[i], ei = o[i];
+    o[i] = xi > 0.0f ? pos * xi : neg * ei;
+  }
 }
 
 /* d (+)= g * df for SELU (a = la, b = la alpha) and ELU (a = 1, b = alpha), using
@@ -835,12 +838,11 @@ static void elu_combine(float *restrict o, const float *restrict x, gsize n, flo
 static void elu_backward(float *restrict d, const float *restrict g, const float *restrict x,
                          const float *restrict y, gsize n, float a, float b, gboolean fresh)
 {
-  if (fresh)
-    for (gsize i = 0; i < n; i++)
-      d[i] = g[i] * (x[i] > 0.0f ? a : y[i] + b);
-  else
-    for (gsize i = 0; i < n; i++)
-      d[i] += g[i] * (x[i] > 0.0f ? a : y[i] + b);
+  for (gsize i = 0; i < n; i++) {
+    const float xi = x[i], yi = y[i];
+    const float v = g[i] * (xi > 0.0f ? a : yi + b);
+    d[i] = fresh ? v : d[i] + v;
+  }
 }
 
 /* The piecewise-linear kinds; SELU, ELU and sigmoid go through the array exp in

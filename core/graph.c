@@ -28,6 +28,12 @@ struct _LdpGraph {
   LdpGraph *norm[LDP_N_NORMS];
 };
 
+/* The lazy caches are built under one process-wide lock and published with atomic
+ * stores, so concurrent readers (the trainer overlaps evaluation with the next
+ * training step) see either nothing or a finished cache. Recursive: building a
+ * normalisation reads other caches. */
+static GRecMutex graph_cache_lock;
+
 static LdpGraph *graph_wrap(LdpCsr *adj, gint *edge_origin)
 {
   LdpGraph *g = g_new0(LdpGraph, 1);
@@ -142,8 +148,16 @@ const LdpCsr *ldp_graph_csr(const LdpGraph *g)
 
 static void graph_ensure_transpose(LdpGraph *g)
 {
-  if (g->adj_t == NULL)
-    g->adj_t = ldp_csr_transpose_with_map(g->adj, &g->t_map);
+  if (g_atomic_pointer_get(&g->adj_t) != NULL)
+    return;
+  g_rec_mutex_lock(&graph_cache_lock);
+  if (g->adj_t == NULL) {
+    guint *map = NULL;
+    LdpCsr *t = ldp_csr_transpose_with_map(g->adj, &map);
+    g->t_map = map;
+    g_atomic_pointer_set(&g->adj_t, t); /* published last: adj_t != NULL means both are set */
+  }
+  g_rec_mutex_unlock(&graph_cache_lock);
 }
 
 const LdpCsr *ldp_graph_csr_t(LdpGraph *g)
@@ -163,11 +177,16 @@ const guint *ldp_graph_transpose_edge_map(LdpGraph *g)
 const guint *ldp_graph_degrees(LdpGraph *g)
 {
   g_return_val_if_fail(g != NULL, NULL);
-  if (g->degrees == NULL) {
-    const LdpCsr *a = g->adj;
-    g->degrees = g_new(guint, MAX(a->rows, 1));
-    for (guint i = 0; i < a->rows; i++)
-      g->degrees[i] = a->indptr[i + 1] - a->indptr[i];
+  if (g_atomic_pointer_get(&g->degrees) == NULL) {
+    g_rec_mutex_lock(&graph_cache_lock);
+    if (g->degrees == NULL) {
+      const LdpCsr *a = g->adj;
+      guint *d = g_new(guint, MAX(a->rows, 1));
+      for (guint i = 0; i < a->rows; i++)
+        d[i] = a->indptr[i + 1] - a->indptr[i];
+      g_atomic_pointer_set(&g->degrees, d);
+    }
+    g_rec_mutex_unlock(&graph_cache_lock);
   }
   return g->degrees;
 }
@@ -181,12 +200,17 @@ const gint *ldp_graph_edge_origin(const LdpGraph *g)
 const guint *ldp_graph_edge_dst(LdpGraph *g)
 {
   g_return_val_if_fail(g != NULL, NULL);
-  if (g->edge_dst == NULL) {
-    const LdpCsr *a = g->adj;
-    g->edge_dst = g_new(guint, MAX(a->nnz, 1));
-    for (guint i = 0; i < a->rows; i++)
-      for (guint p = a->indptr[i]; p < a->indptr[i + 1]; p++)
-        g->edge_dst[p] = i;
+  if (g_atomic_pointer_get(&g->edge_dst) == NULL) {
+    g_rec_mutex_lock(&graph_cache_lock);
+    if (g->edge_dst == NULL) {
+      const LdpCsr *a = g->adj;
+      guint *dst = g_new(guint, MAX(a->nnz, 1));
+      for (guint i = 0; i < a->rows; i++)
+        for (guint p = a->indptr[i]; p < a->indptr[i + 1]; p++)
+          dst[p] = i;
+      g_atomic_pointer_set(&g->edge_dst, dst);
+    }
+    g_rec_mutex_unlock(&graph_cache_lock);
   }
   return g->edge_dst;
 }
@@ -318,7 +342,11 @@ LdpGraph *ldp_graph_normalized(LdpGraph *g, LdpNorm norm)
 {
   g_return_val_if_fail(g != NULL, NULL);
   g_return_val_if_fail((guint)norm < LDP_N_NORMS, NULL);
-  if (g->norm[norm] == NULL)
-    g->norm[norm] = graph_build_normalized(g, norm);
+  if (g_atomic_pointer_get(&g->norm[norm]) == NULL) {
+    g_rec_mutex_lock(&graph_cache_lock);
+    if (g->norm[norm] == NULL)
+      g_atomic_pointer_set(&g->norm[norm], graph_build_normalized(g, norm));
+    g_rec_mutex_unlock(&graph_cache_lock);
+  }
   return g->norm[norm];
 }
