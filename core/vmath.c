@@ -11,39 +11,45 @@
  * so tiny |x| keeps full relative accuracy.
  *
  * Range reduction (Cody-Waite). ln2 = LN2_HI + LN2_LO where LN2_HI = 0xb172p-16 has 15
- * significant bits; with |k| <= 150 (8 bits) k * LN2_HI is exact, and x - k * LN2_HI is
+ * significant bits; with |k| <= 159 (8 bits) k * LN2_HI is exact, and x - k * LN2_HI is
  * exact too (both are multiples of ulp(x), which divides 2^-16 for |x| < 256, and the
- * difference is below 2^24 ulp(x)). r = r_hi + r_lo is then the exact value of
- * x - k LN2_HI - fl(k LN2_LO) (Fast2Sum). What is left out, the rounding of k LN2_LO and
- * ln2 - LN2_HI - LN2_LO, is below 150 * (2^-44 + 2^-44) < 2^-36 in r: a relative error
- * of 2^-36 in e^r, i.e. < 2^-12 ulp. Ignored below.
+ * difference is below 2^24 ulp(x)). r_hi + r_lo is then exactly x - k LN2_HI -
+ * fl(k LN2_LO) (Fast2Sum), |r_lo| <= ulp(r_hi)/2 <= u/4 (u = 2^-24 throughout). Left
+ * out are the rounding of k LN2_LO and ln2 - LN2_HI - LN2_LO: below 159 (2^-44 + 2^-44)
+ * < 2^-36 in r, a relative 2^-36 in e^r, < 2^-12 ulp; ignored below.
  *
- * Polynomial. W(r) = r^2 (1/2! + r/3! + ... + r^6/8!) (Taylor, coefficients rounded to
- * float). Truncation: |r|^9/9! e^|r| <= 2.8e-10 = 0.0047 u (u = 2^-24) for
- * |r| <= 0.3466; coefficient rounding adds at most u * sum |r|^n / n! over n >= 3, i.e.
- * < 0.0075 u. Evaluation: r_hi^2 (1 rounding), Horner for the bracket (its value is
- * ~0.5 +- 0.06 and the last addition's rounding dominates: < 1.3 u relative), the
- * product (1), adding r_lo (1): |w - W| <= 4.3 u |W| + 0.012 u, and |W| <= 0.0677
- * (at r = +ln2/2; 0.0537 at -ln2/2), so |w - W| <= 0.30 u.
+ * Polynomial. W(r) = e^r - 1 - r = r^2 (1/2! + r/3! + ... + r^6/8!) (Taylor, coefficients
+ * rounded to float), |r| <= 0.3466. Truncation |r|^9/9! e^|r| <= 0.0047 u; coefficient
+ * rounding <= u sum_{n>=3} |r|^n/n! <= 0.0076 u. Evaluated at r_hi: r_hi^2 (rounding u),
+ * the Horner bracket q in [0.447, 0.563] (last addition u, the rest scaled by |r|:
+ * <= 1.3 u relative), the product (u), the final addition (u): 4.3 u |W| + 0.012 u.
+ * W(r_hi + r_lo) - W(r_hi) = r_lo (e^r - 1) is mostly the r_lo r_hi term added in; the
+ * rest is <= |W| u/4 <= 0.017 u. So |w - (r_lo + W(r))| <= 4.3 u |W| + 0.029 u, where
+ * |W| <= 0.0677 for r >= 0 and <= 0.0537 for r <= 0.
  *
  * Summation. c = 1 - 2^-k = c_hi + c_lo exactly (TwoSum; c = 1 for exp), U = c_hi + r_hi
- * with its exact error e (Fast2Sum: |c_hi| >= 1/2 > |r_hi| or c_hi = 0), and
- * inner = fl(U + fl(fl(e + c_lo) + w)). |e| <= ulp(U)/2 and c_lo is 0 unless k > 24, so
- * the inner sum e + c_lo + w is below 0.07 + tiny and its two roundings cost at most
- * 2 * 2^-29 = u/16. Total error of inner before its last rounding: 0.30 u + u/16 < 0.37 u.
+ * with its exact error e (Fast2Sum: |c_hi| >= 1/2 > |r_hi|, or c_hi = 0 and e = 0), then
+ * t = fl(fl(e + c_lo) + w) and inner = fl(U + t). c_lo is 0 for -24 <= k <= 24; for
+ * k > 24 |e + c_lo| < 2^-23 and its rounding is < 2^-47; for k < -24 |inner| >= 2^24
+ * swamps t and the result is -1 or -1 + 2^-24, rounded as the exact one is. |t| < 2^-4
+ * for r <= 0 (< 2^-3 otherwise), so t's last rounding is <= u/32 (u/16).
+ * Error of inner before its own rounding: E <= 4.3 u |W| + 0.029 u + u/32 (or u/16):
+ * E <= 0.30 u for r <= 0, E <= 0.39 u for r >= 0 (rounded up).
  *
- * Bound in ulps of the result (the ulp of the binade holding the exact value; the test's
- * ulp of the correctly rounded result is never smaller):
- *  - exp: inner = e^r in [0.707, 1.415], whose ulp is >= u, so <= 0.5 + 0.37 = 0.87 ulp.
- *    Subnormal results: the final multiply rounds once more to a coarser grid, the
- *    0.87 normal-precision ulp shrinks to at most 0.44 of the subnormal ulp 2^-149, so
- *    <= 0.5 + 0.44 = 0.94 ulp.  Tested bound: 1 ulp.
- *  - expm1: inner = e^r - 2^-k. Worst is k = 1 at r = -ln2/2: inner = 0.207, ulp u/4,
- *    but there |W| <= 0.0537 gives |w - W| <= 0.24 u and the error bound is
- *    0.5 + 4 (0.24 + 0.07) = 1.74 ulp. For k = 0, inner = expm1(r) has |W| <= |r|^2 0.6,
- *    whose error relative to |r| is <= 0.6 * 0.35 * 4.3 u and the bound is ~1.5 ulp; for
- *    k = -1 inner <= -0.65 (ulp u/2 ... ) and k >= 2 or k <= -2 is smaller still.
- *    Tested bound: 2 ulps.
+ * Bounds in ulps of the result (the ulp of the binade of the exact value; the test's ulp
+ * of the correctly rounded result is never smaller). The final scaling is exact for
+ * normal results.
+ *  - exp: inner = e^r. r <= 0: inner in [0.707, 1], ulp u: 0.5 + 0.30 = 0.80. r >= 0:
+ *    ulp 2u: 0.5 + 0.20. Subnormal results (k <= -126, inner < 1) are rounded a second
+ *    time, to a grid at least twice as coarse: 0.5 + 0.80 / 2 = 0.90 ulp of 2^-149.
+ *    Bound 0.90 ulp (faithful rounding).
+ *  - expm1: inner = e^r - 2^-k. Worst is k = 1, r in [-0.347, -0.288]: inner in
+ *    [0.207, 0.25), ulp u/4, E <= 0.30 u: 0.5 + 4 * 0.30 = 1.70 ulp. k = 1 otherwise has
+ *    inner >= 1/4 (ulp >= u/2, E <= 4.3 * 0.0377 u + 0.06 u = 0.22 u for inner < 1/2):
+ *    <= 0.94. k = 0: inner = r + W with |W| <= 0.183 |inner| and ulp(inner) >= u |inner|:
+ *    0.5 + 4.3 * 0.183 + 0.04 = 1.33. k = -1: |inner| >= 0.586, ulp >= u: 0.89. k = 2:
+ *    inner >= 0.457 (ulp u/2 below 1/2, r <= -0.288 there): 1.10; |k| > 2 is better.
+ *    Bound 1.70 ulp.
  *
  * Determinism: the kernel runs once per block of 8 from the same call site, the tail
  * through a zero-padded block, so an element's result does not depend on where it sits.
@@ -83,10 +89,10 @@ static inline __attribute__((always_inline)) void vmath_kernel(LdpVmathF8 *v, gb
   const float ln2_hi = 0x1.62e4p-1f; /* 0xb172p-16 */
   const float ln2_lo = 0x1.7f7d1cp-20f;
   const float shifter = 0x1.8p23f; /* adding it rounds to an integer (|v| < 2^22) */
-  /* Beyond these the result is already +inf / 0 (exp) or -1 (expm1, e^x < 2^-25 for
-   * x < -17.4): clamping keeps |k| <= 150 so that both halves of 2^k stay normal. */
+  /* Beyond these the result is +inf, 0 (exp: e^-110 < 2^-158) or -1 (expm1: e^x < 2^-25
+   * for x < -17.4); clamping keeps |k| <= 159 so that both halves of 2^k stay normal. */
   const float x_max = 89.0f;
-  const float x_min = minus_one ? -64.0f : -104.0f;
+  const float x_min = minus_one ? -64.0f : -110.0f;
   const LdpVmathF8 zero = { 0 };
 
   LdpVmathI8 is_nan = x != x;
@@ -109,9 +115,10 @@ static inline __attribute__((always_inline)) void vmath_kernel(LdpVmathF8 *v, gb
   q = q * r_hi + 0x1.555556p-5f;         /* 1/4! */
   q = q * r_hi + 0x1.555556p-3f;         /* 1/3! */
   q = q * r_hi + 0.5f;
-  LdpVmathF8 w = r_lo + (r_hi * r_hi) * q;
+  /* W(r_hi + r_lo) ~ W(r_hi) + r_lo (r_hi + ...): the r_lo r_hi term is worth 0.1 u */
+  LdpVmathF8 w = (r_hi * r_hi) * q + (r_lo + r_lo * r_hi);
 
-  /* 2^k = 2^k1 * 2^k2, both factors normal for |k| <= 150 */
+  /* 2^k = 2^k1 * 2^k2, both factors normal for |k| <= 159 */
   LdpVmathI8 k1 = k >> 1;
   LdpVmathI8 k2 = k - k1;
   LdpVmathF8 c_hi = zero + 1.0f, c_lo = zero;
