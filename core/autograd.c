@@ -869,17 +869,13 @@ static inline float unary_df(UnaryKind kind, float a, float x, float y)
     return a;
   case UN_RELU:
     return x > 0.0f ? 1.0f : 0.0f;
-  /* For x <= 0, la e^x = y + la with y = la (e^x - 1): no second exp. */
-  case UN_SELU:
-    return x > 0.0f ? (float)SELU_LAMBDA : y + (float)(SELU_LAMBDA * SELU_ALPHA);
-  case UN_ELU:
-    return x > 0.0f ? 1.0f : y + a;
   case UN_LEAKY:
     return x > 0.0f ? 1.0f : a;
   case UN_SIGMOID:
     return y * (1.0f - y);
+  default: /* SELU and ELU: elu_backward */
+    return NAN;
   }
-  return 0.0f;
 }
 
 static void unary_backward(LdpVar *self)
