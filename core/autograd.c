@@ -85,7 +85,83 @@ struct _LdpTape {
   gboolean backward_done;
   GPtrArray *nodes;         /* LdpVar *, creation order, owned */
   GHashTable *params;       /* LdpParam * -> LdpVar * (borrowed from nodes) */
+  GHashTable *memo;         /* MemoKey * (owned) -> LdpVar * (borrowed from nodes) */
 };
+
+/* Memoised ops. Deterministic ops whose result depends only on their operands are
+ * recorded once per tape: asking again for the same op on the same variables returns
+ * the variable already computed. An evaluation forward followed by a training forward
+ * on one tape (ldp_tape_set_training) thus computes their common prefix, everything
+ * before the first dropout, once. Random and mode-dependent ops (dropout, batch norm)
+ * are never memoised. Values never change while a tape lives (parameters are updated
+ * after it), so the operands' identities determine the result. */
+typedef enum {
+  MEMO_MATMUL = 1,
+  MEMO_PROPAGATE,
+  MEMO_BIAS_ADD,
+  MEMO_BINARY,
+  MEMO_UNARY,
+  MEMO_SLICE,
+  MEMO_CONCAT,
+} MemoOp;
+
+typedef struct {
+  MemoOp op;
+  guint32 arg;              /* kind or offset, op-specific */
+  guint32 arg2;
+  float scalar;             /* compared bitwise */
+  gconstpointer a, b, c;    /* operands: variables, graphs */
+} MemoKey;
+
+static guint memo_hash(gconstpointer p)
+{
+  const MemoKey *k = p;
+  guint32 sbits;
+  memcpy(&sbits, &k->scalar, sizeof sbits);
+  guint h = (guint)k->op * 2654435761u;
+  h = (h ^ k->arg) * 2246822519u;
+  h = (h ^ k->arg2) * 3266489917u;
+  h = (h ^ sbits) * 668265263u;
+  h ^= g_direct_hash(k->a) + 0x9e3779b9u * g_direct_hash(k->b) + 0x85ebca6bu * g_direct_hash(k->c);
+  return h;
+}
+
+static gboolean memo_equal(gconstpointer pa, gconstpointer pb)
+{
+  const MemoKey *x = pa, *y = pb;
+  return x->op == y->op && x->arg == y->arg && x->arg2 == y->arg2 &&
+         memcmp(&x->scalar, &y->scalar, sizeof x->scalar) == 0 && x->a == y->a && x->b == y->b &&
+         x->c == y->c;
+}
+
+static inline MemoKey memo_key(MemoOp op, guint32 arg, guint32 arg2, float scalar, gconstpointer a,
+                               gconstpointer b, gconstpointer c)
+{
+  MemoKey k;
+  memset(&k, 0, sizeof k); /* padding too: keys are compared field by field, hashed likewise */
+  k.op = op;
+  k.arg = arg;
+  k.arg2 = arg2;
+  k.scalar = scalar;
+  k.a = a;
+  k.b = b;
+  k.c = c;
+  return k;
+}
+
+/* The variable recorded for @key, or NULL. */
+static LdpVar *memo_find(LdpTape *tape, const MemoKey *key)
+{
+  return g_hash_table_lookup(tape->memo, key);
+}
+
+/* Records @v as the result of @key; returns @v. */
+static LdpVar *memo_put(LdpTape *tape, const MemoKey *key, LdpVar *v)
+{
+  if (v)
+    g_hash_table_insert(tape->memo, g_memdup2(key, sizeof *key), v);
+  return v;
+}
 
 /* ---- parameters ---- */
 
@@ -163,6 +239,7 @@ LdpTape *ldp_tape_new(gboolean training)
   t->training = training;
   t->nodes = g_ptr_array_new_with_free_func(var_free);
   t->params = g_hash_table_new(g_direct_hash, g_direct_equal);
+  t->memo = g_hash_table_new_full(memo_hash, memo_equal, g_free, NULL);
   return t;
 }
 
@@ -170,6 +247,7 @@ void ldp_tape_free(LdpTape *tape)
 {
   if (!tape)
     return;
+  g_hash_table_unref(tape->memo);
   g_hash_table_unref(tape->params);
   g_ptr_array_unref(tape->nodes);
   g_free(tape);
@@ -179,6 +257,13 @@ gboolean ldp_tape_training(const LdpTape *tape)
 {
   g_return_val_if_fail(tape != NULL, FALSE);
   return tape->training;
+}
+
+void ldp_tape_set_training(LdpTape *tape, gboolean training)
+{
+  g_return_if_fail(tape != NULL);
+  g_return_if_fail(!tape->backward_done);
+  tape->training = training;
 }
 
 /* Appends a variable owning @value (may be NULL for leaves that borrow). */
@@ -527,15 +612,19 @@ LdpVar *ldp_op_matmul(LdpTape *tape, LdpVar *a, LdpVar *b)
   g_return_val_if_fail(tape != NULL && a != NULL && a->tape == tape, NULL);
   CHECK_VAR(tape, b, NULL);
   g_return_val_if_fail(ldp_var_cols(a) == b->value->rows, NULL);
+  const MemoKey key = memo_key(MEMO_MATMUL, 0, 0, 0.0f, a, b, NULL);
+  LdpVar *hit = memo_find(tape, &key);
+  if (hit)
+    return hit;
   if (a->linear)
-    return linear_matmul(tape, a, b);
+    return memo_put(tape, &key, linear_matmul(tape, a, b));
   LdpTensor *out = ldp_tensor_new_uninit(ldp_var_rows(a), b->value->cols); /* beta = 0 */
   if (a->sparse)
     ldp_csr_spmm(1.0f, a->sparse, b->value, 0.0f, out);
   else
     gemm(FALSE, FALSE, a->value, b->value, 0.0f, out);
   LdpVar *parents[2] = { a, b };
-  return var_new(tape, out, parents, 2, matmul_backward);
+  return memo_put(tape, &key, var_new(tape, out, parents, 2, matmul_backward));
 }
 
 /* ---- propagate ---- */
@@ -666,6 +755,11 @@ LdpVar *ldp_op_propagate(LdpTape *tape, LdpGraph *g, LdpVar *edge_w, LdpVar *x)
     }
   }
 
+  const MemoKey key = memo_key(MEMO_PROPAGATE, 0, 0, 0.0f, g, edge_w, x);
+  LdpVar *hit = memo_find(tape, &key);
+  if (hit)
+    return hit;
+
   /* The weighted path accumulates into zeros; the SpMM path writes every element. */
   LdpTensor *out = edge_w ? ldp_tensor_new(A->rows, C) : ldp_tensor_new_uninit(A->rows, C);
   float *coef = NULL;
@@ -697,7 +791,7 @@ LdpVar *ldp_op_propagate(LdpTape *tape, LdpGraph *g, LdpVar *edge_w, LdpVar *x)
   s->heads = heads;
   s->coef = coef;
   var_save(v, s, prop_saved_free);
-  return v;
+  return memo_put(tape, &key, v);
 }
 
 /* ---- element-wise binary ops ---- */
@@ -728,6 +822,10 @@ LdpVar *ldp_op_bias_add(LdpTape *tape, LdpVar *x, LdpVar *b)
   CHECK_VAR(tape, x, NULL);
   CHECK_VAR(tape, b, NULL);
   g_return_val_if_fail(b->value->rows == 1 && b->value->cols == x->value->cols, NULL);
+  const MemoKey key = memo_key(MEMO_BIAS_ADD, 0, 0, 0.0f, x, b, NULL);
+  LdpVar *hit = memo_find(tape, &key);
+  if (hit)
+    return hit;
   const LdpTensor *X = x->value;
   LdpTensor *out = ldp_tensor_new_uninit(X->rows, X->cols);
   const float *bd = b->value->data;
@@ -739,7 +837,7 @@ LdpVar *ldp_op_bias_add(LdpTape *tape, LdpVar *x, LdpVar *b)
       o[c] = xr[c] + bd[c];
   }
   LdpVar *parents[2] = { x, b };
-  return var_new(tape, out, parents, 2, bias_add_backward);
+  return memo_put(tape, &key, var_new(tape, out, parents, 2, bias_add_backward));
 }
 
 static void add_backward(LdpVar *self)
@@ -780,6 +878,10 @@ static LdpVar *binary_op(LdpTape *tape, LdpVar *a, LdpVar *b, BinaryKind kind)
   CHECK_VAR(tape, a, NULL);
   CHECK_VAR(tape, b, NULL);
   g_return_val_if_fail(same_shape(a, b), NULL);
+  const MemoKey key = memo_key(MEMO_BINARY, kind, 0, 0.0f, a, b, NULL);
+  LdpVar *hit = memo_find(tape, &key);
+  if (hit)
+    return hit;
   const gsize n = ldp_tensor_size(a->value);
   LdpTensor *out = ldp_tensor_new_uninit(a->value->rows, a->value->cols);
   const float *x = a->value->data, *y = b->value->data;
@@ -788,8 +890,9 @@ static LdpVar *binary_op(LdpTape *tape, LdpVar *a, LdpVar *b, BinaryKind kind)
   for (gsize i = 0; i < n; i++)
     o[i] = kind == BIN_ADD ? x[i] + y[i] : kind == BIN_SUB ? x[i] - y[i] : x[i] * y[i];
   LdpVar *parents[2] = { a, b };
-  return var_new(tape, out, parents, 2,
-                 kind == BIN_ADD ? add_backward : kind == BIN_SUB ? sub_backward : mul_backward);
+  return memo_put(tape, &key,
+                  var_new(tape, out, parents, 2,
+                          kind == BIN_ADD ? add_backward : kind == BIN_SUB ? sub_backward : mul_backward));
 }
 
 LdpVar *ldp_op_add(LdpTape *tape, LdpVar *a, LdpVar *b)
@@ -816,37 +919,8 @@ typedef struct {
   float alpha;
 } UnarySaved;
 
-/* o = min(x, 0), NaN kept. */
-static void elu_negative_part(float *restrict o, const float *restrict x, gsize n)
-{
-  for (gsize i = 0; i < n; i++)
-    o[i] = x[i] > 0.0f ? 0.0f : x[i];
-}
-
-/* o = pos x for x > 0, neg e otherwise, where o holds e = expm1(min(x, 0)). */
-static void elu_combine(float *restrict o, const float *restrict x, gsize n, float pos, float neg)
-{
-  /* Both operands are loaded unconditionally so the select can be if-converted. */
-  for (gsize i = 0; i < n; i++) {
-    const float xi = x[i], ei = o[i];
-    o[i] = xi > 0.0f ? pos * xi : neg * ei;
-  }
-}
-
-/* d (+)= g * df for SELU (a = la, b = la alpha) and ELU (a = 1, b = alpha), using
- * la alpha e^x = y + la alpha for x <= 0. */
-static void elu_backward(float *restrict d, const float *restrict g, const float *restrict x,
-                         const float *restrict y, gsize n, float a, float b, gboolean fresh)
-{
-  for (gsize i = 0; i < n; i++) {
-    const float xi = x[i], yi = y[i];
-    const float v = g[i] * (xi > 0.0f ? a : yi + b);
-    d[i] = fresh ? v : d[i] + v;
-  }
-}
-
-/* The piecewise-linear kinds; SELU, ELU and sigmoid go through the array exp in
- * unary_op. */
+/* The piecewise-linear kinds; SELU and ELU go through the vector kernels of vmath.c
+ * (ldp_velu, ldp_velu_backward), sigmoid through the array exp. */
 static inline float unary_f(UnaryKind kind, float a, float x)
 {
   switch (kind) {
@@ -891,10 +965,11 @@ static void unary_backward(LdpVar *self)
   if (kind == UN_SELU || kind == UN_ELU) {
     const float pos = kind == UN_SELU ? (float)SELU_LAMBDA : 1.0f;
     const float neg = kind == UN_SELU ? (float)(SELU_LAMBDA * SELU_ALPHA) : a;
+    /* For x <= 0, la alpha e^x = y + la alpha: the derivative needs no exp. */
     LDP_OMP_FOR(ldp_par(n))
     for (gsize b = 0; b < BLOCKS(n); b++) {
       const gsize lo = b * VMATH_BLOCK;
-      elu_backward(d + lo, g + lo, xv + lo, yv + lo, BLOCK_LEN(b, n), pos, neg, fresh);
+      ldp_velu_backward(d + lo, g + lo, xv + lo, yv + lo, BLOCK_LEN(b, n), pos, neg, !fresh);
     }
   } else if (fresh) {
     LDP_OMP_FOR(ldp_par(n))
@@ -910,20 +985,21 @@ static void unary_backward(LdpVar *self)
 static LdpVar *unary_op(LdpTape *tape, LdpVar *x, UnaryKind kind, float alpha)
 {
   CHECK_VAR(tape, x, NULL);
+  const MemoKey key = memo_key(MEMO_UNARY, kind, 0, alpha, x, NULL, NULL);
+  LdpVar *hit = memo_find(tape, &key);
+  if (hit)
+    return hit;
   const gsize n = ldp_tensor_size(x->value);
   LdpTensor *out = ldp_tensor_new_uninit(x->value->rows, x->value->cols);
   const float *xv = x->value->data;
   float *o = out->data;
   if (kind == UN_SELU || kind == UN_ELU) {
-    /* Negative branch through the vectorised expm1: o = expm1(min(x, 0)) first. */
     const float pos = kind == UN_SELU ? (float)SELU_LAMBDA : 1.0f;
     const float neg = kind == UN_SELU ? (float)(SELU_LAMBDA * SELU_ALPHA) : alpha;
     LDP_OMP_FOR(ldp_par(n))
     for (gsize b = 0; b < BLOCKS(n); b++) {
-      const gsize lo = b * VMATH_BLOCK, len = BLOCK_LEN(b, n);
-      elu_negative_part(o + lo, xv + lo, len);
-      ldp_vexpm1(o + lo, o + lo, len);
-      elu_combine(o + lo, xv + lo, len, pos, neg);
+      const gsize lo = b * VMATH_BLOCK;
+      ldp_velu(o + lo, xv + lo, BLOCK_LEN(b, n), pos, neg);
     }
   } else if (kind == UN_SIGMOID) {
     /* e = exp(-|x|) never overflows: 1 / (1 + e) for x >= 0, e / (1 + e) otherwise. */
@@ -943,7 +1019,7 @@ static LdpVar *unary_op(LdpTape *tape, LdpVar *x, UnaryKind kind, float alpha)
   s->kind = kind;
   s->alpha = alpha;
   var_save(v, s, g_free);
-  return v;
+  return memo_put(tape, &key, v);
 }
 
 LdpVar *ldp_op_scale(LdpTape *tape, LdpVar *x, float alpha)
@@ -1015,17 +1091,13 @@ LdpVar *ldp_op_dropout(LdpTape *tape, LdpVar *x, float p, LdpRng *rng)
   const gsize n = ldp_tensor_size(x->value);
   /* The mask is drawn sequentially in row-major order: it depends on @rng only. Each
    * 64-bit draw gives two 32-bit uniforms, compared with p as an integer threshold
-   * (drop probability p to 2^-32). */
+   * (drop probability p to 2^-32). The mask overwrites its own random words. */
   float keep_scale = p < 1.0f ? 1.0f / (1.0f - p) : 0.0f;
   const guint64 threshold = (guint64)ldexp((double)p, 32);
-  float *mask = g_new(float, n ? n : 1);
-  /* Branch-free: a random keep/drop decision would mispredict half the time. */
-  for (gsize i = 0; i < n; i += 2) {
-    const guint64 r = ldp_rng_next_u64(rng);
-    mask[i] = keep_scale * (float)((r & 0xffffffffu) >= threshold);
-    if (i + 1 < n)
-      mask[i + 1] = keep_scale * (float)((r >> 32) >= threshold);
-  }
+  guint64 *bits = g_new(guint64, n / 2 + 1);
+  ldp_rng_fill_u64(rng, bits, (n + 1) / 2);
+  float *mask = (float *)bits;
+  ldp_vdropout_mask(mask, bits, n, threshold, keep_scale);
   LdpTensor *out = ldp_tensor_new_uninit(x->value->rows, x->value->cols);
   const float *xv = x->value->data;
   LDP_OMP_FOR(ldp_par(n))
@@ -1072,6 +1144,10 @@ LdpVar *ldp_op_concat_cols(LdpTape *tape, LdpVar *const *xs, guint n)
     g_return_val_if_fail(xs[p]->value->rows == rows, NULL);
     cols += xs[p]->value->cols;
   }
+  const MemoKey key = memo_key(MEMO_CONCAT, n, 0, 0.0f, xs[0], n == 2 ? xs[1] : NULL, NULL);
+  LdpVar *hit = n <= 2 ? memo_find(tape, &key) : NULL;
+  if (hit)
+    return hit;
   LdpTensor *out = ldp_tensor_new_uninit(rows, cols);
   guint off = 0;
   for (guint p = 0; p < n; p++) {
@@ -1080,7 +1156,8 @@ LdpVar *ldp_op_concat_cols(LdpTape *tape, LdpVar *const *xs, guint n)
       memcpy(ldp_tensor_row(out, i) + off, ldp_tensor_row(X, i), X->cols * sizeof(float));
     off += X->cols;
   }
-  return var_new(tape, out, xs, n, concat_backward);
+  LdpVar *v = var_new(tape, out, xs, n, concat_backward);
+  return n <= 2 ? memo_put(tape, &key, v) : v;
 }
 
 static void slice_backward(LdpVar *self)
@@ -1102,13 +1179,17 @@ LdpVar *ldp_op_slice_cols(LdpTape *tape, LdpVar *x, guint start, guint count)
 {
   CHECK_VAR(tape, x, NULL);
   g_return_val_if_fail(start <= x->value->cols && count <= x->value->cols - start, NULL);
+  const MemoKey key = memo_key(MEMO_SLICE, start, count, 0.0f, x, NULL, NULL);
+  LdpVar *hit = memo_find(tape, &key);
+  if (hit)
+    return hit;
   const LdpTensor *X = x->value;
   LdpTensor *out = ldp_tensor_new_uninit(X->rows, count);
   for (guint i = 0; i < X->rows; i++)
     memcpy(ldp_tensor_row(out, i), ldp_tensor_row(X, i) + start, count * sizeof(float));
   LdpVar *v = var_new(tape, out, &x, 1, slice_backward);
   var_save(v, GUINT_TO_POINTER(start), NULL);
-  return v;
+  return memo_put(tape, &key, v);
 }
 
 /* ---- row-wise softmax family ---- */

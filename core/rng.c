@@ -56,18 +56,40 @@ void ldp_rng_derive(const LdpRng *parent, guint64 id, LdpRng *child)
   ldp_rng_init(child, key);
 }
 
+/* One xoshiro256** step on a state held in four variables, which may be locals. */
+static inline __attribute__((always_inline)) guint64 rng_xoshiro_step(guint64 *s0, guint64 *s1, guint64 *s2,
+                                                                      guint64 *s3)
+{
+  guint64 result = rng_rotl(*s1 * 5, 7) * 9;
+  guint64 t = *s1 << 17;
+  *s2 ^= *s0;
+  *s3 ^= *s1;
+  *s1 ^= *s2;
+  *s0 ^= *s3;
+  *s2 ^= t;
+  *s3 = rng_rotl(*s3, 45);
+  return result;
+}
+
 guint64 ldp_rng_next_u64(LdpRng *rng)
 {
   guint64 *s = rng->s;
-  guint64 result = rng_rotl(s[1] * 5, 7) * 9;
-  guint64 t = s[1] << 17;
-  s[2] ^= s[0];
-  s[3] ^= s[1];
-  s[1] ^= s[2];
-  s[0] ^= s[3];
-  s[2] ^= t;
-  s[3] = rng_rotl(s[3], 45);
-  return result;
+  return rng_xoshiro_step(&s[0], &s[1], &s[2], &s[3]);
+}
+
+void ldp_rng_fill_u64(LdpRng *rng, guint64 *out, gsize n)
+{
+  g_return_if_fail(rng != NULL);
+  g_return_if_fail(n == 0 || out != NULL);
+  /* The state lives in registers for the loop: through rng->s every store to @out
+   * could alias it (both are guint64), forcing a reload per draw. */
+  guint64 s0 = rng->s[0], s1 = rng->s[1], s2 = rng->s[2], s3 = rng->s[3];
+  for (gsize i = 0; i < n; i++)
+    out[i] = rng_xoshiro_step(&s0, &s1, &s2, &s3);
+  rng->s[0] = s0;
+  rng->s[1] = s1;
+  rng->s[2] = s2;
+  rng->s[3] = s3;
 }
 
 double ldp_rng_uniform(LdpRng *rng)

@@ -18,6 +18,19 @@
 #define LDP_GEMM_PARALLEL_FLOPS 4194304.0
 #define LDP_GEMM_BLOCK_ROWS 256u
 
+/* Eight (four) floats, loaded and stored without alignment requirements. */
+typedef float LdpV8 __attribute__((vector_size(32), aligned(4)));
+typedef float LdpV4 __attribute__((vector_size(16), aligned(4)));
+
+#define LDP_ALWAYS_INLINE static inline __attribute__((always_inline))
+
+/* Hot kernels are compiled for AVX-512, AVX2 and baseline x86-64; the loader picks one. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define LDP_MULTIVERSION __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define LDP_MULTIVERSION
+#endif
+
 /* ldpgnn parallelises with OpenMP; OpenBLAS's own thread pool would compete with it
  * for the same cores (measured: 20x slower on small mini-batches), so BLAS calls run
  * single-threaded inside our parallel blocks. */
@@ -126,6 +139,349 @@ static void tensor_scale_or_zero(LdpTensor *c, float beta)
     ldp_tensor_scale(c, beta);
 }
 
+/* ---- small dense products ----
+ *
+ * The backbones multiply a long, thin matrix (one row per node) by a small one, and
+ * form weight gradients that reduce over the nodes. For some of these shapes OpenBLAS's
+ * packing costs more than the arithmetic; ldp_tensor_gemm sends those to the register
+ * kernels below (limits measured, see there). Each element of c sums its terms in a
+ * fixed order, so the results do not depend on the number of threads. */
+/* Kernel limits: at most 32 columns on the vector side, and an inner dimension of at
+ * most 64 for a long left factor (the padded copy of the right factor is on the stack). */
+#define LDP_GEMM_SMALL_N 32u
+#define LDP_GEMM_SMALL_K 64u
+/* Dispatch limits: a * b^T with n * k at most this... */
+#define LDP_GEMM_SMALL_NK 512u
+/* ...and a^T b with the narrower side at most 8 columns, the wider at most 24. */
+#define LDP_GEMM_SMALL_TN_MIN 8u
+#define LDP_GEMM_SMALL_TN_MAX 24u
+/* Row blocks of the long dimension of a^T b: partial products are summed in block order. */
+#define LDP_GEMM_TN_BLOCK 256u
+/* Blocks of a^T b run in parallel per group, which bounds the buffer of partial products. */
+#define LDP_GEMM_TN_GROUP 64u
+
+/* The first w <= 4 (<= 8) floats at p, zeros in the other lanes; and the store of the
+ * first w lanes. The lanes are assembled in registers: a partial store to the stack
+ * followed by a full vector load would stall on store forwarding. */
+LDP_ALWAYS_INLINE void v4_load_part(LdpV4 *v, const float *p, guint w)
+{
+  if (w >= 4) {
+    *v = *(const LdpV4 *)p;
+    return;
+  }
+  LdpV4 r = { 0 };
+  r[0] = p[0];
+  if (w > 1) r[1] = p[1];
+  if (w > 2) r[2] = p[2];
+  *v = r;
+}
+
+LDP_ALWAYS_INLINE void v4_store_part(float *p, LdpV4 v, guint w)
+{
+  if (w >= 4) {
+    *(LdpV4 *)p = v;
+    return;
+  }
+  p[0] = v[0];
+  if (w > 1) p[1] = v[1];
+  if (w > 2) p[2] = v[2];
+}
+
+LDP_ALWAYS_INLINE void v8_load_part(LdpV8 *v, const float *p, guint w)
+{
+  if (w >= 8) {
+    *v = *(const LdpV8 *)p;
+    return;
+  }
+  LdpV4 lo = { 0 }, hi = { 0 };
+  if (w >= 4) {
+    lo = *(const LdpV4 *)p;
+    if (w > 4) v4_load_part(&hi, p + 4, w - 4);
+  } else {
+    v4_load_part(&lo, p, w);
+  }
+  *v = (LdpV8){ lo[0], lo[1], lo[2], lo[3], hi[0], hi[1], hi[2], hi[3] };
+}
+
+LDP_ALWAYS_INLINE void v8_store_part(float *p, LdpV8 v, guint w)
+{
+  if (w >= 8) {
+    *(LdpV8 *)p = v;
+    return;
+  }
+  const LdpV4 lo = { v[0], v[1], v[2], v[3] };
+  if (w >= 4) {
+    *(LdpV4 *)p = lo;
+    if (w > 4) v4_store_part(p + 4, (LdpV4){ v[4], v[5], v[6], v[7] }, w - 4);
+  } else {
+    v4_store_part(p, lo, w);
+  }
+}
+
+/* cr[0, w) = alpha * acc + beta * cr; beta == 0 does not read cr. */
+LDP_ALWAYS_INLINE void gemm_store(float *cr, LdpV8 acc, guint w, float alpha, float beta)
+{
+  LdpV8 out = alpha * acc;
+  if (beta != 0.0f) {
+    LdpV8 old;
+    v8_load_part(&old, cr, w);
+    out += beta * old;
+  }
+  v8_store_part(cr, out, w);
+}
+
+/* Rows i.. i + R - 1 of c = alpha * a * b + beta * c, with b given as bp: k rows of
+ * 8 NB floats, zero past column n (wl = the width of the last 8-column block). R x NB
+ * accumulators, named variables because GCC keeps accumulator arrays in memory; each
+ * element sums its k terms in order from zero. */
+#define LDP_NN_ROW(r)                                                                                       \
+  if (R > r) {                                                                                              \
+    const float s = a[(gsize)(i + r) * lda + l];                                                            \
+    c##r##0 += s * b0;                                                                                      \
+    if (NB > 1) c##r##1 += s * b1;                                                                          \
+    if (NB > 2) c##r##2 += s * b2;                                                                          \
+    if (NB > 3) c##r##3 += s * b3;                                                                          \
+  }
+#define LDP_NN_STORE(r)                                                                                     \
+  if (R > r) {                                                                                              \
+    float *cr = c + (gsize)(i + r) * ldc;                                                                   \
+    gemm_store(cr, c##r##0, NB > 1 ? 8 : wl, alpha, beta);                                                  \
+    if (NB > 1) gemm_store(cr + 8, c##r##1, NB > 2 ? 8 : wl, alpha, beta);                                  \
+    if (NB > 2) gemm_store(cr + 16, c##r##2, NB > 3 ? 8 : wl, alpha, beta);                                 \
+    if (NB > 3) gemm_store(cr + 24, c##r##3, wl, alpha, beta);                                              \
+  }
+#define LDP_ACC_ROW(r) LdpV8 c##r##0 = { 0 }, c##r##1 = { 0 }, c##r##2 = { 0 }, c##r##3 = { 0 }
+
+LDP_ALWAYS_INLINE void gemm_nn_rows(const float *restrict a, gsize lda, const float *restrict bp, guint k,
+                                    float alpha, float beta, float *restrict c, gsize ldc, guint wl, guint i,
+                                    const guint NB, const guint R)
+{
+  LDP_ACC_ROW(0); LDP_ACC_ROW(1); LDP_ACC_ROW(2); LDP_ACC_ROW(3);
+  LDP_ACC_ROW(4); LDP_ACC_ROW(5); LDP_ACC_ROW(6); LDP_ACC_ROW(7);
+  for (guint l = 0; l < k; l++) {
+    const LdpV8 *bl = (const LdpV8 *)(bp + (gsize)l * 8 * NB);
+    const LdpV8 b0 = bl[0], b1 = NB > 1 ? bl[1] : b0, b2 = NB > 2 ? bl[2] : b0, b3 = NB > 3 ? bl[3] : b0;
+    LDP_NN_ROW(0) LDP_NN_ROW(1) LDP_NN_ROW(2) LDP_NN_ROW(3)
+    LDP_NN_ROW(4) LDP_NN_ROW(5) LDP_NN_ROW(6) LDP_NN_ROW(7)
+  }
+  LDP_NN_STORE(0) LDP_NN_STORE(1) LDP_NN_STORE(2) LDP_NN_STORE(3)
+  LDP_NN_STORE(4) LDP_NN_STORE(5) LDP_NN_STORE(6) LDP_NN_STORE(7)
+}
+#undef LDP_NN_ROW
+#undef LDP_NN_STORE
+
+LDP_ALWAYS_INLINE void gemm_nn_span(const float *restrict a, gsize lda, const float *restrict bp, guint k,
+                                    float alpha, float beta, float *restrict c, gsize ldc, guint wl, guint i0,
+                                    guint i1, const guint NB, const guint R)
+{
+  guint i = i0;
+  for (; i + R <= i1; i += R)
+    gemm_nn_rows(a, lda, bp, k, alpha, beta, c, ldc, wl, i, NB, R);
+  for (; i < i1; i++)
+    gemm_nn_rows(a, lda, bp, k, alpha, beta, c, ldc, wl, i, NB, 1);
+}
+
+/* Rows [i0, i1) of c (n <= 32 columns) = alpha * a * b + beta * c, b padded as bp. The
+ * rows per step keep R x NB <= 9 accumulators: AVX2 has 16 vector registers. */
+LDP_MULTIVERSION
+static void gemm_nn_block(const float *a, gsize lda, const float *bp, guint k, guint n, float alpha,
+                          float beta, float *c, gsize ldc, guint i0, guint i1)
+{
+  const guint nb = (n + 7) / 8, wl = n - 8 * (nb - 1);
+  switch (nb) {
+  case 1:
+    gemm_nn_span(a, lda, bp, k, alpha, beta, c, ldc, wl, i0, i1, 1, 8);
+    break;
+  case 2:
+    gemm_nn_span(a, lda, bp, k, alpha, beta, c, ldc, wl, i0, i1, 2, 4);
+    break;
+  case 3:
+    gemm_nn_span(a, lda, bp, k, alpha, beta, c, ldc, wl, i0, i1, 3, 3);
+    break;
+  default:
+    gemm_nn_span(a, lda, bp, k, alpha, beta, c, ldc, wl, i0, i1, 4, 2);
+    break;
+  }
+}
+
+/* c = alpha * a * op(b) + beta * c for c with at most LDP_GEMM_SMALL_N columns and an
+ * inner dimension of at most LDP_GEMM_SMALL_K: op(b) is copied into zero-padded rows of
+ * 8-float blocks, then rows of c are computed independently (in fixed blocks, in
+ * parallel when large). */
+static void gemm_small_nn(gboolean trans_b, float alpha, const LdpTensor *a, const LdpTensor *b, float beta,
+                          LdpTensor *c)
+{
+  const guint m = c->rows, n = c->cols, k = a->cols, w = 8 * ((n + 7) / 8);
+  float bp[LDP_GEMM_SMALL_K * LDP_GEMM_SMALL_N] __attribute__((aligned(64)));
+  for (guint l = 0; l < k; l++)
+    for (guint j = 0; j < w; j++)
+      bp[l * w + j] = j >= n ? 0.0f : trans_b ? b->data[(gsize)j * b->cols + l] : b->data[(gsize)l * n + j];
+  const guint blocks = (m + LDP_GEMM_BLOCK_ROWS - 1) / LDP_GEMM_BLOCK_ROWS;
+  if (blocks < 2 || (double)m * n * k < LDP_GEMM_PARALLEL_FLOPS) {
+    gemm_nn_block(a->data, k, bp, k, n, alpha, beta, c->data, n, 0, m);
+    return;
+  }
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static)
+#endif
+  for (guint blk = 0; blk < blocks; blk++)
+    gemm_nn_block(a->data, k, bp, k, n, alpha, beta, c->data, n, blk * LDP_GEMM_BLOCK_ROWS,
+                  MIN(m, (blk + 1) * LDP_GEMM_BLOCK_ROWS));
+}
+
+/* Rows p0.. p0 + P - 1 of out = x[l0, l1)^T y[l0, l1), out with 8 NB floats per row:
+ * for each row l of the block, x's row gives P broadcast scalars and y's row NB vectors.
+ * y's rows from lsafe on are read from ypad (8 NB floats each, zero-padded): loading
+ * 8 NB floats from them in place would leave y. Each element sums its terms in l order
+ * from zero. */
+#define LDP_TN_ROW(r)                                                                                       \
+  if (P > r) {                                                                                              \
+    const float s = xl[p0 + r];                                                                             \
+    c##r##0 += s * b0;                                                                                      \
+    if (NB > 1) c##r##1 += s * b1;                                                                          \
+    if (NB > 2) c##r##2 += s * b2;                                                                          \
+    if (NB > 3) c##r##3 += s * b3;                                                                          \
+  }
+#define LDP_TN_STEP(yl)                                                                                     \
+  {                                                                                                         \
+    const float *xl = x + (gsize)l * ldx;                                                                   \
+    const LdpV8 *yv = (const LdpV8 *)(yl);                                                                  \
+    const LdpV8 b0 = yv[0], b1 = NB > 1 ? yv[1] : b0, b2 = NB > 2 ? yv[2] : b0, b3 = NB > 3 ? yv[3] : b0;  \
+    LDP_TN_ROW(0) LDP_TN_ROW(1) LDP_TN_ROW(2) LDP_TN_ROW(3)                                                 \
+    LDP_TN_ROW(4) LDP_TN_ROW(5) LDP_TN_ROW(6) LDP_TN_ROW(7)                                                 \
+  }
+#define LDP_TN_STORE(r)                                                                                     \
+  if (P > r) {                                                                                              \
+    LdpV8 *o = (LdpV8 *)(out + (gsize)(p0 + r) * 8 * NB);                                                   \
+    o[0] = c##r##0;                                                                                         \
+    if (NB > 1) o[1] = c##r##1;                                                                             \
+    if (NB > 2) o[2] = c##r##2;                                                                             \
+    if (NB > 3) o[3] = c##r##3;                                                                             \
+  }
+
+LDP_ALWAYS_INLINE void gemm_tn_chunk(const float *restrict x, gsize ldx, const float *restrict y, gsize ldy,
+                                     const float *restrict ypad, guint lsafe, guint l0, guint l1, guint p0,
+                                     float *restrict out, const guint NB, const guint P)
+{
+  LDP_ACC_ROW(0); LDP_ACC_ROW(1); LDP_ACC_ROW(2); LDP_ACC_ROW(3);
+  LDP_ACC_ROW(4); LDP_ACC_ROW(5); LDP_ACC_ROW(6); LDP_ACC_ROW(7);
+  const guint lm = MIN(l1, MAX(l0, lsafe));
+  guint l = l0;
+  for (; l < lm; l++)
+    LDP_TN_STEP(y + (gsize)l * ldy)
+  for (; l < l1; l++)
+    LDP_TN_STEP(ypad + (gsize)(l - lsafe) * 8 * NB)
+  LDP_TN_STORE(0) LDP_TN_STORE(1) LDP_TN_STORE(2) LDP_TN_STORE(3)
+  LDP_TN_STORE(4) LDP_TN_STORE(5) LDP_TN_STORE(6) LDP_TN_STORE(7)
+}
+#undef LDP_TN_ROW
+#undef LDP_TN_STEP
+#undef LDP_TN_STORE
+#undef LDP_ACC_ROW
+
+/* All mx rows of the block's partial product, PMAX rows of out at a time. The last
+ * group of rows is shifted back to end at mx and recomputes a few rows: every row is
+ * computed by the same operations whichever group it falls in, so the values agree. */
+LDP_ALWAYS_INLINE void gemm_tn_rows(const float *restrict x, gsize ldx, guint mx, const float *restrict y,
+                                    gsize ldy, const float *restrict ypad, guint lsafe, guint l0, guint l1,
+                                    float *restrict out, const guint NB, const guint PMAX)
+{
+  if (mx >= PMAX) {
+    for (guint p0 = 0; p0 < mx; p0 += PMAX)
+      gemm_tn_chunk(x, ldx, y, ldy, ypad, lsafe, l0, l1, MIN(p0, mx - PMAX), out, NB, PMAX);
+    return;
+  }
+  switch (mx) {
+#define LDP_TN_CASE(P)                                                                                      \
+  case P:                                                                                                   \
+    if (PMAX > P)                                                                                           \
+      gemm_tn_chunk(x, ldx, y, ldy, ypad, lsafe, l0, l1, 0, out, NB, P);                                    \
+    break;
+    LDP_TN_CASE(1)
+    LDP_TN_CASE(2)
+    LDP_TN_CASE(3)
+    LDP_TN_CASE(4)
+    LDP_TN_CASE(5)
+    LDP_TN_CASE(6)
+    LDP_TN_CASE(7)
+#undef LDP_TN_CASE
+  default:
+    break;
+  }
+}
+
+/* out (mx rows of 8 NB floats) = x[l0, l1)^T y[l0, l1) for y with ny <= 32 columns. */
+LDP_MULTIVERSION
+static void gemm_tn_block(const float *x, gsize ldx, guint mx, const float *y, gsize ldy, guint ny,
+                          const float *ypad, guint lsafe, guint l0, guint l1, float *out)
+{
+  switch ((ny + 7) / 8) {
+  case 1:
+    gemm_tn_rows(x, ldx, mx, y, ldy, ypad, lsafe, l0, l1, out, 1, 8);
+    break;
+  case 2:
+    gemm_tn_rows(x, ldx, mx, y, ldy, ypad, lsafe, l0, l1, out, 2, 4);
+    break;
+  case 3:
+    gemm_tn_rows(x, ldx, mx, y, ldy, ypad, lsafe, l0, l1, out, 3, 3);
+    break;
+  default:
+    gemm_tn_rows(x, ldx, mx, y, ldy, ypad, lsafe, l0, l1, out, 4, 2);
+    break;
+  }
+}
+
+/* c = alpha * a^T b + beta * c with a (L x M) and b (L x N), both narrow: a reduction
+ * over the long dimension L. The narrower factor gives the broadcast scalars, the
+ * other the vectors (for M > N the kernel forms (b^T a)^T). The reduction runs in fixed
+ * blocks of LDP_GEMM_TN_BLOCK rows; each block's partial product sums from zero in row
+ * order and the partials are added in block order. Neither depends on the thread count,
+ * so neither do the results. */
+static void gemm_small_tn(float alpha, const LdpTensor *a, const LdpTensor *b, float beta, LdpTensor *c)
+{
+  const gboolean swap = a->cols > b->cols;
+  const LdpTensor *x = swap ? b : a, *y = swap ? a : b;
+  const guint L = a->rows, mx = x->cols, ny = y->cols, w = 8 * ((ny + 7) / 8);
+  /* Rows l >= lsafe of y cannot be loaded w floats wide in place: copy them padded. */
+  const gsize size = (gsize)L * ny;
+  const guint lsafe = size >= w ? (guint)((size - w) / ny + 1) : 0;
+  float ypad[8 * LDP_GEMM_SMALL_N] __attribute__((aligned(64)));
+  for (guint l = lsafe; l < L; l++)
+    for (guint j = 0; j < w; j++)
+      ypad[(l - lsafe) * w + j] = j < ny ? y->data[(gsize)l * ny + j] : 0.0f;
+
+  const guint blocks = (L + LDP_GEMM_TN_BLOCK - 1) / LDP_GEMM_TN_BLOCK;
+  const gboolean parallel = blocks > 1 && (double)L * mx * ny >= LDP_GEMM_PARALLEL_FLOPS;
+  const gsize part = (gsize)mx * w;
+  const guint group = MIN(blocks, LDP_GEMM_TN_GROUP);
+  g_autofree float *parts = g_new(float, part * group);
+  g_autofree float *total = g_new(float, part);
+  for (guint g0 = 0; g0 < blocks; g0 += group) {
+    const guint g1 = MIN(blocks, g0 + group);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (parallel)
+#endif
+    for (guint blk = g0; blk < g1; blk++)
+      gemm_tn_block(x->data, mx, mx, y->data, ny, ny, ypad, lsafe, blk * LDP_GEMM_TN_BLOCK,
+                    MIN(L, (blk + 1) * LDP_GEMM_TN_BLOCK), parts + (blk - g0) * part);
+    for (guint blk = g0; blk < g1; blk++) {
+      const float *pb = parts + (blk - g0) * part;
+      if (blk == 0)
+        memcpy(total, pb, part * sizeof(float));
+      else
+        for (gsize t = 0; t < part; t++)
+          total[t] += pb[t];
+    }
+  }
+  for (guint p = 0; p < c->rows; p++) {
+    float *cr = c->data + (gsize)p * c->cols;
+    for (guint q = 0; q < c->cols; q++) {
+      const float v = alpha * (swap ? total[(gsize)q * w + p] : total[(gsize)p * w + q]);
+      cr[q] = beta == 0.0f ? v : v + beta * cr[q];
+    }
+  }
+}
+
 void ldp_tensor_gemm(gboolean trans_a, gboolean trans_b, float alpha, const LdpTensor *a,
                      const LdpTensor *b, float beta, LdpTensor *c)
 {
@@ -145,6 +501,17 @@ void ldp_tensor_gemm(gboolean trans_a, gboolean trans_b, float alpha, const LdpT
   if (k == 0 || alpha == 0.0f) {
     /* Empty inner dimension: the product is 0; BLAS would reject lda = 0. */
     tensor_scale_or_zero(c, beta);
+    return;
+  }
+  /* Thresholds measured with bench/bench-kernels on an AVX-512 Xeon: OpenBLAS's own
+   * kernels are as fast or faster on a * b and on wider a^T b. */
+  if (!trans_a && trans_b && n <= LDP_GEMM_SMALL_N && k <= LDP_GEMM_SMALL_K &&
+      (gsize)n * k <= LDP_GEMM_SMALL_NK) {
+    gemm_small_nn(TRUE, alpha, a, b, beta, c);
+    return;
+  }
+  if (trans_a && !trans_b && MIN(m, n) <= LDP_GEMM_SMALL_TN_MIN && MAX(m, n) <= LDP_GEMM_SMALL_TN_MAX) {
+    gemm_small_tn(alpha, a, b, beta, c);
     return;
   }
   blas_single_threaded();
@@ -407,16 +774,12 @@ gboolean ldp_csr_check(const LdpCsr *m, GError **error)
   return TRUE;
 }
 
-/* Eight floats of a row, loaded and stored without alignment requirements. */
-typedef float LdpV8 __attribute__((vector_size(32), aligned(4)));
 
 /* The SpMM kernels below are instantiated per column count: with C a compile-time
  * constant the accumulators of a row live in registers (scalars for C <= 8, vectors
  * otherwise) and the inner loop carries no bookkeeping. Every output element sums its
  * terms in CSR order from zero, then y = alpha * sum + beta * y, so the result does
  * not depend on the blocking or the thread count. beta == 0 never reads y. */
-#define LDP_ALWAYS_INLINE static inline __attribute__((always_inline))
-
 LDP_ALWAYS_INLINE void spmm_store(float *yr, const float *acc, guint n, float alpha, float beta)
 {
   for (guint t = 0; t < n; t++)
@@ -521,9 +884,7 @@ LDP_ALWAYS_INLINE void spmm_rows_tail(float alpha, const LdpCsr *m, const float 
 
 /* Rows [r0, r1) of y = alpha * m * x + beta * y. One call per thread, so the
  * multi-versioning dispatch is paid once, not per row. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#endif
+LDP_MULTIVERSION
 static void spmm_rows(float alpha, const LdpCsr *m, const float *x, guint c, float beta, float *y, guint r0,
                       guint r1)
 {
@@ -624,9 +985,7 @@ void ldp_csr_spmm(float alpha, const LdpCsr *m, const LdpTensor *x, float beta, 
 }
 
 /* Columns [j0, j0 + w) of y += alpha * m^T x, scattering m's rows in order. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#endif
+LDP_MULTIVERSION
 static void spmm_t_block(float alpha, const LdpCsr *m, const LdpTensor *x, LdpTensor *y, guint j0, guint w)
 {
   const guint c = x->cols;

@@ -156,17 +156,23 @@ static LdpVar *loss_of(const Ctx *c, LdpTape *tape, LdpVar *logits, const gint *
   return ldp_op_cross_entropy(tape, logits, labels, rows, n);
 }
 
-/* One optimisation step on @u (training rows u->rows with labels). Adds the loss sum and
- * correct-prediction count of the training rows to *loss_sum / *correct. */
-static gboolean train_step(const Ctx *c, const Unit *u, const gint *labels, const guint *rows, guint n,
-                           double *loss_sum, double *correct, GError **error)
+/* Calibrated edge weights for @tape, or NULL. */
+static LdpVar *edge_weights_of(const Ctx *c, LdpTape *tape)
 {
-  LdpTape *tape = ldp_tape_new(TRUE);
-  LdpVar *ew = c->edge_cal ? c->edge_cal->vtable->edge_weights(c->edge_cal->inst, tape) : NULL;
-  LdpVar *logits = c->bb->forward(c->model, tape, &u->view, unit_input(tape, u), ew, c->rng, error);
-  gboolean ok = FALSE;
+  return c->edge_cal ? c->edge_cal->vtable->edge_weights(c->edge_cal->inst, tape) : NULL;
+}
+
+/* One optimisation step on @u (training rows with labels), recorded on @tape, which
+ * must be in training mode and may already hold an evaluation forward with the same
+ * @x and @ew (their common ops are then reused, see ldp_tape_set_training). Adds the
+ * loss sum and correct-prediction count of the training rows to *loss_sum / *correct. */
+static gboolean train_on_tape(const Ctx *c, LdpTape *tape, const Unit *u, LdpVar *x, LdpVar *ew,
+                              const gint *labels, const guint *rows, guint n, double *loss_sum,
+                              double *correct, GError **error)
+{
+  LdpVar *logits = c->bb->forward(c->model, tape, &u->view, x, ew, c->rng, error);
   if (!logits)
-    goto out;
+    return FALSE;
   LdpVar *loss = loss_of(c, tape, logits, labels, rows, n, LDP_LOSS_TRAIN);
   double main_loss = ldp_var_value(loss)->data[0];
   for (guint i = 0; c->cals && i < c->cals->len; i++) {
@@ -183,12 +189,20 @@ static gboolean train_step(const Ctx *c, const Unit *u, const gint *labels, cons
   for (guint i = 0; c->cals && i < c->cals->len; i++) {
     const LdpCalibratorSlot *cal = &g_array_index(c->cals, LdpCalibratorSlot, i);
     if (cal->vtable->post_step && !cal->vtable->post_step(cal->inst, error))
-      goto out;
+      return FALSE;
   }
   *loss_sum += main_loss * n;
   *correct += ldp_metric_accuracy(ldp_var_value(logits), labels, rows, n) * n;
-  ok = TRUE;
-out:
+  return TRUE;
+}
+
+/* One optimisation step on @u on a tape of its own. */
+static gboolean train_step(const Ctx *c, const Unit *u, const gint *labels, const guint *rows, guint n,
+                           double *loss_sum, double *correct, GError **error)
+{
+  LdpTape *tape = ldp_tape_new(TRUE);
+  LdpVar *ew = edge_weights_of(c, tape);
+  gboolean ok = train_on_tape(c, tape, u, unit_input(tape, u), ew, labels, rows, n, loss_sum, correct, error);
   ldp_tape_free(tape);
   return ok;
 }
@@ -238,6 +252,55 @@ static double binary_auc(const LdpTensor *z, const gint *labels, const guint *ro
 static gboolean default_accept(const LdpEpochStats *cand, const LdpEpochStats *best)
 {
   return best == NULL || cand->val_loss < best->val_loss;
+}
+
+/* Model selection and early stopping over the evaluated epochs. */
+typedef struct {
+  gboolean progress;
+  gboolean select_last;
+  const LdpCalibratorSlot *accept_cal;
+  LdpEpochStats best;
+  gboolean have_best;
+  double best_f1_micro, best_f1_macro, best_auc;
+  double lowest_val;
+  guint since_lowest;
+} Selection;
+
+/* Appends @st to the history and offers it to model selection; @z holds this epoch's
+ * logits, scored on the test rows (@score_labels, @score_rows, @n_test) only when the
+ * epoch is selected. Returns TRUE when early stopping ends training here. */
+static gboolean selection_record(Selection *sel, const LdpTrainConfig *cfg, LdpTrainResult *result,
+                                 const LdpEpochStats *st, const LdpTensor *z, const gint *score_labels,
+                                 const guint *score_rows, guint n_test, guint n_classes)
+{
+  g_array_append_val(result->history, *st);
+  const LdpEpochStats *best = sel->have_best ? &sel->best : NULL;
+  gboolean accept;
+  if (sel->select_last)
+    accept = TRUE;
+  else if (sel->accept_cal)
+    accept = sel->accept_cal->vtable->accept(sel->accept_cal->inst, st, best);
+  else
+    accept = default_accept(st, best);
+  if (accept) {
+    sel->best = *st;
+    sel->have_best = TRUE;
+    sel->best_f1_micro = ldp_metric_f1_micro(z, score_labels, score_rows, n_test, n_classes);
+    sel->best_f1_macro = ldp_metric_f1_macro(z, score_labels, score_rows, n_test, n_classes);
+    sel->best_auc = binary_auc(z, score_labels, score_rows, n_test);
+  }
+  if (sel->progress)
+    fprintf(stderr, "\r  epoch %u/%u  loss %.4f  val loss %.4f  val acc %.3f  selected %u   ", st->epoch,
+            cfg->epochs, st->train_loss, st->val_loss, st->val_acc, sel->best.epoch);
+
+  /* Early stopping watches the lowest validation loss, independently of selection. */
+  if (st->val_loss < sel->lowest_val) {
+    sel->lowest_val = st->val_loss;
+    sel->since_lowest = 0;
+  } else {
+    sel->since_lowest += MAX(cfg->eval_every, 1);
+  }
+  return cfg->patience > 0 && sel->since_lowest >= cfg->patience && st->epoch >= cfg->min_epochs;
 }
 
 gboolean ldp_train(const LdpTrainConfig *cfg, const LdpDataset *data, const guint8 *roles,
@@ -318,24 +381,66 @@ gboolean ldp_train(const LdpTrainConfig *cfg, const LdpDataset *data, const guin
     goto fail;
   }
 
-  gboolean progress = cfg->progress && isatty(STDERR_FILENO);
-  gboolean select_last = cfg->selection == LDP_SELECT_LAST || n_val == 0;
+  Selection sel = { .progress = cfg->progress && isatty(STDERR_FILENO),
+                    .select_last = cfg->selection == LDP_SELECT_LAST || n_val == 0,
+                    .accept_cal = accept_cal, .best_auc = NAN, .lowest_val = INFINITY };
   order = g_new(guint, n_train);
-  LdpEpochStats best = { 0 };
-  gboolean have_best = FALSE;
-  double best_f1_micro = 0, best_f1_macro = 0, best_auc = NAN;
-  double lowest_val = INFINITY;
-  guint since_lowest = 0;
   gint64 t0 = g_get_monotonic_time();
-  guint epoch;
+  guint epochs_run = 0;
+  const guint every = MAX(cfg->eval_every, 1);
+#define EVAL_EPOCH(e) ((e) % every == 0 || (e) == cfg->epochs)
 
-  for (epoch = 1; epoch <= cfg->epochs; epoch++) {
-    LdpEpochStats st = { .epoch = epoch };
-    double loss_sum = 0, correct = 0;
-    if (!graph_task) {
-      if (!train_step(&c, &whole, labels, train_rows, n_train, &loss_sum, &correct, error))
-        goto fail;
-    } else {
+  if (!graph_task) {
+    /* Iteration e evaluates the parameters left by step e - 1 and then takes step e,
+     * both on one tape: the evaluation forward goes first (same parameters, same
+     * batch-norm state as right after step e - 1), and the training forward reuses
+     * everything it shares with it. The numbers are those of evaluating after each
+     * step on a tape of its own. */
+    LdpEpochStats pending = { 0 };
+    for (guint e = 1;; e++) {
+      const gboolean eval_prev = e > 1 && e - 1 <= cfg->epochs && EVAL_EPOCH(e - 1);
+      const gboolean train_now = e <= cfg->epochs;
+      if (!eval_prev && !train_now)
+        break;
+      LdpTape *tape = ldp_tape_new(FALSE);
+      LdpVar *ew = edge_weights_of(&c, tape);
+      LdpVar *x = unit_input(tape, &whole);
+      if (eval_prev) {
+        LdpVar *logits = c.bb->forward(c.model, tape, &whole.view, x, ew, rng, error);
+        if (!logits) {
+          ldp_tape_free(tape);
+          goto fail;
+        }
+        const LdpTensor *z = ldp_var_value(logits);
+        pending.val_loss = eval_loss(&c, z, labels, val_rows, n_val, TRUE);
+        pending.val_acc = ldp_metric_accuracy(z, labels, val_rows, n_val);
+        pending.test_loss = eval_loss(&c, z, test_labels, test_rows, n_test, FALSE);
+        pending.test_acc = ldp_metric_accuracy(z, test_labels, test_rows, n_test);
+        if (selection_record(&sel, cfg, result, &pending, z, test_labels, test_rows, n_test, n_classes)) {
+          ldp_tape_free(tape);
+          break;
+        }
+      }
+      if (train_now) {
+        ldp_tape_set_training(tape, TRUE);
+        double loss_sum = 0, correct = 0;
+        pending = (LdpEpochStats){ .epoch = e };
+        gboolean ok = train_on_tape(&c, tape, &whole, x, ew, labels, train_rows, n_train, &loss_sum, &correct,
+                                    error);
+        pending.train_loss = loss_sum / n_train;
+        pending.train_acc = correct / n_train;
+        epochs_run = e;
+        if (!ok) {
+          ldp_tape_free(tape);
+          goto fail;
+        }
+      }
+      ldp_tape_free(tape);
+    }
+  } else {
+    for (guint epoch = 1; epoch <= cfg->epochs; epoch++) {
+      LdpEpochStats st = { .epoch = epoch };
+      double loss_sum = 0, correct = 0;
       memcpy(order, train_rows, n_train * sizeof(guint));
       ldp_rng_shuffle(rng, order, n_train);
       for (guint s = 0; s < n_train; s += cfg->batch_size) {
@@ -346,35 +451,17 @@ gboolean ldp_train(const LdpTrainConfig *cfg, const LdpDataset *data, const guin
         if (!ok)
           goto fail;
       }
-    }
-    st.train_loss = loss_sum / n_train;
-    st.train_acc = correct / n_train;
+      st.train_loss = loss_sum / n_train;
+      st.train_acc = correct / n_train;
+      epochs_run = epoch;
+      if (!EVAL_EPOCH(epoch))
+        continue;
 
-    if (epoch % MAX(cfg->eval_every, 1) != 0 && epoch != cfg->epochs)
-      continue;
-
-    /* Evaluation pass: validation against the server's labels, test against clean ones. */
-    guint n_pred = 0;
-    /* Test scores beyond accuracy are only reported for the selected epoch: keep this
-     * epoch's test logits and score them if it is selected. */
-    g_autoptr(LdpTensor) z_test = NULL;
-    const gint *score_labels = test_labels;
-    const guint *score_rows = test_rows;
-    g_autofree guint *tr = NULL;
-    g_autofree gint *eval_labels = NULL;
-    if (!graph_task) {
-      g_autoptr(LdpTensor) z = eval_logits(&c, &whole, error);
-      if (!z)
-        goto fail;
-      st.val_loss = eval_loss(&c, z, labels, val_rows, n_val, TRUE);
-      st.val_acc = ldp_metric_accuracy(z, labels, val_rows, n_val);
-      st.test_loss = eval_loss(&c, z, test_labels, test_rows, n_test, FALSE);
-      st.test_acc = ldp_metric_accuracy(z, test_labels, test_rows, n_test);
-      z_test = g_steal_pointer(&z);
-    } else {
-      /* Gather the logits of every evaluated graph, then score the two groups. */
+      /* Gather the logits of every evaluated graph, then score the two groups:
+       * validation against the server's labels, test against clean ones. */
       g_autoptr(LdpTensor) all = ldp_tensor_new(n_eval, n_classes);
-      eval_labels = g_new(gint, n_eval + 1);
+      g_autofree gint *eval_labels = g_new(gint, n_eval + 1);
+      guint n_pred = 0;
       for (guint k = 0; k < eval_units->len; k++) {
         Unit *u = &g_array_index(eval_units, Unit, k);
         g_autoptr(LdpTensor) z = eval_logits(&c, u, error);
@@ -386,7 +473,7 @@ gboolean ldp_train(const LdpTrainConfig *cfg, const LdpDataset *data, const guin
       for (guint k = 0; k < n_eval; k++)
         eval_labels[k] = k < n_val ? labels[eval_ids[k]] : test_labels[eval_ids[k]];
       g_autofree guint *vr = g_new(guint, n_val + 1);
-      tr = g_new(guint, n_test + 1);
+      g_autofree guint *tr = g_new(guint, n_test + 1);
       for (guint k = 0; k < n_val; k++)
         vr[k] = k;
       for (guint k = 0; k < n_test; k++)
@@ -395,49 +482,20 @@ gboolean ldp_train(const LdpTrainConfig *cfg, const LdpDataset *data, const guin
       st.val_acc = ldp_metric_accuracy(all, eval_labels, vr, n_val);
       st.test_loss = eval_loss(&c, all, eval_labels, tr, n_test, FALSE);
       st.test_acc = ldp_metric_accuracy(all, eval_labels, tr, n_test);
-      z_test = g_steal_pointer(&all);
-      score_labels = eval_labels;
-      score_rows = tr;
+      if (selection_record(&sel, cfg, result, &st, all, eval_labels, tr, n_test, n_classes))
+        break;
     }
-    g_array_append_val(result->history, st);
-
-    gboolean accept;
-    if (select_last)
-      accept = TRUE;
-    else if (accept_cal)
-      accept = accept_cal->vtable->accept(accept_cal->inst, &st, have_best ? &best : NULL);
-    else
-      accept = default_accept(&st, have_best ? &best : NULL);
-    if (accept) {
-      best = st;
-      have_best = TRUE;
-      best_f1_micro = ldp_metric_f1_micro(z_test, score_labels, score_rows, n_test, n_classes);
-      best_f1_macro = ldp_metric_f1_macro(z_test, score_labels, score_rows, n_test, n_classes);
-      best_auc = binary_auc(z_test, score_labels, score_rows, n_test);
-    }
-    if (progress)
-      fprintf(stderr, "\r  epoch %u/%u  loss %.4f  val loss %.4f  val acc %.3f  selected %u   ", epoch,
-              cfg->epochs, st.train_loss, st.val_loss, st.val_acc, best.epoch);
-
-    /* Early stopping watches the lowest validation loss, independently of selection. */
-    if (st.val_loss < lowest_val) {
-      lowest_val = st.val_loss;
-      since_lowest = 0;
-    } else {
-      since_lowest += MAX(cfg->eval_every, 1);
-    }
-    if (cfg->patience > 0 && since_lowest >= cfg->patience && epoch >= cfg->min_epochs)
-      break;
   }
-  if (progress)
+#undef EVAL_EPOCH
+  if (sel.progress)
     fprintf(stderr, "\r%*s\r", 90, "");
 
-  result->epochs_run = MIN(epoch, cfg->epochs);
+  result->epochs_run = epochs_run;
+  result->selected = sel.best;
+  result->test_f1_micro = sel.best_f1_micro;
+  result->test_f1_macro = sel.best_f1_macro;
+  result->test_auc = sel.best_auc;
   result->seconds = (g_get_monotonic_time() - t0) / 1e6;
-  result->selected = best;
-  result->test_f1_micro = best_f1_micro;
-  result->test_f1_macro = best_f1_macro;
-  result->test_auc = best_auc;
   unit_clear(&whole);
   for (guint k = 0; k < eval_units->len; k++)
     unit_clear(&g_array_index(eval_units, Unit, k));

@@ -77,6 +77,9 @@ typedef int32_t LdpVmathI8 __attribute__((vector_size(LDP_VMATH_WIDTH * sizeof(i
 /* Lanes of @a where the comparison mask @m is all ones, else lanes of @b. Macros, not
  * functions: a function returning a 32-byte vector draws -Wpsabi in the SSE clone. */
 #define VMATH_SELECT(m, a, b) ((LdpVmathF8)(((m) & (LdpVmathI8)(a)) | (~(m) & (LdpVmathI8)(b))))
+/* @s in every lane (zero + s would turn -0 into +0). */
+#define VMATH_BROADCAST(s) ((LdpVmathF8){ (s), (s), (s), (s), (s), (s), (s), (s) })
+G_STATIC_ASSERT(LDP_VMATH_WIDTH == 8);
 /* 2^k for integer lanes k in [-126, 127], from the exponent bits. */
 #define VMATH_POW2(k) ((LdpVmathF8)(((k) + 127) << 23))
 
@@ -142,6 +145,31 @@ static inline __attribute__((always_inline)) void vmath_kernel(LdpVmathF8 *v, gb
   *v = VMATH_SELECT(is_nan, x + x, y);
 }
 
+/* Loads @m <= 8 floats into a block, zero-padding the missing lanes (so a tail goes
+ * through the same code as a full block). */
+static inline __attribute__((always_inline)) void vmath_load(LdpVmathF8 *v, const float *p, gsize m)
+{
+  if (G_LIKELY(m == LDP_VMATH_WIDTH)) {
+    memcpy(v, p, sizeof *v);
+  } else {
+    float pad[LDP_VMATH_WIDTH] = { 0 };
+    memcpy(pad, p, m * sizeof(float));
+    memcpy(v, pad, sizeof *v);
+  }
+}
+
+/* Stores the first @m <= 8 lanes of a block. */
+static inline __attribute__((always_inline)) void vmath_store(float *p, const LdpVmathF8 *v, gsize m)
+{
+  if (G_LIKELY(m == LDP_VMATH_WIDTH)) {
+    memcpy(p, v, sizeof *v);
+  } else {
+    float pad[LDP_VMATH_WIDTH];
+    memcpy(pad, v, sizeof *v);
+    memcpy(p, pad, m * sizeof(float));
+  }
+}
+
 /* One kernel call site for full blocks and the tail alike. */
 static inline __attribute__((always_inline)) void vmath_apply(float *y, const float *x, gsize n,
                                                                gboolean minus_one)
@@ -149,21 +177,9 @@ static inline __attribute__((always_inline)) void vmath_apply(float *y, const fl
   for (gsize i = 0; i < n; i += LDP_VMATH_WIDTH) {
     gsize m = n - i < LDP_VMATH_WIDTH ? n - i : LDP_VMATH_WIDTH;
     LdpVmathF8 v;
-    if (G_LIKELY(m == LDP_VMATH_WIDTH)) {
-      memcpy(&v, x + i, sizeof v);
-    } else {
-      float pad[LDP_VMATH_WIDTH] = { 0 };
-      memcpy(pad, x + i, m * sizeof(float));
-      memcpy(&v, pad, sizeof v);
-    }
+    vmath_load(&v, x + i, m);
     vmath_kernel(&v, minus_one);
-    if (G_LIKELY(m == LDP_VMATH_WIDTH)) {
-      memcpy(y + i, &v, sizeof v);
-    } else {
-      float pad[LDP_VMATH_WIDTH];
-      memcpy(pad, &v, sizeof v);
-      memcpy(y + i, pad, m * sizeof(float));
-    }
+    vmath_store(y + i, &v, m);
   }
 }
 
@@ -183,4 +199,115 @@ void ldp_vexpm1(float *y, const float *x, gsize n)
 {
   g_return_if_fail(n == 0 || (y != NULL && x != NULL));
   vmath_apply(y, x, n, TRUE);
+}
+
+/* ---- fused element-wise kernels ----
+ *
+ * These replace multi-pass scalar loops whose select compiled to a data-dependent branch
+ * (random signs: about half mispredicted). Here every decision is a lane mask, and each
+ * result is the same IEEE operation sequence as the scalar definition in the header, so
+ * the outputs are bit-identical to it in every clone (up to which NaN an operation on two
+ * NaNs returns: x86 returns the first operand's, and GCC orders commutative operands as
+ * it likes). Each block is loaded completely before its result is stored, which is what
+ * makes exact aliasing safe. */
+
+/* ELU family on one block, in place: pos x for x > 0, neg expm1(min(x, 0)) otherwise
+ * (NaN fails x > 0 and reaches expm1, which returns it). */
+static inline __attribute__((always_inline)) void vmath_elu_block(LdpVmathF8 *v, float pos, float neg)
+{
+  const LdpVmathF8 zero = { 0 };
+  const LdpVmathF8 x = *v;
+  const LdpVmathI8 positive = x > 0.0f;
+  LdpVmathF8 e = VMATH_SELECT(positive, zero, x);
+  vmath_kernel(&e, TRUE);
+  *v = VMATH_SELECT(positive, x * pos, e * neg);
+}
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#endif
+void ldp_velu(float *y, const float *x, gsize n, float pos, float neg)
+{
+  g_return_if_fail(n == 0 || (y != NULL && x != NULL));
+  for (gsize i = 0; i < n; i += LDP_VMATH_WIDTH) {
+    gsize m = n - i < LDP_VMATH_WIDTH ? n - i : LDP_VMATH_WIDTH;
+    LdpVmathF8 v;
+    vmath_load(&v, x + i, m);
+    vmath_elu_block(&v, pos, neg);
+    vmath_store(y + i, &v, m);
+  }
+}
+
+/* The ELU backward loop with the accumulate flag constant (it folds away). */
+static inline __attribute__((always_inline)) void vmath_elu_backward_apply(float *d, const float *g,
+                                                                           const float *x, const float *y,
+                                                                           gsize n, float a, float b,
+                                                                           gboolean accumulate)
+{
+  const LdpVmathF8 av = VMATH_BROADCAST(a);
+  for (gsize i = 0; i < n; i += LDP_VMATH_WIDTH) {
+    gsize m = n - i < LDP_VMATH_WIDTH ? n - i : LDP_VMATH_WIDTH;
+    LdpVmathF8 gv, xv, yv, v;
+    vmath_load(&gv, g + i, m);
+    vmath_load(&xv, x + i, m);
+    vmath_load(&yv, y + i, m);
+    v = gv * VMATH_SELECT(xv > 0.0f, av, yv + b);
+    if (accumulate) {
+      LdpVmathF8 dv;
+      vmath_load(&dv, d + i, m);
+      v = dv + v;
+    }
+    vmath_store(d + i, &v, m);
+  }
+}
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#endif
+void ldp_velu_backward(float *d, const float *g, const float *x, const float *y, gsize n, float a, float b,
+                       gboolean accumulate)
+{
+  g_return_if_fail(n == 0 || (d != NULL && g != NULL && x != NULL && y != NULL));
+  if (accumulate)
+    vmath_elu_backward_apply(d, g, x, y, n, a, b, TRUE);
+  else
+    vmath_elu_backward_apply(d, g, x, y, n, a, b, FALSE);
+}
+
+typedef uint32_t LdpVmathU8 __attribute__((vector_size(LDP_VMATH_WIDTH * sizeof(uint32_t))));
+typedef uint64_t LdpVmathU4 __attribute__((vector_size(LDP_VMATH_WIDTH * sizeof(uint32_t))));
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#endif
+void ldp_vdropout_mask(float *mask, const guint64 *bits, gsize n, guint64 threshold, float keep_scale)
+{
+  g_return_if_fail(n == 0 || (mask != NULL && bits != NULL));
+  /* The products the scalar definition computes, once. */
+  const float kept = keep_scale * 1.0f, dropped = keep_scale * 0.0f;
+  if (threshold > G_MAXUINT32) {
+    /* No 32-bit half reaches the threshold (p = 1 gives 2^32): everything drops. */
+    for (gsize i = 0; i < n; i++)
+      mask[i] = dropped;
+    return;
+  }
+  const LdpVmathF8 kept_v = VMATH_BROADCAST(kept), dropped_v = VMATH_BROADCAST(dropped);
+  const uint32_t thr = (uint32_t)threshold;
+  for (gsize i = 0; i < n; i += LDP_VMATH_WIDTH) {
+    gsize m = n - i < LDP_VMATH_WIDTH ? n - i : LDP_VMATH_WIDTH;
+    LdpVmathU4 w;
+    if (G_LIKELY(m == LDP_VMATH_WIDTH)) {
+      memcpy(&w, bits + i / 2, sizeof w);
+    } else {
+      guint64 pad[LDP_VMATH_WIDTH / 2] = { 0 };
+      memcpy(pad, bits + i / 2, (m + 1) / 2 * sizeof(guint64));
+      memcpy(&w, pad, sizeof w);
+    }
+#if G_BYTE_ORDER == G_BIG_ENDIAN
+    w = (w << 32) | (w >> 32); /* put the low half of each word in the even lane */
+#endif
+    const LdpVmathU8 h = (LdpVmathU8)w; /* lane 2j: low half of word j, lane 2j+1: high */
+    LdpVmathF8 v = VMATH_SELECT(h >= thr, kept_v, dropped_v);
+    vmath_store(mask + i, &v, m);
+  }
 }

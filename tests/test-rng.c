@@ -367,6 +367,72 @@ static void test_shuffle(void)
   ldp_rng_shuffle(&r, NULL, 0);
 }
 
+/* xoshiro256** written out from its definition, independently of rng.c. */
+static guint64 ref_xoshiro(guint64 s[4])
+{
+  guint64 x = s[1] * 5;
+  guint64 result = ((x << 7) | (x >> 57)) * 9;
+  guint64 t = s[1] << 17;
+  s[2] ^= s[0];
+  s[3] ^= s[1];
+  s[1] ^= s[2];
+  s[0] ^= s[3];
+  s[2] ^= t;
+  s[3] = (s[3] << 45) | (s[3] >> 19);
+  return result;
+}
+
+/* ldp_rng_next_u64 is xoshiro256** on rng->s: the published first outputs from the
+ * state {1, 2, 3, 4}, then agreement with the reference from a seeded state. */
+static void test_next_known_answer(void)
+{
+  LdpRng r = { .key = 0, .s = { 1, 2, 3, 4 } };
+  g_assert_cmpuint(ldp_rng_next_u64(&r), ==, 11520);
+  g_assert_cmpuint(ldp_rng_next_u64(&r), ==, 0);
+  g_assert_cmpuint(ldp_rng_next_u64(&r), ==, 1509978240);
+  g_assert_cmpuint(ldp_rng_next_u64(&r), ==, G_GUINT64_CONSTANT(1215971899390074240));
+  ldp_rng_init(&r, 2024);
+  guint64 s[4];
+  memcpy(s, r.s, sizeof s);
+  for (int i = 0; i < 1000; i++)
+    g_assert_cmpuint(ldp_rng_next_u64(&r), ==, ref_xoshiro(s));
+  g_assert_cmpmem(s, sizeof s, r.s, sizeof r.s);
+}
+
+/* ldp_rng_fill_u64 gives the values of n successive ldp_rng_next_u64 calls and leaves
+ * the same state (the next draws agree too); the words past n are not touched. */
+static void test_fill_u64(void)
+{
+  static const gsize sizes[] = { 0, 1, 7, 1000 };
+  for (guint c = 0; c < G_N_ELEMENTS(sizes); c++) {
+    const gsize n = sizes[c];
+    LdpRng a, b;
+    ldp_rng_init(&a, 314159 + c);
+    ldp_rng_next_u64(&a); /* start mid-stream */
+    b = a;
+    g_autofree guint64 *out = g_new(guint64, n + 1);
+    out[n] = 0x5a5a5a5a5a5a5a5aULL;
+    ldp_rng_fill_u64(&a, out, n);
+    for (gsize i = 0; i < n; i++)
+      g_assert_cmpuint(out[i], ==, ldp_rng_next_u64(&b));
+    g_assert_cmpuint(out[n], ==, 0x5a5a5a5a5a5a5a5aULL);
+    g_assert_cmpmem(&a, sizeof a, &b, sizeof b);
+    for (int i = 0; i < 8; i++)
+      g_assert_cmpuint(ldp_rng_next_u64(&a), ==, ldp_rng_next_u64(&b));
+  }
+  /* Split fills continue the stream: 3 + 0 + 997 equals 1000 at once. */
+  LdpRng a, b;
+  ldp_rng_init(&a, 99);
+  b = a;
+  guint64 whole[1000], parts[1000];
+  ldp_rng_fill_u64(&a, whole, 1000);
+  ldp_rng_fill_u64(&b, parts, 3);
+  ldp_rng_fill_u64(&b, NULL, 0);
+  ldp_rng_fill_u64(&b, parts + 3, 997);
+  g_assert_cmpmem(whole, sizeof whole, parts, sizeof parts);
+  g_assert_cmpmem(&a, sizeof a, &b, sizeof b);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -382,5 +448,7 @@ int main(int argc, char **argv)
   g_test_add_func("/rng/geometric", test_geometric);
   g_test_add_func("/rng/sample", test_sample);
   g_test_add_func("/rng/shuffle", test_shuffle);
+  g_test_add_func("/rng/next-known-answer", test_next_known_answer);
+  g_test_add_func("/rng/fill-u64", test_fill_u64);
   return g_test_run();
 }

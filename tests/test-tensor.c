@@ -116,6 +116,173 @@ static void test_gemm(void)
   ldp_tensor_gemm(FALSE, FALSE, 1.0f, a1, b1, 0.0f, c1);
 }
 
+/* Float error bound of c = alpha * op(a) op(b) + beta * c0 against the exact value: a
+ * length-k dot product in float errs by at most k u sum_l |a_l b_l| (u = 2^-24, any
+ * summation order or blocking), and scaling by alpha and adding beta c0 adds a few
+ * roundings of at most u each. Safety factor 4 over that first-order bound. */
+static void assert_gemm_within_bound(gboolean ta, gboolean tb, float alpha, const LdpTensor *a,
+                                     const LdpTensor *b, float beta, const LdpTensor *c0, const LdpTensor *c,
+                                     const char *what)
+{
+  const double u = 1.0 / 16777216.0;
+  const guint k = ta ? a->rows : a->cols;
+  for (guint i = 0; i < c->rows; i++)
+    for (guint j = 0; j < c->cols; j++) {
+      double s = 0, sabs = 0;
+      for (guint l = 0; l < k; l++) {
+        double t = (double)(ta ? at(a, l, i) : at(a, i, l)) * (tb ? at(b, j, l) : at(b, l, j));
+        s += t;
+        sabs += fabs(t);
+      }
+      double old = beta == 0.0f ? 0.0 : (double)beta * at(c0, i, j);
+      double want = alpha * s + old;
+      double bound = 4 * u * ((k + 2) * fabs(alpha) * sabs + 2 * fabs(old) + fabs(want));
+      double got = at(c, i, j);
+      if (!(fabs(got - want) <= bound))
+        g_error("%s %c%c %ux%u (k %u) alpha %g beta %g: c[%u,%u] = %.9g, expected %.9g (bound %.3g)", what,
+                ta ? 'T' : 'N', tb ? 'T' : 'N', c->rows, c->cols, k, alpha, beta, i, j, got, want, bound);
+    }
+}
+
+/* Every alpha/beta case of one product shape; beta == 0 starts from NaN in c. */
+static void check_gemm_shape(LdpRng *r, gboolean ta, gboolean tb, guint m, guint n, guint k)
+{
+  static const float ab[][2] = { { 1.0f, 0.0f }, { -1.5f, 0.0f }, { 1.0f, 1.0f }, { 0.75f, -2.0f } };
+  g_autoptr(LdpTensor) a = ta ? random_tensor(r, k, m) : random_tensor(r, m, k);
+  g_autoptr(LdpTensor) b = tb ? random_tensor(r, n, k) : random_tensor(r, k, n);
+  for (gsize t = 0; t < G_N_ELEMENTS(ab); t++) {
+    g_autoptr(LdpTensor) c0 = random_tensor(r, m, n);
+    if (ab[t][1] == 0.0f)
+      ldp_tensor_fill(c0, NAN);
+    g_autoptr(LdpTensor) c = ldp_tensor_copy(c0);
+    ldp_tensor_gemm(ta, tb, ab[t][0], a, b, ab[t][1], c);
+    assert_gemm_within_bound(ta, tb, ab[t][0], a, b, ab[t][1], c0, c, "gemm");
+  }
+}
+
+/* Shapes straddling the dispatch limits of the register kernels (a * b^T with n <= 32,
+ * k <= 64, n k <= 512; a^T b with the narrower side <= 8 and the wider <= 24), with odd
+ * sizes, 1s, partial 8-lane blocks and row counts that leave tails; the other
+ * transpositions go through OpenBLAS and are checked the same way. */
+static void test_gemm_small(void)
+{
+  LdpRng r;
+  ldp_rng_init(&r, 11);
+  static const guint nt_m[] = { 1, 2, 9, 263 };
+  static const guint nt_n[] = { 1, 2, 3, 5, 6, 7, 8, 9, 12, 16, 17, 23, 24, 25, 31, 32, 33 };
+  static const guint nt_k[] = { 1, 7, 16, 17, 32, 64, 65 };
+  for (gsize i = 0; i < G_N_ELEMENTS(nt_m); i++)
+    for (gsize j = 0; j < G_N_ELEMENTS(nt_n); j++)
+      for (gsize l = 0; l < G_N_ELEMENTS(nt_k); l++) {
+        check_gemm_shape(&r, FALSE, TRUE, nt_m[i], nt_n[j], nt_k[l]);
+        if (nt_m[i] == 263 && l % 3 == 0)
+          check_gemm_shape(&r, FALSE, FALSE, nt_m[i], nt_n[j], nt_k[l]);
+      }
+  /* a^T b: long dimension around the reduction block (256 rows). */
+  static const guint tn_len[] = { 1, 3, 255, 256, 257, 700 };
+  static const guint tn_w[] = { 1, 2, 7, 8, 9, 16, 24, 25 };
+  for (gsize i = 0; i < G_N_ELEMENTS(tn_len); i++)
+    for (gsize j = 0; j < G_N_ELEMENTS(tn_w); j++)
+      for (gsize l = 0; l < G_N_ELEMENTS(tn_w); l++)
+        check_gemm_shape(&r, TRUE, FALSE, tn_w[j], tn_w[l], tn_len[i]);
+  check_gemm_shape(&r, TRUE, TRUE, 9, 7, 33);
+}
+
+static void test_gemm_threads(void)
+{
+#ifdef _OPENMP
+  LdpRng r;
+  ldp_rng_init(&r, 12);
+  /* Large enough for the parallel paths: a^T b over fixed row blocks, a b^T over fixed
+   * blocks of c's rows. */
+  const guint len = 30000;
+  g_autoptr(LdpTensor) h = random_tensor(&r, len, 8);
+  g_autoptr(LdpTensor) g = random_tensor(&r, len, 24);
+  g_autoptr(LdpTensor) w = random_tensor(&r, 16, 24);
+  g_autoptr(LdpTensor) t1 = ldp_tensor_new(8, 24);
+  g_autoptr(LdpTensor) t2 = ldp_tensor_new(8, 24);
+  g_autoptr(LdpTensor) n1 = ldp_tensor_new(len, 16);
+  g_autoptr(LdpTensor) n2 = ldp_tensor_new(len, 16);
+  int saved = omp_get_max_threads();
+  omp_set_num_threads(1);
+  ldp_tensor_gemm(TRUE, FALSE, 1.0f, h, g, 0.0f, t1);
+  ldp_tensor_gemm(FALSE, TRUE, 1.0f, g, w, 0.0f, n1);
+  omp_set_num_threads(2);
+  ldp_tensor_gemm(TRUE, FALSE, 1.0f, h, g, 0.0f, t2);
+  ldp_tensor_gemm(FALSE, TRUE, 1.0f, g, w, 0.0f, n2);
+  omp_set_num_threads(saved);
+  g_assert_cmpmem(t1->data, ldp_tensor_size(t1) * sizeof(float), t2->data, ldp_tensor_size(t2) * sizeof(float));
+  g_assert_cmpmem(n1->data, ldp_tensor_size(n1) * sizeof(float), n2->data, ldp_tensor_size(n2) * sizeof(float));
+  /* And the reduction is right (same float bound as test_gemm_small). */
+  g_autoptr(LdpTensor) z = ldp_tensor_new(8, 24);
+  assert_gemm_within_bound(TRUE, FALSE, 1.0f, h, g, 0.0f, z, t1, "threads");
+#else
+  g_test_skip("built without OpenMP");
+#endif
+}
+
+/* SpMM with 1..8 columns on a matrix whose last columns are always stored (so the last
+ * rows of x are read), against the double reference with the float bound of
+ * assert_gemm_within_bound (k = nonzeros of the row <= columns of m). */
+static void test_spmm_narrow(void)
+{
+  LdpRng r;
+  ldp_rng_init(&r, 13);
+  const guint rows = 61, cols = 45;
+  g_autoptr(GArray) ri = g_array_new(FALSE, FALSE, sizeof(guint));
+  g_autoptr(GArray) ci = g_array_new(FALSE, FALSE, sizeof(guint));
+  for (guint i = 0; i < rows; i++)
+    for (guint j = 0; j < cols; j++)
+      if (j + 2 >= cols ? i % 3 != 2 : ldp_rng_bernoulli(&r, 0.15)) {
+        g_array_append_val(ri, i);
+        g_array_append_val(ci, j);
+      }
+  g_autofree float *v = g_new(float, ri->len);
+  for (guint e = 0; e < ri->len; e++)
+    v[e] = (float)ldp_rng_normal(&r);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LdpCsr) m = ldp_csr_from_coo(rows, cols, (guint *)ri->data, (guint *)ci->data, v, ri->len,
+                                         LDP_COO_ERROR, &error);
+  g_assert_no_error(error);
+  g_autoptr(LdpTensor) dm = ldp_csr_to_dense(m);
+  for (guint c = 1; c <= 8; c++) {
+    g_autoptr(LdpTensor) x = random_tensor(&r, cols, c);
+    g_autoptr(LdpTensor) y0 = random_tensor(&r, rows, c);
+    g_autoptr(LdpTensor) y = ldp_tensor_copy(y0);
+    ldp_csr_spmm(0.5f, m, x, -1.25f, y);
+    assert_gemm_within_bound(FALSE, FALSE, 0.5f, dm, x, -1.25f, y0, y, "spmm");
+    ldp_tensor_fill(y, NAN);
+    ldp_csr_spmm(1.0f, m, x, 0.0f, y);
+    assert_gemm_within_bound(FALSE, FALSE, 1.0f, dm, x, 0.0f, y0, y, "spmm");
+  }
+#ifdef _OPENMP
+  /* Bitwise the same for 1 and 2 threads, each narrow width, last rows of x referenced. */
+  const guint n = 20000, k = 3000, per_row = 8;
+  g_autofree guint *bri = g_new(guint, n * per_row);
+  g_autofree guint *bci = g_new(guint, n * per_row);
+  g_autofree float *bv = g_new(float, n * per_row);
+  for (guint e = 0; e < n * per_row; e++) {
+    bri[e] = e / per_row;
+    bci[e] = e % per_row == 0 ? k - 1 - (e / per_row) % 2 : (guint)ldp_rng_below(&r, k);
+    bv[e] = (float)ldp_rng_normal(&r);
+  }
+  g_autoptr(LdpCsr) big = ldp_csr_from_coo(n, k, bri, bci, bv, n * per_row, LDP_COO_SUM, &error);
+  g_assert_no_error(error);
+  int saved = omp_get_max_threads();
+  for (guint c = 1; c <= 8; c++) {
+    g_autoptr(LdpTensor) x = random_tensor(&r, k, c);
+    g_autoptr(LdpTensor) y1 = random_tensor(&r, n, c);
+    g_autoptr(LdpTensor) y2 = ldp_tensor_copy(y1);
+    omp_set_num_threads(1);
+    ldp_csr_spmm(0.7f, big, x, c % 2 ? 0.0f : 0.3f, y1);
+    omp_set_num_threads(2);
+    ldp_csr_spmm(0.7f, big, x, c % 2 ? 0.0f : 0.3f, y2);
+    g_assert_cmpmem(y1->data, ldp_tensor_size(y1) * sizeof(float), y2->data, ldp_tensor_size(y2) * sizeof(float));
+  }
+  omp_set_num_threads(saved);
+#endif
+}
+
 /* Random COO with about @density of the cells, in random order, no duplicates. */
 static LdpCsr *random_csr(LdpRng *r, guint rows, guint cols, double density)
 {
@@ -391,6 +558,9 @@ int main(int argc, char **argv)
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/tensor/basics", test_basics);
   g_test_add_func("/tensor/gemm", test_gemm);
+  g_test_add_func("/tensor/gemm-small", test_gemm_small);
+  g_test_add_func("/tensor/gemm-threads", test_gemm_threads);
+  g_test_add_func("/tensor/spmm-narrow", test_spmm_narrow);
   g_test_add_func("/tensor/coo", test_coo);
   g_test_add_func("/tensor/check", test_check);
   g_test_add_func("/tensor/transpose", test_transpose);

@@ -44,6 +44,13 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(LdpParam, ldp_param_free)
 LDP_API LdpTape *ldp_tape_new(gboolean training);
 LDP_API void ldp_tape_free(LdpTape *tape);
 LDP_API gboolean ldp_tape_training(const LdpTape *tape);
+/* Switches the mode for the ops recorded from now on (not after ldp_tape_backward).
+ * A tape memoises its deterministic ops (matmul, propagate, bias_add, element-wise
+ * ops, slicing, concatenation): the same op on the same variables returns the
+ * variable already recorded. An evaluation forward followed, on the same tape and
+ * with the same input variables, by a training forward therefore computes their
+ * common prefix (everything before the first dropout) once. */
+LDP_API void ldp_tape_set_training(LdpTape *tape, gboolean training);
 
 /* Leaf holding a borrowed dense tensor; no gradient flows into it. */
 LDP_API LdpVar *ldp_tape_constant(LdpTape *tape, const LdpTensor *value);

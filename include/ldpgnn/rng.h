@@ -26,6 +26,10 @@ LDP_API guint64 ldp_rng_derive_key(guint64 parent_key, guint64 id);
 LDP_API void ldp_rng_derive(const LdpRng *parent, guint64 id, LdpRng *child);
 
 LDP_API guint64 ldp_rng_next_u64(LdpRng *rng);
+/* Writes the next @n values of the stream to @out (caller-owned, n words; NULL only
+ * when n is 0): the same values, and the same state afterwards, as n calls of
+ * ldp_rng_next_u64, without a call per value. */
+LDP_API void ldp_rng_fill_u64(LdpRng *rng, guint64 *out, gsize n);
 /* Uniform double in [0, 1) with 53 random bits. */
 LDP_API double ldp_rng_uniform(LdpRng *rng);
 /* Uniform double in (0, 1): never 0, safe under log(). */

@@ -1,0 +1,156 @@
+/* bench-kernels.c: microseconds per call of the small-shape kernels the backbones run on
+ * Cora-sized inputs: SpMM (ldp_csr_spmm) on a random graph of Cora's size, and skinny
+ * dense products through ldp_tensor_gemm next to the same product through cblas_sgemm.
+ *
+ * Each line: kernel, shape, median µs per call over REPS calls after a warm-up (and,
+ * for the products, the OpenBLAS figure and the ratio). Run with OMP_NUM_THREADS=1 to
+ * time the single-threaded kernels. Usage: bench-kernels [REPS]   (default 200)
+ */
+#include "config.h"
+
+#include <cblas.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include <ldpgnn/ldpgnn.h>
+
+#define BENCH_NODES 2708u
+#define BENCH_EDGES 5278u /* undirected, as in Cora; with both directions and self-loops ~13.3k */
+#define BENCH_WARMUP 20u
+
+static double now_us(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static int cmp_double(const void *pa, const void *pb)
+{
+  double a = *(const double *)pa, b = *(const double *)pb;
+  return (a > b) - (a < b);
+}
+
+static double median(double *v, guint n)
+{
+  qsort(v, n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static LdpTensor *random_tensor(LdpRng *r, guint rows, guint cols)
+{
+  LdpTensor *t = ldp_tensor_new_uninit(rows, cols);
+  for (gsize i = 0; i < ldp_tensor_size(t); i++)
+    t->data[i] = (float)(2.0 * ldp_rng_uniform(r) - 1.0);
+  return t;
+}
+
+/* Symmetric random graph with self-loops and mean-aggregation weights 1/deg. */
+static LdpCsr *random_graph(LdpRng *r)
+{
+  const gsize n = 2 * BENCH_EDGES + BENCH_NODES;
+  g_autofree guint *ri = g_new(guint, n);
+  g_autofree guint *ci = g_new(guint, n);
+  gsize e = 0;
+  for (guint i = 0; i < BENCH_NODES; i++, e++)
+    ri[e] = ci[e] = i;
+  for (guint k = 0; k < BENCH_EDGES; k++) {
+    guint u = (guint)ldp_rng_below(r, BENCH_NODES), v = (guint)ldp_rng_below(r, BENCH_NODES);
+    ri[e] = u, ci[e] = v, e++;
+    ri[e] = v, ci[e] = u, e++;
+  }
+  g_autoptr(GError) error = NULL;
+  LdpCsr *m = ldp_csr_from_coo(BENCH_NODES, BENCH_NODES, ri, ci, NULL, n, LDP_COO_FIRST, &error);
+  g_assert_no_error(error);
+  for (guint i = 0; i < m->rows; i++)
+    for (guint p = m->indptr[i]; p < m->indptr[i + 1]; p++)
+      m->values[p] = 1.0f / (float)(m->indptr[i + 1] - m->indptr[i]);
+  return m;
+}
+
+static double time_spmm(const LdpCsr *m, const LdpTensor *x, LdpTensor *y, guint reps)
+{
+  g_autofree double *t = g_new(double, reps);
+  for (guint i = 0; i < BENCH_WARMUP; i++)
+    ldp_csr_spmm(1.0f, m, x, 0.0f, y);
+  for (guint i = 0; i < reps; i++) {
+    double t0 = now_us();
+    ldp_csr_spmm(1.0f, m, x, 0.0f, y);
+    t[i] = now_us() - t0;
+  }
+  return median(t, reps);
+}
+
+static void cblas_gemm(gboolean ta, gboolean tb, const LdpTensor *a, const LdpTensor *b, LdpTensor *c)
+{
+  guint m = c->rows, n = c->cols, k = ta ? a->rows : a->cols;
+  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)m, (int)n,
+              (int)k, 1.0f, a->data, (int)a->cols, b->data, (int)b->cols, 0.0f, c->data, (int)c->cols);
+}
+
+static double time_gemm(gboolean ta, gboolean tb, const LdpTensor *a, const LdpTensor *b, LdpTensor *c,
+                        gboolean use_cblas, guint reps)
+{
+  g_autofree double *t = g_new(double, reps);
+  for (guint i = 0; i < BENCH_WARMUP + reps; i++) {
+    double t0 = now_us();
+    if (use_cblas)
+      cblas_gemm(ta, tb, a, b, c);
+    else
+      ldp_tensor_gemm(ta, tb, 1.0f, a, b, 0.0f, c);
+    if (i >= BENCH_WARMUP)
+      t[i - BENCH_WARMUP] = now_us() - t0;
+  }
+  return median(t, reps);
+}
+
+typedef struct {
+  const char *name;
+  gboolean ta, tb;
+  guint ar, ac, br, bc; /* shapes of a and b as stored */
+} GemmCase;
+
+static const GemmCase gemm_cases[] = {
+  { "NN 2708x16 * 16x7", FALSE, FALSE, 2708, 16, 16, 7 },
+  { "NN 2708x7 * 7x16", FALSE, FALSE, 2708, 7, 7, 16 },
+  { "NT 2708x7 * (16x7)^T", FALSE, TRUE, 2708, 7, 16, 7 },
+  { "TN (2708x16)^T * 2708x7", TRUE, FALSE, 2708, 16, 2708, 7 },
+  { "TN (2708x16)^T * 2708x16", TRUE, FALSE, 2708, 16, 2708, 16 },
+  { "NN 2708x32 * 32x7", FALSE, FALSE, 2708, 32, 32, 7 },
+};
+
+int main(int argc, char **argv)
+{
+  guint reps = argc > 1 ? (guint)strtoul(argv[1], NULL, 10) : 200;
+  if (reps == 0)
+    reps = 200;
+#ifdef HAVE_OPENBLAS_SET_NUM_THREADS
+  openblas_set_num_threads(1); /* as ldp_tensor_gemm does */
+#endif
+  const char *threads = g_getenv("OMP_NUM_THREADS");
+  printf("OMP_NUM_THREADS=%s, median of %u calls\n", threads ? threads : "(unset)", reps);
+
+  LdpRng r;
+  ldp_rng_init(&r, 42);
+  g_autoptr(LdpCsr) m = random_graph(&r);
+  const guint widths[] = { 7, 8, 16, 32 };
+  for (gsize w = 0; w < G_N_ELEMENTS(widths); w++) {
+    g_autoptr(LdpTensor) x = random_tensor(&r, BENCH_NODES, widths[w]);
+    g_autoptr(LdpTensor) y = ldp_tensor_new(BENCH_NODES, widths[w]);
+    printf("spmm %ux%u (nnz %u) * %ux%-3u %8.1f us\n", m->rows, m->cols, m->nnz, BENCH_NODES, widths[w],
+           time_spmm(m, x, y, reps));
+  }
+
+  printf("%-28s %10s %10s %7s\n", "gemm", "ldp us", "cblas us", "ratio");
+  for (gsize i = 0; i < G_N_ELEMENTS(gemm_cases); i++) {
+    const GemmCase *gc = &gemm_cases[i];
+    g_autoptr(LdpTensor) a = random_tensor(&r, gc->ar, gc->ac);
+    g_autoptr(LdpTensor) b = random_tensor(&r, gc->br, gc->bc);
+    g_autoptr(LdpTensor) c = ldp_tensor_new(gc->ta ? gc->ac : gc->ar, gc->tb ? gc->br : gc->bc);
+    double t_ldp = time_gemm(gc->ta, gc->tb, a, b, c, FALSE, reps);
+    double t_blas = time_gemm(gc->ta, gc->tb, a, b, c, TRUE, reps);
+    printf("%-28s %10.1f %10.1f %7.2f\n", gc->name, t_ldp, t_blas, t_blas / t_ldp);
+  }
+  return 0;
+}
