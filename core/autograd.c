@@ -98,6 +98,7 @@ struct _LdpTape {
 typedef enum {
   MEMO_MATMUL = 1,
   MEMO_PROPAGATE,
+  MEMO_PROPAGATE_STEPS,
   MEMO_BIAS_ADD,
   MEMO_BINARY,
   MEMO_UNARY,
@@ -791,6 +792,93 @@ LdpVar *ldp_op_propagate(LdpTape *tape, LdpGraph *g, LdpVar *edge_w, LdpVar *x)
   s->heads = heads;
   s->coef = coef;
   var_save(v, s, prop_saved_free);
+  return memo_put(tape, &key, v);
+}
+
+/* ---- multi-step propagation ---- */
+
+typedef struct {
+  LdpGraph *g;   /* reference held */
+  guint steps;
+} PropStepsSaved;
+
+static void prop_steps_saved_free(gpointer data)
+{
+  PropStepsSaved *s = data;
+  ldp_graph_unref(s->g);
+  g_free(s);
+}
+
+/* @a^steps @x into @out (same shape as x). Narrow x (fewer than 8 columns) is widened to
+ * 8 zero-padded columns for the duration: the 8-column kernel is one vector operation
+ * per edge, and the padding columns stay zero. Each output element sums its terms in
+ * CSR order per step, exactly as a chain of ldp_csr_spmm calls would. */
+static void spmm_power(const LdpCsr *a, guint steps, const LdpTensor *x, LdpTensor *out)
+{
+  const guint n = x->rows, C = x->cols;
+  const gboolean pad = C > 0 && C < 8;
+  const guint w = pad ? 8 : C;
+  LdpTensor *buf[2] = { ldp_tensor_new_uninit(n, w), steps > 1 || pad ? ldp_tensor_new_uninit(n, w) : NULL };
+  const LdpTensor *cur = x;
+  if (pad) {
+    LdpTensor *wide = buf[1];
+    for (guint i = 0; i < n; i++) {
+      float *dst = ldp_tensor_row(wide, i);
+      memcpy(dst, ldp_tensor_row(x, i), C * sizeof(float));
+      memset(dst + C, 0, (w - C) * sizeof(float));
+    }
+    cur = wide;
+  }
+  for (guint k = 0; k < steps; k++) {
+    LdpTensor *dst = (!pad && k + 1 == steps) ? out : buf[k & 1];
+    ldp_csr_spmm(1.0f, a, cur, 0.0f, dst);
+    cur = dst;
+  }
+  if (pad)
+    for (guint i = 0; i < n; i++)
+      memcpy(ldp_tensor_row(out, i), ldp_tensor_row(cur, i), C * sizeof(float));
+  ldp_tensor_free(buf[0]);
+  if (buf[1])
+    ldp_tensor_free(buf[1]);
+}
+
+static void propagate_steps_backward(LdpVar *self)
+{
+  const PropStepsSaved *s = self->saved;
+  LdpVar *x = self->parents[0];
+  /* dX = (A^T)^steps G, through the cached transpose */
+  const LdpTensor *G = self->grad;
+  gboolean fresh;
+  LdpTensor *dx = grad_dst(x, &fresh);
+  if (fresh) {
+    spmm_power(ldp_graph_csr_t(s->g), s->steps, G, dx);
+  } else {
+    LdpTensor *t = ldp_tensor_new_uninit(G->rows, G->cols);
+    spmm_power(ldp_graph_csr_t(s->g), s->steps, G, t);
+    ldp_tensor_axpy(1.0f, t, dx);
+    ldp_tensor_free(t);
+  }
+}
+
+LdpVar *ldp_op_propagate_steps(LdpTape *tape, LdpGraph *g, guint steps, LdpVar *x)
+{
+  g_return_val_if_fail(tape != NULL && g != NULL, NULL);
+  CHECK_VAR(tape, x, NULL);
+  const LdpCsr *A = ldp_graph_csr(g);
+  g_return_val_if_fail(A->rows == A->cols && x->value->rows == A->cols, NULL);
+  if (steps == 0)
+    return x;
+  const MemoKey key = memo_key(MEMO_PROPAGATE_STEPS, steps, 0, 0.0f, g, x, NULL);
+  LdpVar *hit = memo_find(tape, &key);
+  if (hit)
+    return hit;
+  LdpTensor *out = ldp_tensor_new_uninit(A->rows, x->value->cols);
+  spmm_power(A, steps, x->value, out);
+  LdpVar *v = var_new(tape, out, &x, 1, propagate_steps_backward);
+  PropStepsSaved *s = g_new(PropStepsSaved, 1);
+  s->g = ldp_graph_ref(g);
+  s->steps = steps;
+  var_save(v, s, prop_steps_saved_free);
   return memo_put(tape, &key, v);
 }
 

@@ -295,6 +295,53 @@ static void test_propagate(void)
   free_params(in4, 2);
 }
 
+typedef struct {
+  LdpGraph *g;
+  guint steps;
+} StepsCase;
+
+/* A^steps x + x: the second use of x makes the propagation's backward accumulate. */
+static LdpVar *build_propagate_steps(LdpTape *t, LdpVar **in, gpointer d)
+{
+  StepsCase *sc = d;
+  return ldp_op_add(t, ldp_op_propagate_steps(t, sc->g, sc->steps, in[0]), in[0]);
+}
+
+/* ldp_op_propagate_steps against a chain of ldp_op_propagate: bitwise equal values
+ * (same sums in the same order; narrow inputs go through the zero-padded 8-column
+ * path) on a directed graph, where A^T differs from A; then finite differences. */
+static void test_propagate_steps(void)
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, 31);
+  g_autoptr(LdpGraph) base = small_graph();
+  const guint n = 6;
+  const guint widths[] = { 1, 3, 7, 8, 12 };
+  for (guint wi = 0; wi < G_N_ELEMENTS(widths); wi++)
+    for (guint steps = 0; steps <= 3; steps++) {
+      LdpParam *x = param_away("x", n, widths[wi], &rng);
+      LdpTape *tape = ldp_tape_new(TRUE);
+      LdpVar *xv = ldp_tape_param(tape, x);
+      LdpVar *fused = ldp_op_propagate_steps(tape, base, steps, xv);
+      LdpVar *chain = xv;
+      for (guint k = 0; k < steps; k++)
+        chain = ldp_op_propagate(tape, base, NULL, chain);
+      g_assert_true(steps > 0 || fused == xv);
+      g_assert_cmpmem(ldp_var_value(fused)->data, n * widths[wi] * sizeof(float), ldp_var_value(chain)->data,
+                      n * widths[wi] * sizeof(float));
+      ldp_tape_free(tape);
+      ldp_param_free(x);
+    }
+  StepsCase sc = { base, 3 };
+  LdpParam *narrow[1] = { param_away("x", n, 3, &rng) };
+  check_grads("propagate_steps x (3 columns)", narrow, 1, build_propagate_steps, &sc, TRUE);
+  free_params(narrow, 1);
+  sc.steps = 2;
+  LdpParam *wide[1] = { param_away("x", n, 9, &rng) };
+  check_grads("propagate_steps x (9 columns)", wide, 1, build_propagate_steps, &sc, TRUE);
+  free_params(wide, 1);
+}
+
 /* Binary and simple ops: in[0] op in[1] as selected by data. */
 typedef enum {
   C_BIAS, C_ADD, C_SUB, C_MUL, C_SCALE, C_RELU, C_SELU, C_ELU, C_LEAKY, C_SIGMOID,
@@ -1311,6 +1358,7 @@ int main(int argc, char **argv)
   g_test_add_func("/autograd/matmul-dense", test_matmul_dense);
   g_test_add_func("/autograd/matmul-sparse", test_matmul_sparse);
   g_test_add_func("/autograd/propagate", test_propagate);
+  g_test_add_func("/autograd/propagate-steps", test_propagate_steps);
   g_test_add_func("/autograd/elementwise", test_elementwise);
   g_test_add_func("/autograd/activation-values", test_activation_values);
   g_test_add_func("/autograd/columns-softmax", test_columns_and_softmax);

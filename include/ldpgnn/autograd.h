@@ -88,6 +88,10 @@ LDP_API LdpVar *ldp_op_matmul(LdpTape *tape, LdpVar *a, LdpVar *b);
  * when x has heads * f columns (column h of @edge_w weights columns [h*f, (h+1)*f)).
  * Gradients flow to x and to @edge_w. */
 LDP_API LdpVar *ldp_op_propagate(LdpTape *tape, LdpGraph *g, LdpVar *edge_w, LdpVar *x);
+/* @steps unweighted propagations in one op: A^steps x with A the stored values of @g
+ * (steps = 0 returns @x). Equal to chaining ldp_op_propagate, but the intermediate
+ * results are neither kept nor handed out, and narrow x is processed 8 columns wide. */
+LDP_API LdpVar *ldp_op_propagate_steps(LdpTape *tape, LdpGraph *g, guint steps, LdpVar *x);
 /* x (n x c) + b (1 x c) broadcast over rows. */
 LDP_API LdpVar *ldp_op_bias_add(LdpTape *tape, LdpVar *x, LdpVar *b);
 LDP_API LdpVar *ldp_op_add(LdpTape *tape, LdpVar *a, LdpVar *b);

@@ -120,11 +120,8 @@ static LdpVar *drop_loss(gpointer inst, LdpTape *tape, LdpVar *logits, const gin
     p = ldp_op_matmul(tape, p, ldp_tape_constant(tape, d->transition));
   if (phase == LDP_LOSS_VAL)
     return ldp_op_nll_prob(tape, p, labels, rows, n, 1e-20f);
-  if (d->steps > 0) {
-    for (guint s = 0; s < d->steps; s++)
-      p = ldp_op_propagate(tape, d->prop, NULL, p);
-    p = ldp_op_softmax(tape, p);
-  }
+  if (d->steps > 0)
+    p = ldp_op_softmax(tape, ldp_op_propagate_steps(tape, d->prop, d->steps, p));
   return ldp_op_nll_prob(tape, p, d->targets, rows, n, 1e-20f);
 }
 
