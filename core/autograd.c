@@ -525,12 +525,11 @@ static void linear_matmul_backward(LdpVar *self)
   LdpTensor *buf[2] = { NULL, NULL };
   const LdpTensor *cur = g;
   if (f->steps > 0) {
-    const LdpCsr *pt = ldp_graph_csr_t(f->operator_graph);
     buf[0] = ldp_tensor_new_uninit(g->rows, c);
     buf[1] = f->steps > 1 ? ldp_tensor_new_uninit(g->rows, c) : NULL;
     for (guint k = 0; k < f->steps; k++) {
       LdpTensor *dst = buf[k & 1];
-      ldp_csr_spmm(1.0f, pt, cur, 0.0f, dst);
+      ldp_graph_spmm(f->operator_graph, TRUE, 1.0f, cur, 0.0f, dst);
       cur = dst;
     }
   }
@@ -594,10 +593,9 @@ static LdpVar *linear_matmul(LdpTape *tape, LdpVar *a, LdpVar *b)
     g_free(acc);
   }
   if (f->steps > 0) {
-    const LdpCsr *p = ldp_graph_csr(f->operator_graph);
     LdpTensor *t = ldp_tensor_new_uninit(n, h);
     for (guint k = 0; k < f->steps; k++) {
-      ldp_csr_spmm(1.0f, p, y, 0.0f, t);
+      ldp_graph_spmm(f->operator_graph, FALSE, 1.0f, y, 0.0f, t);
       LdpTensor *swap = y;
       y = t;
       t = swap;
@@ -676,7 +674,7 @@ static void propagate_backward(LdpVar *self)
       /* dX = A^T G, row-parallel through the cached transpose. */
       gboolean fresh;
       LdpTensor *dx = grad_dst(x, &fresh);
-      ldp_csr_spmm(1.0f, At, G, fresh ? 0.0f : 1.0f, dx);
+      ldp_graph_spmm(s->g, TRUE, 1.0f, G, fresh ? 0.0f : 1.0f, dx);
     } else {
       LdpTensor *dx = grad_buf(x);
       const guint *map = ldp_graph_transpose_edge_map(s->g);
@@ -765,7 +763,7 @@ LdpVar *ldp_op_propagate(LdpTape *tape, LdpGraph *g, LdpVar *edge_w, LdpVar *x)
   LdpTensor *out = edge_w ? ldp_tensor_new(A->rows, C) : ldp_tensor_new_uninit(A->rows, C);
   float *coef = NULL;
   if (!edge_w) {
-    ldp_csr_spmm(1.0f, A, x->value, 0.0f, out);
+    ldp_graph_spmm(g, FALSE, 1.0f, x->value, 0.0f, out);
   } else {
     const LdpTensor *w = edge_w->value, *X = x->value;
     const guint f = C / heads;
@@ -809,11 +807,11 @@ static void prop_steps_saved_free(gpointer data)
   g_free(s);
 }
 
-/* @a^steps @x into @out (same shape as x). Narrow x (fewer than 8 columns) is widened to
+/* A^steps @x into @out (same shape as x), A = @g or its transpose. Narrow x (fewer than 8 columns) is widened to
  * 8 zero-padded columns for the duration: the 8-column kernel is one vector operation
  * per edge, and the padding columns stay zero. Each output element sums its terms in
  * CSR order per step, exactly as a chain of ldp_csr_spmm calls would. */
-static void spmm_power(const LdpCsr *a, guint steps, const LdpTensor *x, LdpTensor *out)
+static void spmm_power(LdpGraph *g, gboolean transposed, guint steps, const LdpTensor *x, LdpTensor *out)
 {
   const guint n = x->rows, C = x->cols;
   const gboolean pad = C > 0 && C < 8;
@@ -831,7 +829,7 @@ static void spmm_power(const LdpCsr *a, guint steps, const LdpTensor *x, LdpTens
   }
   for (guint k = 0; k < steps; k++) {
     LdpTensor *dst = (!pad && k + 1 == steps) ? out : buf[k & 1];
-    ldp_csr_spmm(1.0f, a, cur, 0.0f, dst);
+    ldp_graph_spmm(g, transposed, 1.0f, cur, 0.0f, dst);
     cur = dst;
   }
   if (pad)
@@ -851,10 +849,10 @@ static void propagate_steps_backward(LdpVar *self)
   gboolean fresh;
   LdpTensor *dx = grad_dst(x, &fresh);
   if (fresh) {
-    spmm_power(ldp_graph_csr_t(s->g), s->steps, G, dx);
+    spmm_power(s->g, TRUE, s->steps, G, dx);
   } else {
     LdpTensor *t = ldp_tensor_new_uninit(G->rows, G->cols);
-    spmm_power(ldp_graph_csr_t(s->g), s->steps, G, t);
+    spmm_power(s->g, TRUE, s->steps, G, t);
     ldp_tensor_axpy(1.0f, t, dx);
     ldp_tensor_free(t);
   }
@@ -873,7 +871,7 @@ LdpVar *ldp_op_propagate_steps(LdpTape *tape, LdpGraph *g, guint steps, LdpVar *
   if (hit)
     return hit;
   LdpTensor *out = ldp_tensor_new_uninit(A->rows, x->value->cols);
-  spmm_power(A, steps, x->value, out);
+  spmm_power(g, FALSE, steps, x->value, out);
   LdpVar *v = var_new(tape, out, &x, 1, propagate_steps_backward);
   PropStepsSaved *s = g_new(PropStepsSaved, 1);
   s->g = ldp_graph_ref(g);

@@ -24,6 +24,7 @@ struct _LdpGraph {
   LdpCsr *adj_t;
   guint *t_map;
   guint *degrees;
+  guint *row_order[2];  /* adj, adj_t: rows sorted by length (ldp_csr_row_order) */
   guint *edge_dst;
   LdpGraph *norm[LDP_N_NORMS];
 };
@@ -124,6 +125,8 @@ void ldp_graph_unref(LdpGraph *g)
   g_free(g->edge_origin);
   g_free(g->t_map);
   g_free(g->degrees);
+  g_free(g->row_order[0]);
+  g_free(g->row_order[1]);
   g_free(g->edge_dst);
   g_free(g);
 }
@@ -189,6 +192,27 @@ const guint *ldp_graph_degrees(LdpGraph *g)
     g_rec_mutex_unlock(&graph_cache_lock);
   }
   return g->degrees;
+}
+
+const guint *ldp_graph_row_order(LdpGraph *g, gboolean transposed)
+{
+  g_return_val_if_fail(g != NULL, NULL);
+  const guint k = transposed ? 1 : 0;
+  if (g_atomic_pointer_get(&g->row_order[k]) == NULL) {
+    const LdpCsr *a = transposed ? ldp_graph_csr_t(g) : g->adj;
+    g_rec_mutex_lock(&graph_cache_lock);
+    if (g->row_order[k] == NULL)
+      g_atomic_pointer_set(&g->row_order[k], ldp_csr_row_order(a));
+    g_rec_mutex_unlock(&graph_cache_lock);
+  }
+  return g->row_order[k];
+}
+
+void ldp_graph_spmm(LdpGraph *g, gboolean transposed, float alpha, const LdpTensor *x, float beta, LdpTensor *y)
+{
+  g_return_if_fail(g != NULL);
+  const LdpCsr *a = transposed ? ldp_graph_csr_t(g) : g->adj;
+  ldp_csr_spmm_ordered(alpha, a, ldp_graph_row_order(g, transposed), x, beta, y);
 }
 
 const gint *ldp_graph_edge_origin(const LdpGraph *g)

@@ -259,6 +259,36 @@ static void test_transpose_map(void)
   g_assert_cmpuint(t->indices[t->indptr[0] + 1], ==, 2);
 }
 
+/* ldp_graph_spmm: A x and A^T x on a directed graph, bitwise equal to ldp_csr_spmm on
+ * the stored CSR and its cached transpose; the row orders are cached, and each is a
+ * sort of its matrix's rows by length. */
+static void test_graph_spmm(void)
+{
+  const guint src[] = {0, 0, 1, 3, 2, 3, 4, 4, 4, 1};
+  const guint dst[] = {1, 2, 2, 0, 2, 1, 0, 1, 3, 4};
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LdpGraph) g = ldp_graph_new_from_edges(5, src, dst, G_N_ELEMENTS(src), FALSE, &error);
+  g_assert_no_error(error);
+  for (guint tr = 0; tr < 2; tr++) {
+    const LdpCsr *a = tr ? ldp_graph_csr_t(g) : ldp_graph_csr(g);
+    const guint *order = ldp_graph_row_order(g, tr);
+    g_assert_true(ldp_graph_row_order(g, tr) == order);
+    for (guint q = 1; q < a->rows; q++)
+      g_assert_cmpuint(a->indptr[order[q - 1] + 1] - a->indptr[order[q - 1]], <=,
+                       a->indptr[order[q] + 1] - a->indptr[order[q]]);
+    g_autoptr(LdpTensor) x = ldp_tensor_new(5, 3);
+    for (gsize i = 0; i < ldp_tensor_size(x); i++)
+      x->data[i] = 0.25f * (float)i - 1.0f;
+    g_autoptr(LdpTensor) want = ldp_tensor_new(5, 3);
+    g_autoptr(LdpTensor) got = ldp_tensor_new(5, 3);
+    ldp_tensor_fill(want, 2.0f);
+    ldp_tensor_fill(got, 2.0f);
+    ldp_csr_spmm(0.5f, a, x, 1.0f, want);
+    ldp_graph_spmm(g, tr, 0.5f, x, 1.0f, got);
+    g_assert_cmpmem(got->data, 15 * sizeof(float), want->data, 15 * sizeof(float));
+  }
+}
+
 static void test_from_edges(void)
 {
   /* Duplicates (also those created by symmetrising) are merged with weight 1. */
@@ -326,6 +356,7 @@ int main(int argc, char **argv)
   g_test_add_func("/graph/mean", test_mean);
   g_test_add_func("/graph/sum-and-chains", test_sum_and_chains);
   g_test_add_func("/graph/transpose-map", test_transpose_map);
+  g_test_add_func("/graph/spmm", test_graph_spmm);
   g_test_add_func("/graph/from-edges", test_from_edges);
   g_test_add_func("/graph/invalid-adjacency", test_invalid_adjacency);
   return g_test_run();

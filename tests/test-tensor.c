@@ -553,6 +553,82 @@ static void test_spmm_threads(void)
 #endif
 }
 
+/* Row orders: ldp_csr_row_order is a stable sort by row length, and processing the
+ * rows in any order (that one, a random one, storage order) gives the same bits, on
+ * the single-threaded and the split multi-threaded path, for narrow, vector and tail
+ * widths, with beta 0 and not. */
+static void test_spmm_ordered(void)
+{
+  LdpRng r;
+  ldp_rng_init(&r, 12);
+  /* Rows of very different lengths, including empty ones. */
+  const guint n = 3000, k = 900;
+  g_autoptr(GArray) ri = g_array_new(FALSE, FALSE, sizeof(guint));
+  g_autoptr(GArray) ci = g_array_new(FALSE, FALSE, sizeof(guint));
+  for (guint i = 0; i < n; i++) {
+    guint len = (guint)ldp_rng_geometric(&r, 0.15) % 60;
+    for (guint t = 0; t < len; t++) {
+      guint j = (guint)ldp_rng_below(&r, k);
+      g_array_append_val(ri, i);
+      g_array_append_val(ci, j);
+    }
+  }
+  g_autofree float *v = g_new(float, MAX(ri->len, 1));
+  for (guint e = 0; e < ri->len; e++)
+    v[e] = (float)ldp_rng_normal(&r);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LdpCsr) m = ldp_csr_from_coo(n, k, (guint *)ri->data, (guint *)ci->data, v, ri->len, LDP_COO_SUM, &error);
+  g_assert_no_error(error);
+
+  g_autofree guint *order = ldp_csr_row_order(m);
+  g_autofree gboolean *seen = g_new0(gboolean, n);
+  for (guint q = 0; q < n; q++) {
+    g_assert_cmpuint(order[q], <, n);
+    g_assert_false(seen[order[q]]);
+    seen[order[q]] = TRUE;
+    if (q > 0) {
+      guint prev = m->indptr[order[q - 1] + 1] - m->indptr[order[q - 1]];
+      guint cur = m->indptr[order[q] + 1] - m->indptr[order[q]];
+      g_assert_cmpuint(prev, <=, cur);
+      if (prev == cur)
+        g_assert_cmpuint(order[q - 1], <, order[q]); /* stable */
+    }
+  }
+  g_autofree guint *shuffled = g_new(guint, n);
+  for (guint i = 0; i < n; i++)
+    shuffled[i] = i;
+  ldp_rng_shuffle(&r, shuffled, n);
+
+  const guint widths[] = { 1, 7, 8, 16, 21, 32, 40 };
+  for (gsize w = 0; w < G_N_ELEMENTS(widths); w++)
+    for (guint with_beta = 0; with_beta < 2; with_beta++) {
+      const float beta = with_beta ? 0.5f : 0.0f;
+      g_autoptr(LdpTensor) x = random_tensor(&r, k, widths[w]);
+      g_autoptr(LdpTensor) y0 = random_tensor(&r, n, widths[w]);
+      g_autoptr(LdpTensor) ref = ldp_tensor_copy(y0);
+      ldp_csr_spmm(1.5f, m, x, beta, ref);
+      const guint *orders[] = { NULL, order, shuffled };
+      for (gsize o = 0; o < G_N_ELEMENTS(orders); o++) {
+        for (int threads = 1; threads <= 2; threads++) {
+#ifdef _OPENMP
+          int saved = omp_get_max_threads();
+          omp_set_num_threads(threads);
+#else
+          if (threads > 1)
+            continue;
+#endif
+          g_autoptr(LdpTensor) y = ldp_tensor_copy(y0);
+          ldp_csr_spmm_ordered(1.5f, m, orders[o], x, beta, y);
+#ifdef _OPENMP
+          omp_set_num_threads(saved);
+#endif
+          g_assert_cmpmem(y->data, ldp_tensor_size(y) * sizeof(float), ref->data,
+                          ldp_tensor_size(ref) * sizeof(float));
+        }
+      }
+    }
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -567,5 +643,6 @@ int main(int argc, char **argv)
   g_test_add_func("/tensor/spmm", test_spmm);
   g_test_add_func("/tensor/spmm-widths", test_spmm_widths);
   g_test_add_func("/tensor/spmm-threads", test_spmm_threads);
+  g_test_add_func("/tensor/spmm-ordered", test_spmm_ordered);
   return g_test_run();
 }

@@ -49,6 +49,14 @@ LDP_API const LdpCsr *ldp_graph_csr_t(LdpGraph *g);
 LDP_API const guint *ldp_graph_transpose_edge_map(LdpGraph *g);
 /* In-degree of each node as the number of entries of its row. (transfer none, cached) */
 LDP_API const guint *ldp_graph_degrees(LdpGraph *g);
+/* The rows of the adjacency (@transposed: of its transpose) sorted by their number of
+ * entries (ldp_csr_row_order); cached. (transfer none) */
+LDP_API const guint *ldp_graph_row_order(LdpGraph *g, gboolean transposed);
+/* y = alpha A x + beta y (A^T x when @transposed) with the stored values of @g, rows
+ * processed in ldp_graph_row_order: the same result as ldp_csr_spmm on the CSR, faster
+ * on graphs with many short rows. */
+LDP_API void ldp_graph_spmm(LdpGraph *g, gboolean transposed, float alpha, const LdpTensor *x, float beta,
+                            LdpTensor *y);
 
 /* Details of the normalisations (w = stored values, 1 for unweighted graphs):
  *  - degrees are row sums of w (in-degree of the aggregating node) and the same
