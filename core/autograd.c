@@ -795,16 +795,25 @@ LdpVar *ldp_op_propagate(LdpTape *tape, LdpGraph *g, LdpVar *edge_w, LdpVar *x)
 
 /* ---- multi-step propagation ---- */
 
+/* Backward state of the graph ops that need only the graph and one small argument. */
 typedef struct {
   LdpGraph *g;   /* reference held */
-  guint steps;
-} PropStepsSaved;
+  guint arg;     /* propagate_steps: the steps; edge ops: the LdpEdgeEnd */
+} GraphSaved;
 
-static void prop_steps_saved_free(gpointer data)
+static void graph_saved_free(gpointer data)
 {
-  PropStepsSaved *s = data;
+  GraphSaved *s = data;
   ldp_graph_unref(s->g);
   g_free(s);
+}
+
+static void graph_save(LdpVar *v, LdpGraph *g, guint arg)
+{
+  GraphSaved *s = g_new(GraphSaved, 1);
+  s->g = ldp_graph_ref(g);
+  s->arg = arg;
+  var_save(v, s, graph_saved_free);
 }
 
 /* A^steps @x into @out (same shape as x), A = @g or its transpose. Narrow x (fewer than 8 columns) is widened to
@@ -842,17 +851,17 @@ static void spmm_power(LdpGraph *g, gboolean transposed, guint steps, const LdpT
 
 static void propagate_steps_backward(LdpVar *self)
 {
-  const PropStepsSaved *s = self->saved;
+  const GraphSaved *s = self->saved;
   LdpVar *x = self->parents[0];
   /* dX = (A^T)^steps G, through the cached transpose */
   const LdpTensor *G = self->grad;
   gboolean fresh;
   LdpTensor *dx = grad_dst(x, &fresh);
   if (fresh) {
-    spmm_power(s->g, TRUE, s->steps, G, dx);
+    spmm_power(s->g, TRUE, s->arg, G, dx);
   } else {
     LdpTensor *t = ldp_tensor_new_uninit(G->rows, G->cols);
-    spmm_power(s->g, TRUE, s->steps, G, t);
+    spmm_power(s->g, TRUE, s->arg, G, t);
     ldp_tensor_axpy(1.0f, t, dx);
     ldp_tensor_free(t);
   }
@@ -873,10 +882,7 @@ LdpVar *ldp_op_propagate_steps(LdpTape *tape, LdpGraph *g, guint steps, LdpVar *
   LdpTensor *out = ldp_tensor_new_uninit(A->rows, x->value->cols);
   spmm_power(g, FALSE, steps, x->value, out);
   LdpVar *v = var_new(tape, out, &x, 1, propagate_steps_backward);
-  PropStepsSaved *s = g_new(PropStepsSaved, 1);
-  s->g = ldp_graph_ref(g);
-  s->steps = steps;
-  var_save(v, s, prop_steps_saved_free);
+  graph_save(v, g, steps);
   return memo_put(tape, &key, v);
 }
 
@@ -1422,29 +1428,18 @@ LdpVar *ldp_op_mean_heads(LdpTape *tape, LdpVar *x, guint heads)
 
 /* ---- edge ops ---- */
 
-typedef struct {
-  LdpGraph *g;   /* reference held */
-  LdpEdgeEnd end;
-} EdgeSaved;
-
-static void edge_saved_free(gpointer data)
-{
-  EdgeSaved *s = data;
-  ldp_graph_unref(s->g);
-  g_free(s);
-}
 
 static void edge_gather_backward(LdpVar *self)
 {
-  const EdgeSaved *s = self->saved;
+  const GraphSaved *s = self->saved;
   LdpVar *x = self->parents[0];
   const LdpTensor *G = self->grad;
   LdpTensor *d = grad_buf(x);
   const guint C = G->cols;
   /* Each node's row collects its edges' rows: destination rows straight from the CSR,
    * source rows through the transpose, so every node is written by one thread. */
-  const LdpCsr *M = s->end == LDP_EDGE_DST ? ldp_graph_csr(s->g) : ldp_graph_csr_t(s->g);
-  const guint *map = s->end == LDP_EDGE_DST ? NULL : ldp_graph_transpose_edge_map(s->g);
+  const LdpCsr *M = s->arg == LDP_EDGE_DST ? ldp_graph_csr(s->g) : ldp_graph_csr_t(s->g);
+  const guint *map = s->arg == LDP_EDGE_DST ? NULL : ldp_graph_transpose_edge_map(s->g);
   LDP_OMP_FOR(ldp_par((gsize)M->nnz * C))
   for (guint v = 0; v < M->rows; v++) {
     float *dr = ldp_tensor_row(d, v);
@@ -1470,16 +1465,13 @@ LdpVar *ldp_op_edge_gather(LdpTape *tape, LdpGraph *g, LdpVar *x, LdpEdgeEnd end
   for (guint e = 0; e < A->nnz; e++)
     memcpy(ldp_tensor_row(out, e), ldp_tensor_row(x->value, node[e]), C * sizeof(float));
   LdpVar *v = var_new(tape, out, &x, 1, edge_gather_backward);
-  EdgeSaved *s = g_new(EdgeSaved, 1);
-  s->g = ldp_graph_ref(g);
-  s->end = end;
-  var_save(v, s, edge_saved_free);
+  graph_save(v, g, end);
   return v;
 }
 
 static void edge_softmax_backward(LdpVar *self)
 {
-  const EdgeSaved *s = self->saved;
+  const GraphSaved *s = self->saved;
   const LdpCsr *A = ldp_graph_csr(s->g);
   LdpVar *x = self->parents[0];
   const LdpTensor *G = self->grad, *Y = self->value;
@@ -1528,10 +1520,7 @@ LdpVar *ldp_op_edge_softmax(LdpTape *tape, LdpGraph *g, LdpVar *scores)
     }
   }
   LdpVar *v = var_new(tape, out, &scores, 1, edge_softmax_backward);
-  EdgeSaved *s = g_new(EdgeSaved, 1);
-  s->g = ldp_graph_ref(g);
-  s->end = LDP_EDGE_DST;
-  var_save(v, s, edge_saved_free);
+  graph_save(v, g, LDP_EDGE_DST);
   return v;
 }
 
