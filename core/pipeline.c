@@ -86,6 +86,23 @@ static const LdpParamSpec train_specs[] = {
     .doc = "evaluate every N epochs" },
 };
 
+const char *ldp_pipeline_core_key_slot(LdpPluginKind kind, const char *name)
+{
+  g_return_val_if_fail(name != NULL, NULL);
+  const LdpParamSpec *specs = NULL;
+  guint n = 0;
+  const char *slot = NULL;
+  if (kind == LDP_PLUGIN_DATASET) {
+    specs = dataset_specs, n = G_N_ELEMENTS(dataset_specs), slot = "dataset";
+  } else if (kind == LDP_PLUGIN_MECHANISM) {
+    specs = mechanism_specs, n = G_N_ELEMENTS(mechanism_specs), slot = "mechanism";
+  }
+  for (guint i = 0; i < n; i++)
+    if (strcmp(specs[i].name, name) == 0)
+      return slot;
+  return NULL;
+}
+
 /* Top-level keys that hold sections rather than values. */
 static const char *const section_keys[] = { "dataset", "split", "mechanisms", "calibrators", "backbone",
                                             "train", "variants" };

@@ -33,6 +33,10 @@ LDP_API void ldp_params_add_to_json(const LdpParams *p, JsonBuilder *b);
  * bounds, enum defaults among the choices. @owner names the plugin in the message. */
 LDP_API gboolean ldp_param_specs_check(const LdpParamSpec *specs, guint n_specs, const char *owner,
                                        GError **error);
+/* The slot name ("dataset", "mechanism") when @name is a key the core reads in the
+ * mapping of a plugin of @kind (e.g. a mechanism's public_fraction), else NULL. A plugin
+ * parameter of that name could never be set, so the registry refuses such plugins. */
+LDP_API const char *ldp_pipeline_core_key_slot(LdpPluginKind kind, const char *name);
 
 /* One plugin slot of a run: the plugin, its validated parameters, and the core's own
  * keys of that slot (dataset preprocessing, a mechanism's public_fraction...). */

@@ -202,6 +202,16 @@ static gboolean check_desc(const LdpPluginDesc *d, const char *path, GError **er
                 "%s: malformed parameter schema: %s", path, local->message);
     return FALSE;
   }
+  for (guint i = 0; i < d->n_params; i++) {
+    const char *slot = ldp_pipeline_core_key_slot(d->kind, d->params[i].name);
+    if (slot) {
+      g_set_error(error, LDP_PLUGIN_ERROR, LDP_PLUGIN_ERROR_SCHEMA,
+                  "%s: %s '%s' declares parameter '%s', which the core reads in every %s mapping: "
+                  "it could never be set; rename it",
+                  path, kind, d->name, d->params[i].name, slot);
+      return FALSE;
+    }
+  }
   return TRUE;
 }
 

@@ -132,6 +132,7 @@ static const BrokenCase broken_cases[] = {
   { "broken-schema-dup", LDP_PLUGIN_ERROR_SCHEMA, { "broken_schema_dup", "alpha" } },
   { "broken-schema-bounds", LDP_PLUGIN_ERROR_SCHEMA, { "broken_schema_bounds", "steps" } },
   { "broken-schema-enum", LDP_PLUGIN_ERROR_SCHEMA, { "broken_schema_enum", "reduce" } },
+  { "broken-schema-core", LDP_PLUGIN_ERROR_SCHEMA, { "broken_schema_core", "'normalize'", "dataset mapping" } },
 };
 
 static void test_broken(gconstpointer data)
