@@ -544,12 +544,15 @@ guint ldp_tensor_row_argmax(const LdpTensor *t, guint i)
   g_return_val_if_fail(t != NULL && i < t->rows && t->cols > 0, 0);
   const float *row = ldp_tensor_row(t, i);
   guint best = 0;
-  /* Strict > keeps the lowest index on ties; NaN wins as in torch.argmax. */
+  float bv = row[0];
+  /* Strict > keeps the lowest index on ties; the first NaN wins as in torch.argmax
+   * (nothing compares greater than it, and a later NaN only takes over a number).
+   * Selects, not branches: which column wins is data, so a branch would mispredict. */
   for (guint j = 1; j < t->cols; j++) {
-    if (isnan(row[best]))
-      break;
-    if (row[j] > row[best] || isnan(row[j]))
-      best = j;
+    const float v = row[j];
+    const gboolean take = (v > bv) | (isnan(v) & !isnan(bv));
+    best = take ? j : best;
+    bv = take ? v : bv;
   }
   return best;
 }

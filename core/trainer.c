@@ -225,9 +225,22 @@ static double eval_loss(const Ctx *c, const LdpTensor *logits, const gint *label
   if (n == 0)
     return NAN;
   LdpTape *tape = ldp_tape_new(FALSE);
-  LdpVar *z = ldp_tape_constant(tape, logits);
-  LdpVar *loss = calibrated ? loss_of(c, tape, z, labels, rows, n, LDP_LOSS_VAL)
-                            : ldp_op_cross_entropy(tape, z, labels, rows, n);
+  LdpVar *loss;
+  g_autoptr(LdpTensor) sub = NULL;
+  g_autofree gint *sub_labels = NULL;
+  if (calibrated) {
+    loss = loss_of(c, tape, ldp_tape_constant(tape, logits), labels, rows, n, LDP_LOSS_VAL);
+  } else {
+    /* Cross-entropy is row-local: a compact copy of the scored rows gives the same
+     * value (same rows, same order) without a softmax over every node. */
+    sub = ldp_tensor_new_uninit(n, logits->cols);
+    sub_labels = g_new(gint, n);
+    for (guint k = 0; k < n; k++) {
+      memcpy(ldp_tensor_row(sub, k), ldp_tensor_row(logits, rows[k]), sizeof(float) * logits->cols);
+      sub_labels[k] = labels[rows[k]];
+    }
+    loss = ldp_op_cross_entropy(tape, ldp_tape_constant(tape, sub), sub_labels, NULL, n);
+  }
   double value = ldp_var_value(loss)->data[0];
   ldp_tape_free(tape);
   return value;

@@ -32,6 +32,38 @@ static void assert_tensor_close(const LdpTensor *a, const LdpTensor *b, double t
       g_error("element %" G_GSIZE_FORMAT ": %g vs %g", i, a->data[i], b->data[i]);
 }
 
+/* The argmax rule written the plain way: lowest index on ties, the first NaN wins. */
+static guint reference_argmax(const float *row, guint n)
+{
+  for (guint j = 0; j < n; j++)
+    if (isnan(row[j]))
+      return j;
+  guint best = 0;
+  for (guint j = 1; j < n; j++)
+    if (row[j] > row[best])
+      best = j;
+  return best;
+}
+
+/* ldp_tensor_row_argmax on rows drawn from a small value set (so ties are common) with
+ * NaNs, infinities and signed zeros, against the reference rule. */
+static void test_argmax(void)
+{
+  static const float values[] = { 0.0f, -0.0f, 1.0f, -1.0f, 2.5f, INFINITY, -INFINITY, NAN };
+  LdpRng r;
+  ldp_rng_init(&r, 21);
+  for (guint cols = 1; cols <= 9; cols++) {
+    g_autoptr(LdpTensor) t = ldp_tensor_new(4000, cols);
+    for (gsize i = 0; i < ldp_tensor_size(t); i++) {
+      /* NaN in about one entry in 12 */
+      guint pick = (guint)ldp_rng_below(&r, 12);
+      t->data[i] = pick < G_N_ELEMENTS(values) ? values[pick] : (float)ldp_rng_below(&r, 3);
+    }
+    for (guint i = 0; i < t->rows; i++)
+      g_assert_cmpuint(ldp_tensor_row_argmax(t, i), ==, reference_argmax(ldp_tensor_row(t, i), cols));
+  }
+}
+
 static void test_basics(void)
 {
   g_autoptr(LdpTensor) t = ldp_tensor_new(3, 5);
@@ -633,6 +665,7 @@ int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/tensor/basics", test_basics);
+  g_test_add_func("/tensor/argmax", test_argmax);
   g_test_add_func("/tensor/gemm", test_gemm);
   g_test_add_func("/tensor/gemm-small", test_gemm_small);
   g_test_add_func("/tensor/gemm-threads", test_gemm_threads);
