@@ -995,7 +995,7 @@ static LdpTensor *big_gradients(BigCase *bc, LdpParam **ps, guint n_ps)
 
 static void test_reproducible(void)
 {
-  const guint n = 3000, deg = 5, d = 24;
+  const guint n = 12000, deg = 5, d = 24; /* SpMMs above the parallel bound */
   LdpRng rng;
   ldp_rng_init(&rng, 2024);
   g_autofree guint *src = g_new(guint, n * deg), *dst = g_new(guint, n * deg);
@@ -1316,8 +1316,8 @@ static void test_matmul_linear_threads(void)
 #ifdef _OPENMP
   LdpRng rng;
   ldp_rng_init(&rng, 34);
-  const guint n = 3000, d = 40, h = 16;
-  g_autoptr(LdpGraph) g = linear_graph(n, 12000, &rng);
+  const guint n = 12000, d = 40, h = 16;
+  g_autoptr(LdpGraph) g = linear_graph(n, 48000, &rng);
   g_autoptr(LdpCsr) s = linear_s(n, d, &rng);
   float offset[40];
   for (guint k = 0; k < d; k++)

@@ -546,7 +546,7 @@ static void test_spmm_threads(void)
   LdpRng r;
   ldp_rng_init(&r, 4);
   /* Large enough to take the parallel path (work well above the threshold). */
-  const guint n = 2000, k = 1500, c = 16, per_row = 12;
+  const guint n = 6000, k = 1500, c = 16, per_row = 12;
   g_autofree guint *ri = g_new(guint, n * per_row);
   g_autofree guint *ci = g_new(guint, n * per_row);
   g_autofree float *v = g_new(float, n * per_row);
@@ -594,7 +594,7 @@ static void test_spmm_ordered(void)
   LdpRng r;
   ldp_rng_init(&r, 12);
   /* Rows of very different lengths, including empty ones. */
-  const guint n = 3000, k = 900;
+  const guint n = 12000, k = 900; /* widths >= 16 take the parallel path */
   g_autoptr(GArray) ri = g_array_new(FALSE, FALSE, sizeof(guint));
   g_autoptr(GArray) ci = g_array_new(FALSE, FALSE, sizeof(guint));
   for (guint i = 0; i < n; i++) {
