@@ -1286,6 +1286,136 @@ LdpVar *ldp_op_slice_cols(LdpTape *tape, LdpVar *x, guint start, guint count)
 
 /* ---- row-wise softmax family ---- */
 
+/* Row kernels of the softmax family over rows [r0, r1) of C columns. Each is
+ * instantiated for C = 2..8 (softmax_rows dispatch), so that classifier-width rows run
+ * fully unrolled instead of through short loops whose exits mispredict; the operations
+ * and their order are the same for every instantiation. */
+#define SOFTMAX_INLINE static inline __attribute__((always_inline))
+
+/* o = x - max(row) (pass 1 of the forward). */
+SOFTMAX_INLINE void softmax_shift_rows(const float *restrict x, float *restrict o, guint r0, guint r1,
+                                       const guint C)
+{
+  for (guint i = r0; i < r1; i++) {
+    const float *xr = x + (gsize)i * C;
+    float *orow = o + (gsize)i * C;
+    float m = xr[0];
+    for (guint c = 1; c < C; c++)
+      m = MAX(m, xr[c]);
+    for (guint c = 0; c < C; c++)
+      orow[c] = xr[c] - m;
+  }
+}
+
+/* Pass 3 (@e may be @o: no restrict): o = e / sum(e) or, for log_out, o = o - log(sum(e)) with o holding x - max
+ * (not x - (max + log(sum)): that rounds log(sum) at the magnitude of max, losing
+ * precision for large logits). Sums in double, in column order. */
+SOFTMAX_INLINE void softmax_norm_rows(const float *e, float *o, guint r0, guint r1, const guint C,
+                                      gboolean log_out)
+{
+  for (guint i = r0; i < r1; i++) {
+    const float *er = e + (gsize)i * C;
+    float *orow = o + (gsize)i * C;
+    double sum = 0.0;
+    for (guint c = 0; c < C; c++)
+      sum += er[c];
+    if (log_out) {
+      const double ls = log(sum);
+      for (guint c = 0; c < C; c++)
+        orow[c] = (float)(orow[c] - ls);
+    } else {
+      const float inv = (float)(1.0 / sum);
+      for (guint c = 0; c < C; c++)
+        orow[c] = er[c] * inv;
+    }
+  }
+}
+
+/* Softmax backward, dx = y (g - <g, y>), stored or accumulated. */
+SOFTMAX_INLINE void softmax_grad_rows(const float *restrict g, const float *restrict y, float *restrict d,
+                                      guint r0, guint r1, const guint C, gboolean fresh)
+{
+  for (guint i = r0; i < r1; i++) {
+    const float *gr = g + (gsize)i * C, *yr = y + (gsize)i * C;
+    float *dr = d + (gsize)i * C;
+    double dot = 0.0;
+    for (guint c = 0; c < C; c++)
+      dot += (double)gr[c] * yr[c];
+    for (guint c = 0; c < C; c++)
+      dr[c] = (fresh ? 0.0f : dr[c]) + yr[c] * (gr[c] - (float)dot);
+  }
+}
+
+/* Log-softmax backward, dx += g - softmax sum(g) with softmax = exp(y) in @sm. */
+SOFTMAX_INLINE void log_softmax_grad_rows(const float *restrict g, const float *restrict sm, float *restrict d,
+                                          guint r0, guint r1, const guint C)
+{
+  for (guint i = r0; i < r1; i++) {
+    const float *gr = g + (gsize)i * C, *sr = sm + (gsize)i * C;
+    float *dr = d + (gsize)i * C;
+    double gs = 0.0;
+    for (guint c = 0; c < C; c++)
+      gs += gr[c];
+    for (guint c = 0; c < C; c++)
+      dr[c] += gr[c] - sr[c] * (float)gs;
+  }
+}
+
+typedef enum { SOFTMAX_SHIFT, SOFTMAX_NORM, SOFTMAX_LOG_NORM, SOFTMAX_GRAD, SOFTMAX_GRAD_ACC, LOG_SOFTMAX_GRAD } SoftmaxPass;
+
+SOFTMAX_INLINE void softmax_pass_width(SoftmaxPass pass, const float *a, const float *b, float *out, guint r0,
+                                       guint r1, const guint C)
+{
+  switch (pass) {
+  case SOFTMAX_SHIFT:
+    softmax_shift_rows(a, out, r0, r1, C);
+    break;
+  case SOFTMAX_NORM:
+  case SOFTMAX_LOG_NORM:
+    softmax_norm_rows(a, out, r0, r1, C, pass == SOFTMAX_LOG_NORM);
+    break;
+  case SOFTMAX_GRAD:
+  case SOFTMAX_GRAD_ACC:
+    softmax_grad_rows(a, b, out, r0, r1, C, pass == SOFTMAX_GRAD);
+    break;
+  case LOG_SOFTMAX_GRAD:
+  default:
+    log_softmax_grad_rows(a, b, out, r0, r1, C);
+    break;
+  }
+}
+
+/* One pass over all rows (a, b: the pass's inputs, see above), in fixed row blocks
+ * shared out to threads; each row is computed by one thread. */
+#define SOFTMAX_BLOCK_ROWS 1024u
+static void softmax_rows(SoftmaxPass pass, const float *a, const float *b, float *out, guint rows, guint C)
+{
+  if (C == 0)
+    return;
+  const guint blocks = (rows + SOFTMAX_BLOCK_ROWS - 1) / SOFTMAX_BLOCK_ROWS;
+  LDP_OMP_FOR(ldp_par((gsize)rows * C))
+  for (guint blk = 0; blk < blocks; blk++) {
+    const guint r0 = blk * SOFTMAX_BLOCK_ROWS, r1 = MIN(rows, r0 + SOFTMAX_BLOCK_ROWS);
+    switch (C) {
+#define SOFTMAX_CASE(W)                                \
+  case W:                                              \
+    softmax_pass_width(pass, a, b, out, r0, r1, W);    \
+    break;
+      SOFTMAX_CASE(2)
+      SOFTMAX_CASE(3)
+      SOFTMAX_CASE(4)
+      SOFTMAX_CASE(5)
+      SOFTMAX_CASE(6)
+      SOFTMAX_CASE(7)
+      SOFTMAX_CASE(8)
+#undef SOFTMAX_CASE
+    default:
+      softmax_pass_width(pass, a, b, out, r0, r1, C);
+      break;
+    }
+  }
+}
+
 static void log_softmax_backward(LdpVar *self)
 {
   /* dx = g - softmax * sum(g), softmax = exp(y). */
@@ -1295,16 +1425,7 @@ static void log_softmax_backward(LdpVar *self)
   LdpTensor *d = grad_buf(x);
   float *sm = g_new(float, MAX(size, 1));
   array_exp(sm, Y->data, size, FALSE);
-  LDP_OMP_FOR(ldp_par(size))
-  for (guint i = 0; i < G->rows; i++) {
-    const float *gr = ldp_tensor_row(G, i), *sr = sm + (gsize)i * G->cols;
-    float *dr = ldp_tensor_row(d, i);
-    double gs = 0.0;
-    for (guint c = 0; c < G->cols; c++)
-      gs += gr[c];
-    for (guint c = 0; c < G->cols; c++)
-      dr[c] += gr[c] - sr[c] * (float)gs;
-  }
+  softmax_rows(LOG_SOFTMAX_GRAD, G->data, sm, d->data, G->rows, G->cols);
   g_free(sm);
 }
 
@@ -1315,16 +1436,7 @@ static void softmax_backward(LdpVar *self)
   const LdpTensor *G = self->grad, *Y = self->value;
   gboolean fresh;
   LdpTensor *d = grad_dst(x, &fresh);
-  LDP_OMP_FOR(ldp_par(ldp_tensor_size(G)))
-  for (guint i = 0; i < G->rows; i++) {
-    const float *gr = ldp_tensor_row(G, i), *yr = ldp_tensor_row(Y, i);
-    float *dr = ldp_tensor_row(d, i);
-    double dot = 0.0;
-    for (guint c = 0; c < G->cols; c++)
-      dot += (double)gr[c] * yr[c];
-    for (guint c = 0; c < G->cols; c++)
-      dr[c] = (fresh ? 0.0f : dr[c]) + yr[c] * (gr[c] - (float)dot);
-  }
+  softmax_rows(fresh ? SOFTMAX_GRAD : SOFTMAX_GRAD_ACC, G->data, Y->data, d->data, G->rows, G->cols);
 }
 
 static LdpVar *softmax_op(LdpTape *tape, LdpVar *x, gboolean log_out)
@@ -1335,40 +1447,11 @@ static LdpVar *softmax_op(LdpTape *tape, LdpVar *x, gboolean log_out)
   const gsize size = ldp_tensor_size(X);
   LdpTensor *out = ldp_tensor_new_uninit(X->rows, C);
   /* Three passes so that exp runs over the whole array at once: shift each row by its
-   * maximum, exponentiate, then normalise (sums in double, in column order). */
-  LDP_OMP_FOR(ldp_par(size))
-  for (guint i = 0; i < X->rows; i++) {
-    const float *xr = ldp_tensor_row(X, i);
-    float *o = ldp_tensor_row(out, i);
-    if (C == 0)
-      continue;
-    float m = xr[0];
-    for (guint c = 1; c < C; c++)
-      m = MAX(m, xr[c]);
-    for (guint c = 0; c < C; c++)
-      o[c] = xr[c] - m;
-  }
+   * maximum, exponentiate, then normalise. */
+  softmax_rows(SOFTMAX_SHIFT, X->data, NULL, out->data, X->rows, C);
   float *e = log_out ? g_new(float, MAX(size, 1)) : out->data;
   array_exp(e, out->data, size, FALSE);
-  LDP_OMP_FOR(ldp_par(size))
-  for (guint i = 0; i < X->rows; i++) {
-    const float *er = e + (gsize)i * C;
-    float *o = ldp_tensor_row(out, i);
-    double s = 0.0;
-    for (guint c = 0; c < C; c++)
-      s += er[c];
-    if (log_out) {
-      /* (x - m) - log(s) rather than x - (m + log(s)): the latter rounds log(s) at
-       * the magnitude of m, losing precision for large logits. */
-      const double ls = log(s);
-      for (guint c = 0; c < C; c++)
-        o[c] = (float)(o[c] - ls);
-    } else {
-      const float inv = (float)(1.0 / s);
-      for (guint c = 0; c < C; c++)
-        o[c] = er[c] * inv;
-    }
-  }
+  softmax_rows(log_out ? SOFTMAX_LOG_NORM : SOFTMAX_NORM, e, NULL, out->data, X->rows, C);
   if (log_out)
     g_free(e);
   return var_new(tape, out, &x, 1, log_out ? log_softmax_backward : softmax_backward);
