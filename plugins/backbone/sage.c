@@ -83,24 +83,10 @@ static LdpVar *sage_forward(gpointer inst, LdpTape *tape, const LdpBatch *batch,
   LdpVar *h = x;
   for (guint l = 0; l < m->common.layers; l++) {
     const SageLayer *conv = &m->convs[l];
-    LdpVar *wl = ldp_tape_param(tape, conv->neigh.weight), *wr = ldp_tape_param(tape, conv->root.weight);
-    LdpVar *hl, *hr;
-    if (l > 0) {
-      /* Hidden layers: one product with [W_l | W_r] instead of two thin ones (the
-       * weights are small, the activations are not). */
-      LdpVar *pair[2] = { wl, wr };
-      const guint out = ldp_var_cols(wl);
-      LdpVar *both = ldp_op_matmul(tape, h, ldp_op_concat_cols(tape, pair, 2));
-      hl = ldp_op_slice_cols(tape, both, 0, out);
-      hr = ldp_op_slice_cols(tape, both, out, out);
-    } else {
-      /* The input may be sparse or lazy (KProp): its products stay separate. */
-      hl = ldp_op_matmul(tape, h, wl);
-      hr = ldp_op_matmul(tape, h, wr);
-    }
+    LdpVar *hl = ldp_op_matmul(tape, h, ldp_tape_param(tape, conv->neigh.weight));
     LdpVar *agg = ldp_op_propagate(tape, mean, edge_w, hl);
     agg = ldp_op_bias_add(tape, agg, ldp_tape_param(tape, conv->neigh.bias));
-    h = ldp_op_add(tape, agg, hr);
+    h = ldp_op_add(tape, agg, backbone_linear_apply(&conv->root, tape, h));
     if (l + 1 < m->common.layers) {
       h = backbone_activate(tape, m->common.activation, h);
       h = ldp_op_dropout(tape, h, m->common.dropout, rng);
