@@ -84,6 +84,9 @@ static const LdpParamSpec train_specs[] = {
     .choices = selection_choices, .doc = "which weights are evaluated: best validation loss or last" },
   { .name = "eval_every", .type = LDP_PARAM_INTEGER, .default_value = "1", .min = 1, .max = INFINITY,
     .doc = "evaluate every N epochs" },
+  { .name = "flush_denormals", .type = LDP_PARAM_BOOL, .default_value = "true",
+    .doc = "train with subnormal floats flushed to zero (x86 FTZ/DAZ, as torch.set_flush_denormal): "
+           "much faster once probabilities underflow; false keeps gradual underflow" },
 };
 
 const char *ldp_pipeline_core_key_slot(LdpPluginKind kind, const char *name)

@@ -119,6 +119,7 @@ static void train_config_from(const LdpParams *p, LdpTrainConfig *cfg)
   cfg->min_epochs = (guint)ldp_params_get_int(p, "min_epochs");
   cfg->batch_size = (guint)ldp_params_get_int(p, "batch_size");
   cfg->eval_every = (guint)ldp_params_get_int(p, "eval_every");
+  cfg->flush_denormals = ldp_params_get_bool(p, "flush_denormals");
   cfg->selection = g_strcmp0(ldp_params_get_string(p, "selection"), "last") == 0 ? LDP_SELECT_LAST
                                                                                   : LDP_SELECT_BEST_VAL_LOSS;
 }

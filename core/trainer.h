@@ -20,6 +20,7 @@ typedef struct {
   guint min_epochs;      /* never stop before this many epochs */
   guint batch_size;      /* graphs per mini-batch (graph tasks) */
   guint eval_every;      /* evaluate every k epochs (the last epoch is always evaluated) */
+  gboolean flush_denormals; /* flush subnormal floats to zero while training (x86 FTZ/DAZ) */
   LdpSelection selection;
   gboolean progress;     /* progress line on stderr */
 } LdpTrainConfig;

@@ -9,6 +9,7 @@
  *   history and final parameters as ldp_train, for SAGE and GCN with dropout;
  * - evaluating every epoch or only at the end leaves training untouched;
  * - early stopping stops where the history says it must;
+ * - flush_denormals sets FTZ/DAZ on every thread while training and restores it;
  * - memo: same op on the same variables returns the same variable; dropout and
  *   differing operands are never merged; gradients through a shared prefix equal
  *   those of two separate tapes.
@@ -393,6 +394,82 @@ static void test_memo_gradients(void)
   ldp_param_free(w);
 }
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#define FLUSH_BITS 0x8040u
+
+/* Records, from inside training, whether every OpenMP thread flushes subnormals. */
+typedef struct {
+  guint calls;
+  guint flushing;  /* calls where every thread had FTZ and DAZ set */
+} FlushProbe;
+
+static LdpVar *probe_loss(gpointer inst, LdpTape *tape, LdpVar *logits, const gint *labels, const guint *rows,
+                          guint n, LdpLossPhase phase)
+{
+  FlushProbe *p = inst;
+  (void)phase;
+  gboolean all = TRUE;
+#ifdef _OPENMP
+#pragma omp parallel reduction(&& : all)
+#endif
+  all = all && (_mm_getcsr() & FLUSH_BITS) == FLUSH_BITS;
+  p->calls++;
+  p->flushing += all;
+  return ldp_op_cross_entropy(tape, logits, labels, rows, n);
+}
+
+/* flush_denormals: on, every thread flushes while training and the caller's mode is
+ * restored afterwards (also when the caller was already flushing); off, training
+ * leaves the caller's mode alone. */
+static void test_flush_denormals(void)
+{
+  guint8 roles[N_NODES];
+  gint clean[N_NODES];
+  LdpDataset *ds = toy_dataset(roles, clean);
+#ifdef _OPENMP
+  int saved_threads = omp_get_max_threads();
+  omp_set_num_threads(2);
+#endif
+  const guint original = _mm_getcsr();
+  for (guint caller_flushes = 0; caller_flushes < 2; caller_flushes++)
+    for (guint on = 0; on < 2; on++) {
+      _mm_setcsr(caller_flushes ? original | FLUSH_BITS : original & ~FLUSH_BITS);
+      const guint before = _mm_getcsr();
+      static const LdpCalibratorVTable probe_vtable = { .loss = probe_loss };
+      FlushProbe probe = { 0 };
+      LdpCalibratorSlot slot = { &probe_vtable, &probe };
+      g_autoptr(GArray) cals = g_array_new(FALSE, FALSE, sizeof(LdpCalibratorSlot));
+      g_array_append_val(cals, slot);
+      Model m = model_new("sage", 1);
+      LdpRng rng;
+      ldp_rng_init(&rng, 1);
+      LdpTrainConfig cfg = config(4, 1);
+      cfg.flush_denormals = on;
+      LdpTrainResult res;
+      g_autoptr(GError) error = NULL;
+      g_assert_true(ldp_train(&cfg, ds, roles, clean, m.vt, m.inst, cals, &rng, &res, &error));
+      g_assert_no_error(error);
+      g_assert_cmpuint(probe.calls, >, 0);
+      if (on)
+        g_assert_cmpuint(probe.flushing, ==, probe.calls);
+      else if (!caller_flushes)
+        g_assert_cmpuint(probe.flushing, ==, 0);
+      g_assert_cmpuint(_mm_getcsr(), ==, before);
+      ldp_train_result_clear(&res);
+      model_clear(&m);
+    }
+  _mm_setcsr(original);
+#ifdef _OPENMP
+  omp_set_num_threads(saved_threads);
+#endif
+  ldp_dataset_free(ds);
+}
+#endif
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -402,6 +479,9 @@ int main(int argc, char **argv)
   g_test_add_func("/trainer/eval-is-observer", test_eval_is_observer);
   g_test_add_func("/trainer/early-stopping", test_early_stopping);
   g_test_add_func("/trainer/memo", test_memo);
+#if defined(__x86_64__) || defined(__i386__)
+  g_test_add_func("/trainer/flush-denormals", test_flush_denormals);
+#endif
   g_test_add_func("/trainer/memo-gradients", test_memo_gradients);
   int rc = g_test_run();
   ldp_registry_free(registry);
