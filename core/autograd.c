@@ -1011,6 +1011,13 @@ typedef struct {
   float alpha;
 } UnarySaved;
 
+/* SELU and ELU as pos * x for x > 0 and neg * expm1(x) otherwise. */
+static void elu_slopes(UnaryKind kind, float alpha, float *pos, float *neg)
+{
+  *pos = kind == UN_SELU ? (float)SELU_LAMBDA : 1.0f;
+  *neg = kind == UN_SELU ? (float)(SELU_LAMBDA * SELU_ALPHA) : alpha;
+}
+
 /* The piecewise-linear kinds; SELU and ELU go through the vector kernels of vmath.c
  * (ldp_velu, ldp_velu_backward), sigmoid through the array exp. */
 static inline float unary_f(UnaryKind kind, float a, float x)
@@ -1055,8 +1062,8 @@ static void unary_backward(LdpVar *self)
   const UnaryKind kind = s->kind;
   const float a = s->alpha;
   if (kind == UN_SELU || kind == UN_ELU) {
-    const float pos = kind == UN_SELU ? (float)SELU_LAMBDA : 1.0f;
-    const float neg = kind == UN_SELU ? (float)(SELU_LAMBDA * SELU_ALPHA) : a;
+    float pos, neg;
+    elu_slopes(kind, a, &pos, &neg);
     /* For x <= 0, la alpha e^x = y + la alpha: the derivative needs no exp. */
     LDP_OMP_FOR(ldp_par(n))
     for (gsize b = 0; b < BLOCKS(n); b++) {
@@ -1086,8 +1093,8 @@ static LdpVar *unary_op(LdpTape *tape, LdpVar *x, UnaryKind kind, float alpha)
   const float *xv = x->value->data;
   float *o = out->data;
   if (kind == UN_SELU || kind == UN_ELU) {
-    const float pos = kind == UN_SELU ? (float)SELU_LAMBDA : 1.0f;
-    const float neg = kind == UN_SELU ? (float)(SELU_LAMBDA * SELU_ALPHA) : alpha;
+    float pos, neg;
+    elu_slopes(kind, alpha, &pos, &neg);
     LDP_OMP_FOR(ldp_par(n))
     for (gsize b = 0; b < BLOCKS(n); b++) {
       const gsize lo = b * VMATH_BLOCK;

@@ -7,6 +7,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "multiversion.h"
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -26,12 +28,6 @@ typedef float LdpV4 __attribute__((vector_size(16), aligned(4)));
 
 #define LDP_ALWAYS_INLINE static inline __attribute__((always_inline))
 
-/* Hot kernels are compiled for AVX-512, AVX2 and baseline x86-64; the loader picks one. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define LDP_MULTIVERSION __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define LDP_MULTIVERSION
-#endif
 
 /* ldpgnn parallelises with OpenMP; OpenBLAS's own thread pool would compete with it
  * for the same cores (measured: 20x slower on small mini-batches), so BLAS calls run

@@ -61,6 +61,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "multiversion.h"
 #include "vmath.h"
 
 #if defined(__clang__)
@@ -183,18 +184,14 @@ static inline __attribute__((always_inline)) void vmath_apply(float *y, const fl
   }
 }
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#endif
+LDP_MULTIVERSION
 void ldp_vexp(float *y, const float *x, gsize n)
 {
   g_return_if_fail(n == 0 || (y != NULL && x != NULL));
   vmath_apply(y, x, n, FALSE);
 }
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#endif
+LDP_MULTIVERSION
 void ldp_vexpm1(float *y, const float *x, gsize n)
 {
   g_return_if_fail(n == 0 || (y != NULL && x != NULL));
@@ -223,9 +220,7 @@ static inline __attribute__((always_inline)) void vmath_elu_block(LdpVmathF8 *v,
   *v = VMATH_SELECT(positive, x * pos, e * neg);
 }
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#endif
+LDP_MULTIVERSION
 void ldp_velu(float *y, const float *x, gsize n, float pos, float neg)
 {
   g_return_if_fail(n == 0 || (y != NULL && x != NULL));
@@ -261,9 +256,7 @@ static inline __attribute__((always_inline)) void vmath_elu_backward_apply(float
   }
 }
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#endif
+LDP_MULTIVERSION
 void ldp_velu_backward(float *d, const float *g, const float *x, const float *y, gsize n, float a, float b,
                        gboolean accumulate)
 {
@@ -277,9 +270,7 @@ void ldp_velu_backward(float *d, const float *g, const float *x, const float *y,
 typedef uint32_t LdpVmathU8 __attribute__((vector_size(LDP_VMATH_WIDTH * sizeof(uint32_t))));
 typedef uint64_t LdpVmathU4 __attribute__((vector_size(LDP_VMATH_WIDTH * sizeof(uint32_t))));
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#endif
+LDP_MULTIVERSION
 void ldp_vdropout_mask(float *mask, const guint64 *bits, gsize n, guint64 threshold, float keep_scale)
 {
   g_return_if_fail(n == 0 || (mask != NULL && bits != NULL));
