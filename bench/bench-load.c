@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <sys/resource.h>
 
-#include "pipeline.h"
 #include "../tests/testutil.h"
 
 typedef struct {

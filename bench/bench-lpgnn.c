@@ -16,9 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "pipeline.h"
-#include "runner.h"
+#include <ldpgnn/host.h>
 #include "../tests/testutil.h"
 
 static const char *const default_pipelines[] = {
@@ -104,7 +102,7 @@ static gboolean bench_one(const LdpRegistry *reg, const char *path)
 
 int main(int argc, char **argv)
 {
-  ldp_cli_tune_allocator();
+  ldp_host_tune_allocator();
   const char *data = ldp_test_data_dir();
   g_autofree char *cora = data ? g_build_filename(data, "cora", "cora.content", NULL) : NULL;
   if (cora == NULL || !g_file_test(cora, G_FILE_TEST_EXISTS)) {

@@ -10,10 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "pipeline.h"
-#include "split.h"
-#include "trainer.h"
+#include <ldpgnn/host.h>
 
 typedef struct {
   const char *name;
@@ -72,7 +69,7 @@ static double time_training(const BenchCase *bc, const LdpDataset *ds, const gui
 
 int main(int argc, char **argv)
 {
-  ldp_cli_tune_allocator();
+  ldp_host_tune_allocator();
   const char *filter = argc > 1 ? argv[1] : NULL;
   LdpRegistry *reg = ldp_registry_new();
   ldp_registry_scan(reg, NULL, NULL);

@@ -2,7 +2,6 @@
  * propagation, losses and both model-selection rules on synthetic traces. */
 #include <math.h>
 
-#include "pipeline.h"
 #include "testutil.h"
 
 static LdpRegistry *reg;

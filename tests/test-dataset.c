@@ -6,7 +6,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "split.h"
 #include "testutil.h"
 
 static gboolean has_edge(const LdpDataset *ds, guint i, guint j)

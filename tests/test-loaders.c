@@ -8,7 +8,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "pipeline.h"
 #include "testutil.h"
 
 static LdpRegistry *registry;

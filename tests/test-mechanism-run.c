@@ -10,8 +10,6 @@
 #endif
 
 #include "testutil.h"
-#include "mechanism-run.h"
-#include "pipeline.h"
 
 #ifndef LDP_DATASET_AUTOPTR_DEFINED
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(LdpDataset, ldp_dataset_free)

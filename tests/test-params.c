@@ -4,10 +4,8 @@
 #include <string.h>
 
 #include <ldpgnn/ldpgnn.h>
-#include "pipeline.h"
-#include "yamltree.h"
+#include "host/host.h"
 
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(LdpParams, ldp_params_free)
 
 static const char *const modes[] = { "fast", "exact", NULL };
 

@@ -5,8 +5,6 @@
 
 #include <string.h>
 
-#include "pipeline.h"
-#include "split.h"
 #include "testutil.h"
 
 static LdpRegistry *registry;

@@ -15,8 +15,6 @@
  *   those of two separate tapes.
  */
 #include "testutil.h"
-#include "pipeline.h"
-#include "trainer.h"
 
 #include <math.h>
 #include <string.h>
@@ -61,6 +59,7 @@ static LdpDataset *toy_dataset(guint8 *roles, gint *clean)
 }
 
 typedef struct {
+  const LdpPluginDesc *desc;
   const LdpBackboneVTable *vt;
   LdpParams *params;
   gpointer inst;
@@ -72,7 +71,7 @@ static Model model_new(const char *name, guint64 seed)
   g_assert_nonnull(desc);
   const char *sets[] = { "dropout=0.5", "hidden=8", NULL };
   g_autoptr(GError) error = NULL;
-  Model m = { desc->vtable.backbone, NULL, NULL };
+  Model m = { desc, desc->vtable.backbone, NULL, NULL };
   m.params = ldp_params_new_from_strings(desc->params, desc->n_params, sets, &error);
   g_assert_no_error(error);
   LdpRng init;
@@ -150,7 +149,7 @@ static void test_reference(gconstpointer data)
   ldp_rng_init(&rng, 9);
   LdpTrainResult result;
   g_autoptr(GError) error = NULL;
-  g_assert_true(ldp_train(&cfg, ds, roles, clean, m.vt, m.inst, NULL, &rng, &result, &error));
+  g_assert_true(ldp_train(&cfg, ds, roles, clean, m.desc, m.inst, NULL, &rng, &result, &error));
   g_assert_no_error(error);
   g_assert_cmpuint(result.epochs_run, ==, epochs);
   g_assert_cmpuint(result.history->len, ==, epochs);
@@ -218,8 +217,8 @@ static void test_eval_is_observer(void)
   LdpTrainConfig every = config(30, 1), rarely = config(30, 7);
   LdpTrainResult res_a, res_b;
   g_autoptr(GError) error = NULL;
-  g_assert_true(ldp_train(&every, ds, roles, clean, a.vt, a.inst, NULL, &ra, &res_a, &error));
-  g_assert_true(ldp_train(&rarely, ds, roles, clean, b.vt, b.inst, NULL, &rb, &res_b, &error));
+  g_assert_true(ldp_train(&every, ds, roles, clean, a.desc, a.inst, NULL, &ra, &res_a, &error));
+  g_assert_true(ldp_train(&rarely, ds, roles, clean, b.desc, b.inst, NULL, &rb, &res_b, &error));
   g_assert_no_error(error);
   g_assert_cmpuint(res_a.history->len, ==, 30);
   g_assert_cmpuint(res_b.history->len, ==, 5); /* epochs 7, 14, 21, 28 and the last */
@@ -260,7 +259,7 @@ static void test_early_stopping(void)
   cfg.patience = 10;
   LdpTrainResult res;
   g_autoptr(GError) error = NULL;
-  g_assert_true(ldp_train(&cfg, ds, roles, clean, m.vt, m.inst, NULL, &rng, &res, &error));
+  g_assert_true(ldp_train(&cfg, ds, roles, clean, m.desc, m.inst, NULL, &rng, &res, &error));
   g_assert_no_error(error);
   g_assert_cmpuint(res.epochs_run, <, 400);
   g_assert_cmpuint(res.history->len, ==, res.epochs_run);
@@ -282,7 +281,7 @@ static void test_early_stopping(void)
   LdpTrainConfig fixed = config(res.epochs_run, 1000);
   fixed.lr = 0.2;
   LdpTrainResult res_r;
-  g_assert_true(ldp_train(&fixed, ds, roles, clean, r.vt, r.inst, NULL, &rr, &res_r, &error));
+  g_assert_true(ldp_train(&fixed, ds, roles, clean, r.desc, r.inst, NULL, &rr, &res_r, &error));
   g_autoptr(GPtrArray) wm = model_weights(&m);
   g_autoptr(GPtrArray) wr = model_weights(&r);
   assert_same_weights(wm, wr);
@@ -440,8 +439,10 @@ static void test_flush_denormals(void)
       _mm_setcsr(caller_flushes ? original | FLUSH_BITS : original & ~FLUSH_BITS);
       const guint before = _mm_getcsr();
       static const LdpCalibratorVTable probe_vtable = { .loss = probe_loss };
+      static const LdpPluginDesc probe_desc = { LDP_PLUGIN_DESC_HEADER, .kind = LDP_PLUGIN_CALIBRATOR,
+                                                .name = "probe", .vtable.calibrator = &probe_vtable };
       FlushProbe probe = { 0 };
-      LdpCalibratorSlot slot = { &probe_vtable, &probe };
+      LdpCalibratorSlot slot = { &probe_desc, &probe };
       g_autoptr(GArray) cals = g_array_new(FALSE, FALSE, sizeof(LdpCalibratorSlot));
       g_array_append_val(cals, slot);
       Model m = model_new("sage", 1);
@@ -451,7 +452,7 @@ static void test_flush_denormals(void)
       cfg.flush_denormals = on;
       LdpTrainResult res;
       g_autoptr(GError) error = NULL;
-      g_assert_true(ldp_train(&cfg, ds, roles, clean, m.vt, m.inst, cals, &rng, &res, &error));
+      g_assert_true(ldp_train(&cfg, ds, roles, clean, m.desc, m.inst, cals, &rng, &res, &error));
       g_assert_no_error(error);
       g_assert_cmpuint(probe.calls, >, 0);
       if (on)

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include <ldpgnn/ldpgnn.h>
-#include "vmath.h"
+#include "numerics/numerics.h"
 
 /* Error bounds derived in core/vmath.c (truncation of the polynomial plus every rounding
  * step, each rounded up): exp <= 0.90 ulp, expm1 <= 1.70 ulp, and tighter by argument

@@ -2,7 +2,7 @@
 #pragma once
 
 #include <ldpgnn/ldpgnn.h>
-#include "registry.h"
+#include <ldpgnn/host.h>
 
 /* A registry holding the plugins built in this tree (the registry finds them because
  * the test program runs from the build tree). (transfer full) */

@@ -2,6 +2,14 @@
  *
  * A calibrator never sees raw data: it gets the noisy dataset (test labels removed).
  * Calibrators run in YAML order; every slot but create/destroy is optional.
+ *
+ * Calibrators that learn (ABI 1.1): a calibrator may own trainable tensors in a
+ * parameter group with its own optimiser (param_groups), and run its own optimisation
+ * phase from the training hooks (epoch_begin, after_step) through the training
+ * context: ldp_train_context_run_phase() freezes everything else, records a forward
+ * and the objective on a fresh tape, back-propagates and steps only its group, then
+ * applies the group's constraint. Alternating optimisation (one backbone step, then
+ * tau steps of the calibrator's parameters) is after_step calling it with tau steps.
  */
 #pragma once
 
@@ -40,6 +48,21 @@ typedef struct {
   /* Model selection: should @candidate replace @best (NULL before the first epoch)?
    * Default: lowest validation loss. The first calibrator that provides it wins. */
   gboolean (*accept)(gpointer inst, const LdpEpochStats *candidate, const LdpEpochStats *best);
+
+  /* ---- ABI 1.1 ---- */
+  /* Appends the calibrator's parameter groups (LdpParamGroup *, transfer full) to @out,
+   * once before training. Grouped parameters are trained by their group's optimiser,
+   * not the backbone's: do not also list them in parameters(). */
+  void (*param_groups)(gpointer inst, GPtrArray *out);
+  /* Input transform, before every epoch (node tasks): a new feature matrix to train on
+   * from now on (transfer full, rows = nodes), or NULL to keep the current one (NULL
+   * with @error set fails the run). E.g. KProp recomputed on a learned graph. */
+  LdpTensor *(*transform_input)(gpointer inst, LdpTrainContext *ctx, GError **error);
+  /* Before every epoch's first backbone step. */
+  gboolean (*epoch_begin)(gpointer inst, LdpTrainContext *ctx, GError **error);
+  /* After every backbone optimiser step (node tasks: one per epoch; graph tasks: one
+   * per mini-batch); where a calibrator runs its own phase. */
+  gboolean (*after_step)(gpointer inst, LdpTrainContext *ctx, GError **error);
 } LdpCalibratorVTable;
 
 G_END_DECLS

@@ -13,6 +13,7 @@
 #include <ldpgnn/params.h>
 #include <ldpgnn/dataset.h>
 #include <ldpgnn/mechanism.h>
+#include <ldpgnn/edges.h>
 #include <ldpgnn/train.h>
 #include <ldpgnn/calibrator.h>
 #include <ldpgnn/backbone.h>

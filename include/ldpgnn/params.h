@@ -42,6 +42,9 @@ typedef struct {
                              means "> 0" (so .flags = LDP_PARAM_MIN_OPEN alone is > 0). */
   const char *const *choices; /* NULL-terminated, for LDP_PARAM_ENUM */
   guint flags;            /* LdpParamFlags */
+  /* ---- ABI 1.1 (read only from plugins built with abi_minor >= 1) ---- */
+  const char *unit;       /* nullable: what the value counts, shown by `ldpgnn describe`
+                             ("epsilon per user", "epochs") */
 } LdpParamSpec;
 
 typedef struct _LdpParams LdpParams;

@@ -10,8 +10,18 @@
  *   LDP_PLUGIN_DEFINE(desc)
  *
  * ABI rule: abi_major must equal the core's, abi_minor must be <= the core's.
- * Vtables grow only at their end; a slot added in minor N is read only when the
- * plugin's abi_minor >= N. Changing an existing slot bumps the major.
+ * Vtables, this descriptor and LdpParamSpec grow only at their end; a field added in
+ * minor N is read only when the plugin's abi_minor >= N, through one accessor
+ * (LDP_VTABLE_SLOT below, ldp_plugin_param_spec), so a plugin built against an older
+ * minor keeps loading: the fields it cannot have read as absent (NULL / 0). Changing
+ * an existing field bumps the major.
+ *
+ * History:
+ *   1.0  the four kinds and their vtables.
+ *   1.1  LdpPluginDesc.param_spec_size (the schema's element size, so LdpParamSpec can
+ *        grow) and LdpParamSpec.unit; calibrator slots param_groups, epoch_begin,
+ *        after_step and transform_input (calibrators that run their own optimisation
+ *        phase, see train.h); the custom-op and weighted-graph ops of autograd.h.
  */
 #pragma once
 
@@ -48,12 +58,40 @@ typedef struct {
     const LdpCalibratorVTable *calibrator;
     const LdpBackboneVTable *backbone;
   } vtable;
+  /* ---- ABI 1.1 ---- */
+  gsize param_spec_size;  /* sizeof(LdpParamSpec) the plugin was built with */
 } LdpPluginDesc;
+
+/* Size of LdpParamSpec in ABI 1.0 (before LdpParamSpec.unit). */
+#define LDP_PARAM_SPEC_SIZE_1_0 G_STRUCT_OFFSET(LdpParamSpec, unit)
+
+/* Spec @i of @desc's schema, read with the element size the plugin was built with;
+ * fields newer than the plugin's minor read as 0/NULL (the result is then a copy in
+ * @scratch). (transfer none) */
+LDP_API const LdpParamSpec *ldp_plugin_param_spec(const LdpPluginDesc *desc, guint i, LdpParamSpec *scratch);
+
+/* TRUE when @desc's vtable has a slot of @size bytes at byte @offset: the plugin was
+ * built with an ABI minor that has it (the slot may still be NULL). */
+LDP_API gboolean ldp_plugin_has_slot(const LdpPluginDesc *desc, gsize offset, gsize size);
+
+/* The one way to read a vtable field: its value, or 0/NULL when the plugin's ABI minor
+ * predates it. @member is the vtable union member (calibrator...), @Type its type.
+ *   LDP_VTABLE_SLOT(desc, calibrator, LdpCalibratorVTable, after_step) */
+#define LDP_VTABLE_SLOT(desc, member, Type, field)                                          \
+  (ldp_plugin_has_slot((desc), G_STRUCT_OFFSET(Type, field), sizeof(((Type *)0)->field))    \
+     ? (desc)->vtable.member->field                                                         \
+     : 0)
+#define LDP_DATASET_SLOT(desc, field) LDP_VTABLE_SLOT(desc, dataset, LdpDatasetVTable, field)
+#define LDP_MECHANISM_SLOT(desc, field) LDP_VTABLE_SLOT(desc, mechanism, LdpMechanismVTable, field)
+#define LDP_CALIBRATOR_SLOT(desc, field) LDP_VTABLE_SLOT(desc, calibrator, LdpCalibratorVTable, field)
+#define LDP_BACKBONE_SLOT(desc, field) LDP_VTABLE_SLOT(desc, backbone, LdpBackboneVTable, field)
 
 #define LDP_PLUGIN_ENTRY_SYMBOL "ldp_plugin_query"
 typedef const LdpPluginDesc *(*LdpPluginQueryFunc)(void);
 
-#define LDP_PLUGIN_DESC_HEADER .abi_major = LDP_PLUGIN_ABI_MAJOR, .abi_minor = LDP_PLUGIN_ABI_MINOR
+#define LDP_PLUGIN_DESC_HEADER                                                  \
+  .abi_major = LDP_PLUGIN_ABI_MAJOR, .abi_minor = LDP_PLUGIN_ABI_MINOR,          \
+  .param_spec_size = sizeof(LdpParamSpec)
 
 #define LDP_PLUGIN_DEFINE(desc)                                          \
   LDP_PLUGIN_EXPORT const LdpPluginDesc *ldp_plugin_query(void);        \

@@ -12,7 +12,6 @@
  * a validation set (it reports the test fold's curve), so the standard split has
  * an empty validation set; fold = -1 loads no split.
  */
-#include "config.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -11,7 +11,6 @@
  * self_loops=true. The standard split comes from planetoid_split/{train,val,
  * test}_ids.txt (paper ids, one per line).
  */
-#include "config.h"
 
 #include <math.h>
 #include <string.h>

@@ -9,7 +9,6 @@
  * PyG's to_undirected, self-loops kept unless self_loops=false. Features are
  * sparse; duplicate ids in a list count once.
  */
-#include "config.h"
 
 #include <stdlib.h>
 #include <string.h>

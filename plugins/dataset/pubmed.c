@@ -15,7 +15,6 @@
  * order with the public split (train = first 20 per class count nodes, val = the
  * next 500, test = the index file) and no features (use structural ones).
  */
-#include "config.h"
 
 #include <math.h>
 #include <stdlib.h>

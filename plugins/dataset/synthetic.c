@@ -10,7 +10,6 @@
  * Everything is O(edges + non-zeros) (features are drawn by geometric skips) and
  * deterministic given the seed.
  */
-#include "config.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,5 +1,4 @@
 /* textfile.c: shared text reading for the dataset plugins (see textfile.h). */
-#include "config.h"
 
 #include <errno.h>
 #include <math.h>

@@ -10,7 +10,6 @@
  * otherwise the dataset is unattributed and the pipeline adds constant or degree
  * features.
  */
-#include "config.h"
 
 #include <string.h>
 

@@ -9,15 +9,16 @@
  * paper (Eq. 8: eps1 = max(sqrt(8/(n_max - 1)), (1 - alpha_b) eps), eps2 = eps - eps1),
  * paper_literal (eps2 = alpha_b eps, may over-spend; the ledger shows the real sum),
  * manual (epsilon_degree and epsilon_rr). */
-#include "config.h"
 
-#include "edge-common.h"
+#include <ldpgnn/edges.h>
+
+#include "mech-common.h"
 
 typedef struct {
   double epsilon;  /* nominal total (INFINITY: off) */
   double eps1, eps2;
   const char *allocation;
-  EdgeAggregation agg;
+  LdpEdgeAggregation agg;
   double p;        /* e^eps2/(e^eps2 + 1) */
 } Dprr;
 
@@ -36,7 +37,7 @@ static const LdpParamSpec dprr_params[] = {
     .doc = "degree budget eps1 (allocation: manual)", .min = 0.0, .max = 0.0 },
   { .name = "epsilon_rr", .type = LDP_PARAM_NUMBER, .doc = "RR budget eps2 (allocation: manual)",
     .min = 0.0, .max = 0.0 },
-  EDGE_SPEC_AGGREGATION,
+  LDP_EDGE_SPEC_AGGREGATION,
 };
 
 /* The DPRR sampling probability q (0 when the denominator vanishes). */
@@ -94,7 +95,7 @@ static gpointer dprr_create(const LdpParams *params, const LdpMechanismShape *sh
   d->eps1 = e1;
   d->eps2 = e2;
   d->allocation = g_strcmp0(alloc, "paper_literal") == 0 ? "paper_literal" : NULL;
-  d->agg = edge_aggregation(params);
+  d->agg = ldp_edge_aggregation(params);
   d->p = 1.0 / (1.0 + exp(-e2));
   return d;
 }
@@ -123,7 +124,7 @@ static gboolean dprr_randomize(gpointer inst, const LdpUserView *v, LdpRng *rng,
 {
   const Dprr *d = inst;
   if (isinf(d->epsilon) || v->is_public) {
-    edge_raw_list(v, out);
+    ldp_edge_raw_list(v, out);
     return TRUE;
   }
   guint deg = 0;  /* true degree without the diagonal */
@@ -131,7 +132,7 @@ static gboolean dprr_randomize(gpointer inst, const LdpUserView *v, LdpRng *rng,
     deg += v->neighbors[k] != v->local_id;
   double dstar = deg + ldp_rng_laplace(rng, 1.0 / d->eps1);
   double q = dprr_q(dstar, d->p, v->graph_nodes);
-  edge_rr_list(v, FALSE, d->p * q, (1.0 - d->p) * q, rng, out);
+  ldp_edge_rr_list(v, FALSE, d->p * q, (1.0 - d->p) * q, rng, out);
   return TRUE;
 }
 
@@ -139,7 +140,7 @@ static gboolean dprr_estimate(gpointer inst, const LdpReportSet *reports, LdpDat
                               GError **error)
 {
   const Dprr *d = inst;
-  return edge_estimate_lists(reports, d->agg, noisy, error);
+  return ldp_edge_estimate_lists(reports, d->agg, noisy, error);
 }
 
 static const LdpMechanismVTable dprr_vtable = {

@@ -3,7 +3,6 @@
  * D = (beta - alpha) sqrt(d) and sigma the smallest value satisfying Balle and Wang's
  * condition Phi(D/(2s) - eps s/D) - e^eps Phi(-D/(2s) - eps s/D) <= delta (found by
  * doubling then bisection). (epsilon, delta)-LDP per user; no clipping. */
-#include "config.h"
 
 #include "mech-common.h"
 

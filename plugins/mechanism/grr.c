@@ -3,7 +3,6 @@
  * other class with q = 1/(e^eps + c - 1). The estimate writes the noisy labels and
  * the transition matrix T (T[i][i] = p, T[i][j] = q) for calibrators such as Drop.
  * Only users holding a label report (the runner hides test labels beforehand). */
-#include "config.h"
 
 #include "mech-common.h"
 

@@ -5,7 +5,6 @@
  * user. per_feature: true is the PGC paper's "lm" (3.6): b = (beta - alpha)/epsilon
  * for every feature, so a user spends d x epsilon by composition (the ledger says so).
  * No clipping, as in the reference code. */
-#include "config.h"
 
 #include "mech-common.h"
 

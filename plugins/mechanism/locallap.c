@@ -11,7 +11,6 @@
  * graphs with n - 1 <= 4 candidates send everything). The result is exactly the
  * reference's whenever at least T scores pass, which the server checks: if fewer
  * pass it stops with an error asking for a larger `candidates`. */
-#include "config.h"
 
 #include "mech-common.h"
 

@@ -5,7 +5,6 @@
  * non-zeros per row. It is stored as lazy linear features (S = K X* in CSR plus the
  * constant column offset, see mbm.h), which the trainer multiplies without forming
  * the dense n x d matrix. */
-#include "config.h"
 
 #include "mbm.h"
 

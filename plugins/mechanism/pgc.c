@@ -9,7 +9,6 @@
  * data (min/max); a local mechanism cannot look at other users' data, so the public
  * range [alpha, beta] is used for every column (identical after min-max
  * normalisation except for constant columns). */
-#include "config.h"
 
 #include "mech-common.h"
 

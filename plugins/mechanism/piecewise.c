@@ -4,7 +4,6 @@
  * (s = e^(eps/2), C = (s+1)/(s-1)); the server maps t* back to the feature range.
  * Budget epsilon per feature: d x epsilon per user in the ledger. As in pgc, the
  * public range replaces the reference code's per-column data range. */
-#include "config.h"
 
 #include "mech-common.h"
 

@@ -3,14 +3,15 @@
  * p = e^eps/(e^eps + 1) and flipped otherwise. The diagonal is left out by default
  * (DPRR's RR baseline); diagonal: true includes it (Solitude's code, where noisy
  * self-loops appear). Epsilon-edge LDP per user, 2 x epsilon relationship DP. */
-#include "config.h"
 
-#include "edge-common.h"
+#include <ldpgnn/edges.h>
+
+#include "mech-common.h"
 
 typedef struct {
   double epsilon;
   gboolean diagonal;
-  EdgeAggregation agg;
+  LdpEdgeAggregation agg;
   double keep, flip;  /* p and 1 - p */
 } Rr;
 
@@ -19,7 +20,7 @@ static const LdpParamSpec rr_params[] = {
   { .name = "diagonal", .type = LDP_PARAM_BOOL,
     .doc = "randomise the diagonal bit too (Solitude code); false leaves it 0 (DPRR)",
     .default_value = "false" },
-  EDGE_SPEC_AGGREGATION,
+  LDP_EDGE_SPEC_AGGREGATION,
 };
 
 static gpointer rr_create(const LdpParams *params, const LdpMechanismShape *shape, GError **error)
@@ -27,7 +28,7 @@ static gpointer rr_create(const LdpParams *params, const LdpMechanismShape *shap
   Rr *r = g_new0(Rr, 1);
   r->epsilon = ldp_params_get_number(params, "epsilon");
   r->diagonal = ldp_params_get_bool(params, "diagonal");
-  r->agg = edge_aggregation(params);
+  r->agg = ldp_edge_aggregation(params);
   r->keep = 1.0 / (1.0 + exp(-r->epsilon));
   r->flip = 1.0 / (1.0 + exp(r->epsilon));
   return r;
@@ -49,9 +50,9 @@ static gboolean rr_randomize(gpointer inst, const LdpUserView *v, LdpRng *rng, L
 {
   const Rr *r = inst;
   if (isinf(r->epsilon) || v->is_public)
-    edge_raw_list(v, out);
+    ldp_edge_raw_list(v, out);
   else
-    edge_rr_list(v, r->diagonal, r->keep, r->flip, rng, out);
+    ldp_edge_rr_list(v, r->diagonal, r->keep, r->flip, rng, out);
   return TRUE;
 }
 
@@ -59,7 +60,7 @@ static gboolean rr_estimate(gpointer inst, const LdpReportSet *reports, LdpDatas
                             GError **error)
 {
   const Rr *r = inst;
-  return edge_estimate_lists(reports, r->agg, noisy, error);
+  return ldp_edge_estimate_lists(reports, r->agg, noisy, error);
 }
 
 static const LdpMechanismVTable rr_vtable = {

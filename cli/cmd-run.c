@@ -1,0 +1,55 @@
+/* cmd-run.c: `ldpgnn run FILE.yaml`. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+int ldp_cli_run(const LdpCliGlobal *g, int argc, char **argv)
+{
+  g_autoptr(GPtrArray) overrides = g_ptr_array_new_with_free_func(g_free);
+  const char *file = NULL, *out_dir = NULL, *data_dir = NULL;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if ((strcmp(a, "--set") == 0 || strcmp(a, "-s") == 0) && i + 1 < argc)
+      g_ptr_array_add(overrides, g_strdup(argv[++i]));
+    else if (g_str_has_prefix(a, "--set="))
+      g_ptr_array_add(overrides, g_strdup(a + 6));
+    else if (strcmp(a, "--seeds") == 0 && i + 1 < argc)
+      g_ptr_array_add(overrides, g_strdup_printf("seeds=%s", argv[++i]));
+    else if (strcmp(a, "--out") == 0 && i + 1 < argc)
+      out_dir = argv[++i];
+    else if (strcmp(a, "--data-dir") == 0 && i + 1 < argc)
+      data_dir = argv[++i];
+    else if (a[0] != '-' && !file)
+      file = a;
+    else {
+      fprintf(stderr, "ldpgnn run: unexpected argument '%s'\n"
+                      "usage: ldpgnn run FILE.yaml [--set PATH=VALUE]... [--seeds N] [--out DIR] [--data-dir DIR]\n",
+              a);
+      return 2;
+    }
+  }
+  if (!file) {
+    fprintf(stderr, "usage: ldpgnn run FILE.yaml [--set PATH=VALUE]... [--seeds N] [--out DIR] [--data-dir DIR]\n");
+    return 2;
+  }
+  g_ptr_array_add(overrides, NULL);
+
+  g_autoptr(LdpRegistry) reg = ldp_cli_registry(g, TRUE);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LdpPipeline) p = ldp_pipeline_load(file, reg, (const char *const *)overrides->pdata, &error);
+  if (!p) {
+    fprintf(stderr, "%s\n", error->message);
+    return 1;
+  }
+  g_autofree char *default_out = g_build_filename("runs", ldp_pipeline_name(p), NULL);
+  g_autoptr(GString) line = g_string_new(NULL);
+  if (!ldp_run_pipeline(p, out_dir ? out_dir : default_out, data_dir, TRUE, line, &error)) {
+    fprintf(stderr, "ldpgnn run: %s: %s\n", file, error->message);
+    return 1;
+  }
+  printf("%s\n", line->str);
+  return 0;
+}

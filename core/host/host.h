@@ -1,0 +1,51 @@
+/* host.h (private): the plugin host layer: parameter schemas and their YAML values,
+ * the core keys of each pipeline slot, and vtable access by ABI minor. */
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+#include <ldpgnn/host.h>
+
+#include "host/yamltree.h"
+
+G_BEGIN_DECLS
+
+/* ---- parameters (params.c) ---- */
+
+/* Resolved values (given or default) as a JSON object. (transfer full) */
+JsonNode *ldp_params_to_json(const LdpParams *p);
+/* "[0, 1]", "(0, inf)": the accepted range of a number/integer spec (and of list
+ * items), or NULL when unbounded. (transfer full, nullable) */
+char *ldp_param_spec_format_range(const LdpParamSpec *spec);
+/* Adds one member per spec (its resolved value; null when absent) to the object being
+ * built in @b. */
+void ldp_params_add_to_json(const LdpParams *p, JsonBuilder *b);
+/* Checks that a schema is well formed: names, no duplicates, defaults parse and lie in
+ * bounds, enum defaults among the choices. @owner names the plugin in the message. */
+gboolean ldp_param_specs_check(const LdpParamSpec *specs, guint n_specs, const char *owner, GError **error);
+
+/* ---- the core keys of pipeline slots (slots.c) ---- */
+
+typedef enum {
+  LDP_SLOT_TOP = 0,    /* the pipeline's top-level scalars (name, seed, seeds...) */
+  LDP_SLOT_DATASET,    /* preprocessing keys next to the dataset plugin's own */
+  LDP_SLOT_SPLIT,
+  LDP_SLOT_MECHANISM,  /* public_fraction */
+  LDP_SLOT_TRAIN,
+  LDP_SLOT_COUNT
+} LdpSlot;
+
+/* (transfer none): the core schema of @slot; *n receives its length. */
+const LdpParamSpec *ldp_slot_specs(LdpSlot slot, guint *n);
+/* The slot name ("dataset", "mechanism") when @name is a key the core reads in the
+ * mapping of a plugin of @kind (e.g. a mechanism's public_fraction), else NULL. A plugin
+ * parameter of that name could never be set, so the registry refuses such plugins. */
+const char *ldp_slot_core_key(LdpPluginKind kind, const char *name);
+
+/* ---- vtables by ABI minor (vtable.c) ---- */
+
+/* Size in bytes of @kind's vtable as a plugin built against ABI 1.@minor declares it
+ * (0 for an unknown kind). Slots at or past this size are absent for such a plugin. */
+gsize ldp_vtable_size(LdpPluginKind kind, guint minor);
+
+G_END_DECLS

@@ -1,0 +1,119 @@
+/* slots.c: the core's own keys in each pipeline slot (dataset preprocessing, split,
+ * a mechanism's public_fraction, training settings), as schemas: core keys get the
+ * same validation and messages as plugin keys. The registry uses them to refuse
+ * plugins whose parameters could never be set. */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "host/host.h"
+
+static const char *const normalize_choices[] = { "none", "minmax", "minmax_keep", NULL };
+static const char *const node_features_choices[] = { "given", "constant", "degree", NULL };
+static const char *const split_kind_choices[] = { "random", "stratified", "standard", NULL };
+static const char *const optimizer_choices[] = { "adam", "sgd", NULL };
+static const char *const selection_choices[] = { "best_val_loss", "last", NULL };
+
+static const LdpParamSpec top_specs[] = {
+  { .name = "name", .type = LDP_PARAM_STRING, .doc = "pipeline name (default: file name without .yaml)" },
+  { .name = "description", .type = LDP_PARAM_STRING, .doc = "free text" },
+  { .name = "seed", .type = LDP_PARAM_INTEGER, .doc = "seed of the first repeat", .default_value = "12345",
+    .min = 0, .max = INFINITY },
+  { .name = "seeds", .type = LDP_PARAM_INTEGER, .doc = "number of repeats (seeds seed, seed+1, ...)",
+    .default_value = "1", .min = 1, .max = 1000000 },
+  { .name = "data_dir", .type = LDP_PARAM_STRING,
+    .doc = "data directory, relative to the pipeline file (default: $LDPGNN_DATA)" },
+};
+
+static const LdpParamSpec dataset_specs[] = {
+  { .name = "undirected", .type = LDP_PARAM_BOOL, .default_value = "false",
+    .doc = "symmetrise the graph, merge duplicate edges and drop self-loops" },
+  { .name = "top_classes", .type = LDP_PARAM_INTEGER, .default_value = "0", .min = 0, .max = INFINITY,
+    .doc = "keep only the nodes of the N most frequent classes (0 = all)" },
+  { .name = "normalize", .type = LDP_PARAM_ENUM, .default_value = "none", .choices = normalize_choices,
+    .doc = "feature scaling to [0, 1]: minmax drops constant columns, minmax_keep zeroes them" },
+  { .name = "node_features", .type = LDP_PARAM_ENUM, .default_value = "given",
+    .choices = node_features_choices, .doc = "given features, a constant column, or one-hot degrees" },
+  { .name = "max_degree", .type = LDP_PARAM_INTEGER, .default_value = "64", .min = 1, .max = INFINITY,
+    .doc = "degree clip for node_features: degree" },
+};
+
+static const LdpParamSpec split_specs[] = {
+  { .name = "kind", .type = LDP_PARAM_ENUM, .default_value = "random", .choices = split_kind_choices,
+    .doc = "random, stratified (per class) or the dataset's standard split" },
+  { .name = "train", .type = LDP_PARAM_NUMBER, .default_value = "0", .min = 0, .max = 1,
+    .doc = "training fraction (0 = the rest)" },
+  { .name = "val", .type = LDP_PARAM_NUMBER, .default_value = "0.25", .min = 0, .max = 1,
+    .doc = "validation fraction" },
+  { .name = "test", .type = LDP_PARAM_NUMBER, .default_value = "0.25", .min = 0, .max = 1,
+    .doc = "test fraction" },
+  { .name = "per_seed", .type = LDP_PARAM_BOOL, .default_value = "false",
+    .doc = "draw a new split for every seed (false: one split for all seeds, as LPGNN)" },
+};
+
+static const LdpParamSpec mechanism_specs[] = {
+  { .name = "public_fraction", .type = LDP_PARAM_NUMBER, .default_value = "0", .min = 0, .max = 1,
+    .doc = "fraction of users per graph whose data is public (not perturbed)" },
+};
+
+static const LdpParamSpec train_specs[] = {
+  { .name = "epochs", .type = LDP_PARAM_INTEGER, .default_value = "200", .min = 1, .max = INFINITY,
+    .doc = "maximum number of epochs" },
+  { .name = "lr", .type = LDP_PARAM_NUMBER, .default_value = "0.01", .min = 0, .max = INFINITY,
+    .flags = LDP_PARAM_MIN_OPEN, .doc = "learning rate" },
+  { .name = "weight_decay", .type = LDP_PARAM_NUMBER, .default_value = "0", .min = 0, .max = INFINITY,
+    .doc = "L2 penalty added to the gradient" },
+  { .name = "optimizer", .type = LDP_PARAM_ENUM, .default_value = "adam", .choices = optimizer_choices,
+    .doc = "adam or sgd" },
+  { .name = "momentum", .type = LDP_PARAM_NUMBER, .default_value = "0", .min = 0, .max = 1,
+    .flags = LDP_PARAM_MAX_OPEN, .doc = "SGD momentum" },
+  { .name = "patience", .type = LDP_PARAM_INTEGER, .default_value = "0", .min = 0, .max = INFINITY,
+    .doc = "stop after this many epochs without improvement (0 = off)" },
+  { .name = "min_epochs", .type = LDP_PARAM_INTEGER, .default_value = "0", .min = 0, .max = INFINITY,
+    .doc = "never stop early before this epoch" },
+  { .name = "batch_size", .type = LDP_PARAM_INTEGER, .default_value = "64", .min = 1, .max = INFINITY,
+    .doc = "graphs per batch (graph-level tasks)" },
+  { .name = "selection", .type = LDP_PARAM_ENUM, .default_value = "best_val_loss",
+    .choices = selection_choices, .doc = "which weights are evaluated: best validation loss or last" },
+  { .name = "eval_every", .type = LDP_PARAM_INTEGER, .default_value = "1", .min = 1, .max = INFINITY,
+    .doc = "evaluate every N epochs" },
+  { .name = "flush_denormals", .type = LDP_PARAM_BOOL, .default_value = "true",
+    .doc = "train with subnormal floats flushed to zero (x86 FTZ/DAZ, as torch.set_flush_denormal): "
+           "much faster once probabilities underflow; false keeps gradual underflow" },
+};
+
+static const struct {
+  const LdpParamSpec *specs;
+  guint n;
+} slot_table[LDP_SLOT_COUNT] = {
+  [LDP_SLOT_TOP] = { top_specs, G_N_ELEMENTS(top_specs) },
+  [LDP_SLOT_DATASET] = { dataset_specs, G_N_ELEMENTS(dataset_specs) },
+  [LDP_SLOT_SPLIT] = { split_specs, G_N_ELEMENTS(split_specs) },
+  [LDP_SLOT_MECHANISM] = { mechanism_specs, G_N_ELEMENTS(mechanism_specs) },
+  [LDP_SLOT_TRAIN] = { train_specs, G_N_ELEMENTS(train_specs) },
+};
+
+const LdpParamSpec *ldp_slot_specs(LdpSlot slot, guint *n)
+{
+  g_return_val_if_fail(slot < LDP_SLOT_COUNT, NULL);
+  *n = slot_table[slot].n;
+  return slot_table[slot].specs;
+}
+
+const char *ldp_slot_core_key(LdpPluginKind kind, const char *name)
+{
+  g_return_val_if_fail(name != NULL, NULL);
+  LdpSlot slot;
+  const char *slot_name;
+  if (kind == LDP_PLUGIN_DATASET)
+    slot = LDP_SLOT_DATASET, slot_name = "dataset";
+  else if (kind == LDP_PLUGIN_MECHANISM)
+    slot = LDP_SLOT_MECHANISM, slot_name = "mechanism";
+  else
+    return NULL;
+  for (guint i = 0; i < slot_table[slot].n; i++)
+    if (strcmp(slot_table[slot].specs[i].name, name) == 0)
+      return slot_name;
+  return NULL;
+}

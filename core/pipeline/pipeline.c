@@ -1,0 +1,808 @@
+/* pipeline.c: pipeline files: validation against the core and plugin schemas, --set
+ * overrides, variants, and the `ldpgnn validate` command. */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "host/host.h"
+
+/* The core schema of a slot (host/slots.c), as the (specs, n_specs) argument pair. */
+static const LdpParamSpec *slot_specs(LdpSlot slot)
+{
+  guint n;
+  return ldp_slot_specs(slot, &n);
+}
+
+static guint slot_n_specs(LdpSlot slot)
+{
+  guint n;
+  ldp_slot_specs(slot, &n);
+  return n;
+}
+#define SLOT_SPECS(slot) slot_specs(slot), slot_n_specs(slot)
+
+
+/* Top-level keys that hold sections rather than values. */
+static const char *const section_keys[] = { "dataset", "split", "mechanisms", "calibrators", "backbone",
+                                            "train", "variants" };
+static const char *const variant_keys[] = { "name", "dataset", "split", "mechanisms", "calibrators",
+                                            "backbone", "train" };
+
+/* ---- the pipeline ---- */
+
+struct _LdpPipeline {
+  char *path;
+  char *name;
+  char *description;
+  guint64 seed;
+  guint n_seeds;
+  char *data_dir;
+  GPtrArray *runs; /* LdpRunSpec * */
+};
+
+static void stage_clear(LdpStageSpec *s)
+{
+  ldp_params_free(s->params);
+  ldp_params_free(s->core);
+  memset(s, 0, sizeof *s);
+}
+
+static void stage_free(LdpStageSpec *s)
+{
+  if (!s)
+    return;
+  stage_clear(s);
+  g_free(s);
+}
+
+static void run_free(LdpRunSpec *r)
+{
+  if (!r)
+    return;
+  g_free(r->name);
+  stage_clear(&r->dataset);
+  ldp_params_free(r->split);
+  if (r->mechanisms)
+    g_ptr_array_unref(r->mechanisms);
+  if (r->calibrators)
+    g_ptr_array_unref(r->calibrators);
+  stage_clear(&r->backbone);
+  ldp_params_free(r->train);
+  g_free(r);
+}
+
+void ldp_pipeline_free(LdpPipeline *p)
+{
+  if (!p)
+    return;
+  g_free(p->path);
+  g_free(p->name);
+  g_free(p->description);
+  g_free(p->data_dir);
+  if (p->runs)
+    g_ptr_array_unref(p->runs);
+  g_free(p);
+}
+
+const char *ldp_pipeline_name(const LdpPipeline *p)
+{
+  g_return_val_if_fail(p != NULL, NULL);
+  return p->name;
+}
+
+const char *ldp_pipeline_path(const LdpPipeline *p)
+{
+  g_return_val_if_fail(p != NULL, NULL);
+  return p->path;
+}
+
+const char *ldp_pipeline_description(const LdpPipeline *p)
+{
+  g_return_val_if_fail(p != NULL, NULL);
+  return p->description;
+}
+
+guint64 ldp_pipeline_seed(const LdpPipeline *p)
+{
+  g_return_val_if_fail(p != NULL, 0);
+  return p->seed;
+}
+
+guint ldp_pipeline_n_seeds(const LdpPipeline *p)
+{
+  g_return_val_if_fail(p != NULL, 0);
+  return p->n_seeds;
+}
+
+const char *ldp_pipeline_data_dir(const LdpPipeline *p)
+{
+  g_return_val_if_fail(p != NULL, NULL);
+  return p->data_dir;
+}
+
+guint ldp_pipeline_n_runs(const LdpPipeline *p)
+{
+  g_return_val_if_fail(p != NULL, 0);
+  return p->runs->len;
+}
+
+const LdpRunSpec *ldp_pipeline_run(const LdpPipeline *p, guint i)
+{
+  g_return_val_if_fail(p != NULL && i < p->runs->len, NULL);
+  return p->runs->pdata[i];
+}
+
+/* ---- validation helpers ---- */
+
+typedef struct {
+  const LdpRegistry *reg;
+  const LdpYamlNode *root;
+} Ctx;
+
+/* "unknown ... 'x' <where>; did you mean 'y'?" or with the list of known keys. */
+static gboolean unknown_key(GError **error, const LdpYamlNode *key, const char *noun, const char *where,
+                            GPtrArray *known)
+{
+  g_autofree char *near = ldp_did_you_mean(key->text, (const char *const *)known->pdata, known->len);
+  if (near)
+    return ldp_yaml_error(error, key, LDP_PIPELINE_ERROR_UNKNOWN_KEY, "unknown %s '%s' %s; did you mean '%s'?",
+                          noun, key->text, where, near);
+  g_ptr_array_add(known, NULL);
+  g_autofree char *all = g_strjoinv(", ", (char **)known->pdata);
+  g_ptr_array_remove_index(known, known->len - 1);
+  return ldp_yaml_error(error, key, LDP_PIPELINE_ERROR_UNKNOWN_KEY, "unknown %s '%s' %s (known keys: %s)",
+                        noun, key->text, where, known->len ? all : "none");
+}
+
+static void add_spec_names(GPtrArray *names, const LdpParamSpec *specs, guint n)
+{
+  for (guint i = 0; i < n; i++)
+    g_ptr_array_add(names, (gpointer)specs[i].name);
+}
+
+static gboolean expect_mapping(const LdpYamlNode *node, const char *what, const char *hint, GError **error)
+{
+  if (node->kind == LDP_YAML_MAPPING)
+    return TRUE;
+  g_autofree char *got = ldp_yaml_describe(node);
+  return ldp_yaml_error(error, node, LDP_PIPELINE_ERROR_TYPE, "expected a mapping%s for %s, got %s", hint,
+                        what, got);
+}
+
+/* A mapping of core keys only (split, train): every key must be in @specs. */
+static LdpParams *build_section(const LdpYamlNode *node, const LdpParamSpec *specs, guint n,
+                                const char *section, GError **error)
+{
+  g_autofree char *what = g_strdup_printf("'%s'", section);
+  g_autoptr(LdpParams) p = ldp_params_new_defaults(specs, n);
+  if (!node)
+    return g_steal_pointer(&p);
+  if (!expect_mapping(node, what, "", error))
+    return NULL;
+  for (guint i = 0; i < node->keys->len; i++) {
+    const LdpYamlNode *k = node->keys->pdata[i];
+    int idx = ldp_param_specs_find(specs, n, k->text);
+    if (idx < 0) {
+      g_autoptr(GPtrArray) known = g_ptr_array_new();
+      add_spec_names(known, specs, n);
+      g_autofree char *where = g_strdup_printf("in '%s'", section);
+      unknown_key(error, k, "key", where, known);
+      return NULL;
+    }
+    if (!ldp_params_set_node(p, (guint)idx, node->items->pdata[i], error))
+      return NULL;
+  }
+  return g_steal_pointer(&p);
+}
+
+/* Names of the plugins of @kind, for suggestions. (transfer container) */
+static GPtrArray *plugin_names(const LdpRegistry *reg, LdpPluginKind kind)
+{
+  GPtrArray *names = g_ptr_array_new();
+  g_autoptr(GPtrArray) list = ldp_registry_list(reg, kind);
+  for (guint i = 0; list && i < list->len; i++)
+    g_ptr_array_add(names, (gpointer)ldp_plugin_desc(list->pdata[i])->name);
+  return names;
+}
+
+/* Resolves and validates one plugin slot. @slot is the YAML key ("dataset",
+ * "mechanisms"); @label names this node in messages ("'mechanisms[0]'"). */
+static gboolean build_stage(const Ctx *c, const LdpYamlNode *node, const char *slot, const char *label,
+                            LdpPluginKind kind, const LdpParamSpec *core, guint n_core, LdpStageSpec *out,
+                            GError **error)
+{
+  const char *kind_name = ldp_plugin_kind_name(kind);
+  memset(out, 0, sizeof *out);
+  if (!expect_mapping(node, label, " with a 'plugin' key", error))
+    return FALSE;
+
+  LdpYamlNode *pkey = NULL;
+  const LdpYamlNode *pval = ldp_yaml_mapping_get(node, "plugin", &pkey);
+  if (!pval) {
+    g_autofree char *avail = ldp_registry_names(c->reg, kind);
+    return ldp_yaml_error(error, node, LDP_PIPELINE_ERROR_MISSING,
+                          "missing 'plugin' key in %s (available %s plugins: %s)", label, kind_name,
+                          avail && *avail ? avail : "none");
+  }
+  LdpScalar s = { 0 };
+  if (pval->kind == LDP_YAML_SCALAR)
+    ldp_yaml_resolve(pval->text, pval->quoted, &s);
+  if (pval->kind != LDP_YAML_SCALAR || s.type == LDP_SCALAR_NULL) {
+    g_autofree char *got = ldp_yaml_describe(pval);
+    return ldp_yaml_error(error, pval, LDP_PIPELINE_ERROR_TYPE, "expected a %s plugin name for 'plugin', got %s",
+                          kind_name, got);
+  }
+  const LdpPlugin *plugin = ldp_registry_lookup(c->reg, pval->text);
+  if (!plugin) {
+    g_autoptr(GPtrArray) names = plugin_names(c->reg, kind);
+    g_autofree char *near = ldp_did_you_mean(pval->text, (const char *const *)names->pdata, names->len);
+    g_autofree char *avail = ldp_registry_names(c->reg, kind);
+    g_autofree char *list = avail && *avail ? g_strdup_printf("available: %s", avail)
+                                            : g_strdup_printf("no %s plugins are installed", kind_name);
+    if (near)
+      return ldp_yaml_error(error, pval, LDP_PIPELINE_ERROR_PLUGIN, "unknown %s plugin '%s'; did you mean '%s'? (%s)",
+                            kind_name, pval->text, near, list);
+    return ldp_yaml_error(error, pval, LDP_PIPELINE_ERROR_PLUGIN, "unknown %s plugin '%s' (%s)", kind_name,
+                          pval->text, list);
+  }
+  const LdpPluginDesc *desc = ldp_plugin_desc(plugin);
+  if (desc->kind != kind)
+    return ldp_yaml_error(error, pval, LDP_PIPELINE_ERROR_PLUGIN, "'%s' is a %s plugin; the %s slot needs a %s plugin",
+                          pval->text, ldp_plugin_kind_name(desc->kind), slot, kind_name);
+
+  g_autofree char *owner = g_strdup_printf("%s '%s'", kind_name, desc->name);
+  guint n_specs;
+  const LdpParamSpec *specs = ldp_plugin_params(plugin, &n_specs);
+  g_autoptr(LdpParams) params = ldp_params_new_defaults(specs, n_specs);
+  g_autoptr(LdpParams) core_params = ldp_params_new_defaults(core, n_core);
+  for (guint i = 0; i < node->keys->len; i++) {
+    const LdpYamlNode *k = node->keys->pdata[i];
+    const LdpYamlNode *v = node->items->pdata[i];
+    if (strcmp(k->text, "plugin") == 0)
+      continue;
+    /* Core keys first, so every plugin of a slot shares them. */
+    int idx = ldp_param_specs_find(core, n_core, k->text);
+    if (idx >= 0) {
+      if (!ldp_params_set_node(core_params, (guint)idx, v, error))
+        return FALSE;
+      continue;
+    }
+    idx = ldp_param_specs_find(specs, n_specs, k->text);
+    if (idx >= 0) {
+      if (!ldp_params_set_node(params, (guint)idx, v, error))
+        return FALSE;
+      continue;
+    }
+    g_autoptr(GPtrArray) known = g_ptr_array_new();
+    g_ptr_array_add(known, (gpointer) "plugin");
+    add_spec_names(known, core, n_core);
+    add_spec_names(known, specs, n_specs);
+    g_autofree char *where = g_strdup_printf("for %s", owner);
+    return unknown_key(error, k, "parameter", where, known);
+  }
+  if (!ldp_params_check_required(params, node, owner, error) ||
+      !ldp_params_check_required(core_params, node, owner, error))
+    return FALSE;
+  if (desc->check) {
+    GError *err = NULL;
+    if (!desc->check(params, &err)) {
+      ldp_yaml_error(error, node, LDP_PIPELINE_ERROR_INVALID, "%s: %s", owner,
+                     err ? err->message : "rejected by the plugin's check (no reason given)");
+      g_clear_error(&err);
+      return FALSE;
+    }
+    g_clear_error(&err); /* a check that sets an error but returns TRUE */
+  }
+  out->plugin = plugin;
+  out->params = g_steal_pointer(&params);
+  out->core = g_steal_pointer(&core_params);
+  return TRUE;
+}
+
+/* A list of plugin slots (mechanisms, calibrators). A null value is an empty list. */
+static GPtrArray *build_stage_list(const Ctx *c, const LdpYamlNode *node, const char *slot, LdpPluginKind kind,
+                                   const LdpParamSpec *core, guint n_core, GError **error)
+{
+  g_autoptr(GPtrArray) stages = g_ptr_array_new_with_free_func((GDestroyNotify)stage_free);
+  if (!node)
+    return g_steal_pointer(&stages);
+  if (node->kind == LDP_YAML_SCALAR && !node->quoted) {
+    LdpScalar s;
+    ldp_yaml_resolve(node->text, FALSE, &s);
+    if (s.type == LDP_SCALAR_NULL)
+      return g_steal_pointer(&stages);
+  }
+  if (node->kind != LDP_YAML_SEQUENCE) {
+    g_autofree char *got = ldp_yaml_describe(node);
+    ldp_yaml_error(error, node, LDP_PIPELINE_ERROR_TYPE,
+                   "expected a list of %s plugins for '%s', got %s (write '- plugin: NAME' items)",
+                   ldp_plugin_kind_name(kind), slot, got);
+    return NULL;
+  }
+  for (guint i = 0; i < node->items->len; i++) {
+    g_autofree char *label = g_strdup_printf("'%s[%u]'", slot, i);
+    LdpStageSpec *st = g_new0(LdpStageSpec, 1);
+    g_ptr_array_add(stages, st);
+    if (!build_stage(c, node->items->pdata[i], slot, label, kind, core, n_core, st, error))
+      return NULL;
+  }
+  return g_steal_pointer(&stages);
+}
+
+/* @over's keys replace @base's key by key. Either may be NULL. (transfer full, nullable) */
+static LdpYamlNode *merge_sections(const LdpYamlNode *base, const LdpYamlNode *over)
+{
+  if (!base || base->kind != LDP_YAML_MAPPING || !over || over->kind != LDP_YAML_MAPPING)
+    return over ? ldp_yaml_node_copy(over) : base ? ldp_yaml_node_copy(base) : NULL;
+  LdpYamlNode *m = ldp_yaml_node_copy(base);
+  /* The merged mapping is located where the variant wrote its part. */
+  g_ref_string_release(m->origin);
+  m->origin = g_ref_string_acquire(over->origin);
+  m->line = over->line;
+  m->column = over->column;
+  for (guint i = 0; i < over->keys->len; i++) {
+    const LdpYamlNode *k = over->keys->pdata[i];
+    gboolean replaced = FALSE;
+    for (guint j = 0; j < m->keys->len && !replaced; j++)
+      if (strcmp(((LdpYamlNode *)m->keys->pdata[j])->text, k->text) == 0) {
+        ldp_yaml_node_free(m->items->pdata[j]);
+        m->items->pdata[j] = ldp_yaml_node_copy(over->items->pdata[i]);
+        replaced = TRUE;
+      }
+    if (!replaced) {
+      g_ptr_array_add(m->keys, ldp_yaml_node_copy(k));
+      g_ptr_array_add(m->items, ldp_yaml_node_copy(over->items->pdata[i]));
+    }
+  }
+  return m;
+}
+
+/* Cross-field rules of the core sections. */
+static gboolean check_split(const LdpParams *split, const LdpYamlNode *at, GError **error)
+{
+  if (strcmp(ldp_params_get_string(split, "kind"), "standard") == 0)
+    return TRUE;
+  double tr = ldp_params_get_number(split, "train"), va = ldp_params_get_number(split, "val"),
+         te = ldp_params_get_number(split, "test");
+  /* A tiny slack so that 0.7 + 0.1 + 0.2 is accepted despite rounding. */
+  if (tr > 0 && tr + va + te > 1 + 1e-9)
+    return ldp_yaml_error(error, at, LDP_PIPELINE_ERROR_INVALID,
+                          "split fractions add up to more than 1 (train %g + val %g + test %g)", tr, va, te);
+  if (tr == 0 && va + te >= 1 - 1e-9)
+    return ldp_yaml_error(error, at, LDP_PIPELINE_ERROR_INVALID,
+                          "val %g + test %g leave nothing for training (train 0 means the rest)", va, te);
+  return TRUE;
+}
+
+static gboolean check_train(const LdpParams *train, const LdpYamlNode *at, GError **error)
+{
+  if (ldp_params_get_int(train, "min_epochs") > ldp_params_get_int(train, "epochs"))
+    return ldp_yaml_error(error, at, LDP_PIPELINE_ERROR_INVALID, "min_epochs (%" G_GINT64_FORMAT
+                          ") exceeds epochs (%" G_GINT64_FORMAT ")",
+                          ldp_params_get_int(train, "min_epochs"), ldp_params_get_int(train, "epochs"));
+  return TRUE;
+}
+
+/* Validates the merged split/train mappings; @fallback locates cross-field errors when
+ * no mapping was written. */
+static LdpParams *build_core_section(const LdpYamlNode *base, const LdpYamlNode *over, const char *section,
+                                     const LdpParamSpec *specs, guint n, const LdpYamlNode *fallback,
+                                     GError **error)
+{
+  LdpYamlNode *merged = merge_sections(base, over);
+  LdpParams *p = build_section(merged, specs, n, section, error);
+  const LdpYamlNode *at = merged ? merged : fallback;
+  if (p && ((specs == slot_specs(LDP_SLOT_SPLIT) && !check_split(p, at, error)) ||
+            (specs == slot_specs(LDP_SLOT_TRAIN) && !check_train(p, at, error)))) {
+    ldp_params_free(p);
+    p = NULL;
+  }
+  ldp_yaml_node_free(merged);
+  return p;
+}
+
+/* Builds one run from the top level and, when given, a variant mapping. */
+static LdpRunSpec *build_run(const Ctx *c, const char *name, const LdpYamlNode *variant, GError **error)
+{
+  const LdpYamlNode *root = c->root;
+  LdpRunSpec *r = g_new0(LdpRunSpec, 1);
+  r->name = g_strdup(name);
+  const LdpYamlNode *owner = variant ? variant : root;
+
+#define PICK(key) (variant && ldp_yaml_mapping_get(variant, key, NULL) ? ldp_yaml_mapping_get(variant, key, NULL) \
+                                                                        : ldp_yaml_mapping_get(root, key, NULL))
+  const LdpYamlNode *dataset = PICK("dataset"), *backbone = PICK("backbone");
+  const LdpYamlNode *mechanisms = PICK("mechanisms"), *calibrators = PICK("calibrators");
+#undef PICK
+  if (!dataset || !backbone) {
+    const char *key = !dataset ? "dataset" : "backbone";
+    if (variant)
+      ldp_yaml_error(error, owner, LDP_PIPELINE_ERROR_MISSING,
+                     "missing required key '%s' in variant '%s' (and there is no top-level one)", key, name);
+    else
+      ldp_yaml_error(error, owner, LDP_PIPELINE_ERROR_MISSING, "missing required key '%s' in the pipeline", key);
+    goto fail;
+  }
+  if (!build_stage(c, dataset, "dataset", "'dataset'", LDP_PLUGIN_DATASET, SLOT_SPECS(LDP_SLOT_DATASET), &r->dataset, error))
+    goto fail;
+  if (!(r->split = build_core_section(ldp_yaml_mapping_get(root, "split", NULL),
+                                      variant ? ldp_yaml_mapping_get(variant, "split", NULL) : NULL, "split",
+                                      SLOT_SPECS(LDP_SLOT_SPLIT), owner, error)))
+    goto fail;
+  if (!(r->mechanisms = build_stage_list(c, mechanisms, "mechanisms", LDP_PLUGIN_MECHANISM, SLOT_SPECS(LDP_SLOT_MECHANISM), error)))
+    goto fail;
+  if (!(r->calibrators = build_stage_list(c, calibrators, "calibrators", LDP_PLUGIN_CALIBRATOR, NULL, 0, error)))
+    goto fail;
+  if (!build_stage(c, backbone, "backbone", "'backbone'", LDP_PLUGIN_BACKBONE, NULL, 0, &r->backbone, error))
+    goto fail;
+  if (!(r->train = build_core_section(ldp_yaml_mapping_get(root, "train", NULL),
+                                      variant ? ldp_yaml_mapping_get(variant, "train", NULL) : NULL, "train",
+                                      SLOT_SPECS(LDP_SLOT_TRAIN), owner, error)))
+    goto fail;
+  return r;
+
+fail:
+  run_free(r);
+  return NULL;
+}
+
+/* Without variants every top-level section is used by the single run; with variants,
+ * the top-level sections that are present are validated on their own too, so that a
+ * mistake is reported even where every variant replaces it. */
+static gboolean check_top_sections(const Ctx *c, GError **error)
+{
+  const LdpYamlNode *n;
+  LdpStageSpec st;
+  if ((n = ldp_yaml_mapping_get(c->root, "dataset", NULL))) {
+    if (!build_stage(c, n, "dataset", "'dataset'", LDP_PLUGIN_DATASET, SLOT_SPECS(LDP_SLOT_DATASET), &st, error))
+      return FALSE;
+    stage_clear(&st);
+  }
+  if ((n = ldp_yaml_mapping_get(c->root, "backbone", NULL))) {
+    if (!build_stage(c, n, "backbone", "'backbone'", LDP_PLUGIN_BACKBONE, NULL, 0, &st, error))
+      return FALSE;
+    stage_clear(&st);
+  }
+  GPtrArray *list = build_stage_list(c, ldp_yaml_mapping_get(c->root, "mechanisms", NULL), "mechanisms",
+                                     LDP_PLUGIN_MECHANISM, SLOT_SPECS(LDP_SLOT_MECHANISM), error);
+  if (!list)
+    return FALSE;
+  g_ptr_array_unref(list);
+  list = build_stage_list(c, ldp_yaml_mapping_get(c->root, "calibrators", NULL), "calibrators",
+                          LDP_PLUGIN_CALIBRATOR, NULL, 0, error);
+  if (!list)
+    return FALSE;
+  g_ptr_array_unref(list);
+  LdpParams *p = build_section(ldp_yaml_mapping_get(c->root, "split", NULL), SLOT_SPECS(LDP_SLOT_SPLIT), "split", error);
+  if (!p)
+    return FALSE;
+  ldp_params_free(p);
+  p = build_section(ldp_yaml_mapping_get(c->root, "train", NULL), SLOT_SPECS(LDP_SLOT_TRAIN),
+                    "train", error);
+  if (!p)
+    return FALSE;
+  ldp_params_free(p);
+  return TRUE;
+}
+
+/* Names end up in file and directory names of results. */
+static gboolean check_run_name(const LdpYamlNode *node, const char *text, const char *what, GError **error)
+{
+  gboolean ok = *text && *text != '.';
+  for (const char *q = text; *q && ok; q++)
+    ok = g_ascii_isalnum(*q) || *q == '_' || *q == '-' || *q == '.';
+  if (!ok)
+    return ldp_yaml_error(error, node, LDP_PIPELINE_ERROR_INVALID,
+                          "%s '%s' may only contain letters, digits, '_', '-' and '.' (not first)", what, text);
+  return TRUE;
+}
+
+static gboolean build_variants(const Ctx *c, const LdpYamlNode *variants, GPtrArray *runs, GError **error)
+{
+  if (variants->kind != LDP_YAML_SEQUENCE) {
+    g_autofree char *got = ldp_yaml_describe(variants);
+    return ldp_yaml_error(error, variants, LDP_PIPELINE_ERROR_TYPE,
+                          "expected a list of variants for 'variants', got %s (write '- name: NAME' items)", got);
+  }
+  if (variants->items->len == 0)
+    return ldp_yaml_error(error, variants, LDP_PIPELINE_ERROR_INVALID,
+                          "'variants' is empty; remove it for a single run or add variants");
+  g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal); /* name -> name node */
+  for (guint i = 0; i < variants->items->len; i++) {
+    const LdpYamlNode *v = variants->items->pdata[i];
+    g_autofree char *label = g_strdup_printf("'variants[%u]'", i);
+    if (!expect_mapping(v, label, " with a 'name' key", error))
+      return FALSE;
+    const LdpYamlNode *name = ldp_yaml_mapping_get(v, "name", NULL);
+    if (!name)
+      return ldp_yaml_error(error, v, LDP_PIPELINE_ERROR_MISSING,
+                            "missing required key 'name' in variant %u (every variant needs a unique name)", i);
+    LdpScalar s = { 0 };
+    if (name->kind == LDP_YAML_SCALAR)
+      ldp_yaml_resolve(name->text, name->quoted, &s);
+    if (name->kind != LDP_YAML_SCALAR || s.type == LDP_SCALAR_NULL) {
+      g_autofree char *got = ldp_yaml_describe(name);
+      return ldp_yaml_error(error, name, LDP_PIPELINE_ERROR_TYPE, "expected a string for 'name', got %s", got);
+    }
+    if (!check_run_name(name, name->text, "variant name", error))
+      return FALSE;
+    const LdpYamlNode *first = g_hash_table_lookup(seen, name->text);
+    if (first && first->line)
+      return ldp_yaml_error(error, name, LDP_PIPELINE_ERROR_DUPLICATE_KEY,
+                            "duplicate variant name '%s' (first used at line %u, column %u)", name->text,
+                            first->line, first->column);
+    if (first)
+      return ldp_yaml_error(error, name, LDP_PIPELINE_ERROR_DUPLICATE_KEY,
+                            "duplicate variant name '%s' (first used by %s)", name->text, first->origin);
+    g_hash_table_insert(seen, name->text, (gpointer)name);
+    for (guint k = 0; k < v->keys->len; k++) {
+      const LdpYamlNode *key = v->keys->pdata[k];
+      gboolean known = FALSE;
+      for (guint q = 0; q < G_N_ELEMENTS(variant_keys) && !known; q++)
+        known = strcmp(key->text, variant_keys[q]) == 0;
+      if (!known) {
+        g_autoptr(GPtrArray) names = g_ptr_array_new();
+        for (guint q = 0; q < G_N_ELEMENTS(variant_keys); q++)
+          g_ptr_array_add(names, (gpointer)variant_keys[q]);
+        g_autofree char *where = g_strdup_printf("in variant '%s'", name->text);
+        return unknown_key(error, key, "key", where, names);
+      }
+    }
+    LdpRunSpec *r = build_run(c, name->text, v, error);
+    if (!r)
+      return FALSE;
+    g_ptr_array_add(runs, r);
+  }
+  return TRUE;
+}
+
+/* ---- --set overrides ---- */
+
+static gboolean apply_override(LdpYamlNode *root, const char *arg, GError **error)
+{
+  const char *eq = strchr(arg, '=');
+  g_autofree char *path = eq ? g_strndup(arg, (gsize)(eq - arg)) : g_strdup(arg);
+  g_autofree char *origin = g_strdup_printf("--set %s", path);
+  if (!eq || eq == arg)
+  {
+    g_set_error(error, LDP_PIPELINE_ERROR, LDP_PIPELINE_ERROR_SYNTAX,
+                "%s: malformed override '%s'; expected PATH=VALUE (e.g. train.lr=0.1)", origin, arg);
+    return FALSE;
+  }
+  g_auto(GStrv) parts = g_strsplit(path, ".", -1);
+  for (char **q = parts; *q; q++) {
+    gboolean ok = **q != '\0';
+    for (const char *ch = *q; *ch && ok; ch++)
+      ok = g_ascii_isalnum(*ch) || *ch == '_' || *ch == '-';
+    if (!ok) {
+      g_set_error(error, LDP_PIPELINE_ERROR, LDP_PIPELINE_ERROR_SYNTAX,
+                  "%s: malformed path; use keys and list indices separated by dots "
+                  "(e.g. mechanisms.0.epsilon)", origin);
+      return FALSE;
+    }
+  }
+
+  gboolean empty = FALSE;
+  LdpYamlNode *value = ldp_yaml_parse_string(eq + 1, origin, FALSE, &empty, error);
+  if (!value && !empty)
+    return FALSE;
+  if (!value)
+    value = ldp_yaml_node_new(LDP_YAML_SCALAR, origin);
+
+  LdpYamlNode *cur = root;
+  GString *walked = g_string_new(NULL);
+  gboolean ok = TRUE;
+  for (guint i = 0; parts[i] && ok; i++) {
+    const char *seg = parts[i];
+    gboolean last = parts[i + 1] == NULL;
+    if (cur->kind == LDP_YAML_MAPPING) {
+      LdpYamlNode *next = ldp_yaml_mapping_get(cur, seg, NULL);
+      if (last) {
+        ldp_yaml_mapping_set(cur, seg, origin, g_steal_pointer(&value));
+      } else if (!next) {
+        /* Missing keys along the path are created; validation reports unknown ones. */
+        next = ldp_yaml_node_new(LDP_YAML_MAPPING, origin);
+        ldp_yaml_mapping_set(cur, seg, origin, next);
+      }
+      cur = next;
+    } else if (cur->kind == LDP_YAML_SEQUENCE) {
+      guint64 idx = 0;
+      if (!g_ascii_string_to_unsigned(seg, 10, 0, G_MAXUINT, &idx, NULL)) {
+        g_set_error(error, LDP_PIPELINE_ERROR, LDP_PIPELINE_ERROR_UNKNOWN_KEY,
+                    "%s: '%s' is a list; use an index instead of '%s'", origin, walked->str, seg);
+        ok = FALSE;
+      } else if (idx >= cur->items->len) {
+        g_set_error(error, LDP_PIPELINE_ERROR, LDP_PIPELINE_ERROR_UNKNOWN_KEY,
+                    "%s: index %s is out of range ('%s' has %u item%s)", origin, seg, walked->str,
+                    cur->items->len, cur->items->len == 1 ? "" : "s");
+        ok = FALSE;
+      } else if (last) {
+        ldp_yaml_node_free(cur->items->pdata[idx]);
+        cur->items->pdata[idx] = g_steal_pointer(&value);
+      } else {
+        cur = cur->items->pdata[idx];
+      }
+    } else {
+      g_autofree char *got = ldp_yaml_describe(cur);
+      g_set_error(error, LDP_PIPELINE_ERROR, LDP_PIPELINE_ERROR_UNKNOWN_KEY,
+                  "%s: '%s' is %s, not a mapping or list", origin, walked->str, got);
+      ok = FALSE;
+    }
+    if (walked->len)
+      g_string_append_c(walked, '.');
+    g_string_append(walked, seg);
+  }
+  g_string_free(walked, TRUE);
+  ldp_yaml_node_free(value);
+  return ok;
+}
+
+/* ---- loading ---- */
+
+static char *default_name(const char *path)
+{
+  g_autofree char *base = g_path_get_basename(path);
+  for (const char *ext = ".yaml"; ext; ext = strcmp(ext, ".yaml") == 0 ? ".yml" : NULL)
+    if (g_str_has_suffix(base, ext) && strlen(base) > strlen(ext))
+      return g_strndup(base, strlen(base) - strlen(ext));
+  return g_steal_pointer(&base);
+}
+
+LdpPipeline *ldp_pipeline_load(const char *path, const LdpRegistry *reg, const char *const *overrides,
+                               GError **error)
+{
+  g_return_val_if_fail(path != NULL && reg != NULL, NULL);
+  gboolean empty = FALSE;
+  LdpYamlNode *root = ldp_yaml_parse_file(path, path, &empty, error);
+  if (!root) {
+    if (empty)
+      g_set_error(error, LDP_PIPELINE_ERROR, LDP_PIPELINE_ERROR_SYNTAX,
+                  "%s:1:1: the file is empty; a pipeline is a mapping with at least 'dataset' and 'backbone'", path);
+    return NULL;
+  }
+  LdpPipeline *p = NULL;
+  g_autoptr(LdpParams) top = NULL;
+  g_autofree char *name = NULL;
+  g_autoptr(GPtrArray) runs = g_ptr_array_new_with_free_func((GDestroyNotify)run_free);
+  Ctx c = { .reg = reg, .root = root };
+
+  if (root->kind != LDP_YAML_MAPPING) {
+    g_autofree char *got = ldp_yaml_describe(root);
+    ldp_yaml_error(error, root, LDP_PIPELINE_ERROR_TYPE,
+                   "a pipeline must be a mapping (keys such as dataset, backbone, train), got %s", got);
+    goto out;
+  }
+  for (const char *const *o = overrides; o && *o; o++)
+    if (!apply_override(root, *o, error))
+      goto out;
+
+  /* Top-level keys: core values first, then the sections. */
+  top = ldp_params_new_defaults(SLOT_SPECS(LDP_SLOT_TOP));
+  for (guint i = 0; i < root->keys->len; i++) {
+    const LdpYamlNode *k = root->keys->pdata[i];
+    int idx = ldp_param_specs_find(SLOT_SPECS(LDP_SLOT_TOP), k->text);
+    if (idx >= 0) {
+      if (!ldp_params_set_node(top, (guint)idx, root->items->pdata[i], error))
+        goto out;
+      continue;
+    }
+    gboolean section = FALSE;
+    for (guint q = 0; q < G_N_ELEMENTS(section_keys) && !section; q++)
+      section = strcmp(k->text, section_keys[q]) == 0;
+    if (!section) {
+      g_autoptr(GPtrArray) known = g_ptr_array_new();
+      add_spec_names(known, SLOT_SPECS(LDP_SLOT_TOP));
+      for (guint q = 0; q < G_N_ELEMENTS(section_keys); q++)
+        g_ptr_array_add(known, (gpointer)section_keys[q]);
+      unknown_key(error, k, "key", "at the top level", known);
+      goto out;
+    }
+  }
+  name = ldp_params_has(top, "name") ? g_strdup(ldp_params_get_string(top, "name")) : default_name(path);
+  const LdpYamlNode *name_node = ldp_yaml_mapping_get(root, "name", NULL);
+  if (name_node && !check_run_name(name_node, name, "pipeline name", error))
+    goto out;
+
+  const LdpYamlNode *variants = ldp_yaml_mapping_get(root, "variants", NULL);
+  if (variants) {
+    if (!check_top_sections(&c, error) || !build_variants(&c, variants, runs, error))
+      goto out;
+  } else {
+    LdpRunSpec *r = build_run(&c, name, NULL, error);
+    if (!r)
+      goto out;
+    g_ptr_array_add(runs, r);
+  }
+
+  p = g_new0(LdpPipeline, 1);
+  p->path = g_strdup(path);
+  p->name = g_steal_pointer(&name);
+  p->description = g_strdup(ldp_params_get_string(top, "description"));
+  p->seed = (guint64)ldp_params_get_int(top, "seed");
+  p->n_seeds = (guint)ldp_params_get_int(top, "seeds");
+  const char *dd = ldp_params_get_string(top, "data_dir");
+  if (dd) {
+    g_autofree char *dir = g_path_get_dirname(path);
+    p->data_dir = g_path_is_absolute(dd) ? g_strdup(dd) : g_build_filename(dir, dd, NULL);
+  }
+  p->runs = g_steal_pointer(&runs);
+
+out:
+  ldp_yaml_node_free(root);
+  return p;
+}
+
+/* ---- JSON ---- */
+
+static void stage_to_json(JsonBuilder *b, const LdpStageSpec *s)
+{
+  json_builder_begin_object(b);
+  json_builder_set_member_name(b, "plugin");
+  json_builder_add_string_value(b, ldp_plugin_desc(s->plugin)->name);
+  ldp_params_add_to_json(s->core, b);
+  ldp_params_add_to_json(s->params, b);
+  json_builder_end_object(b);
+}
+
+static void stage_list_to_json(JsonBuilder *b, const GPtrArray *list)
+{
+  json_builder_begin_array(b);
+  for (guint i = 0; i < list->len; i++)
+    stage_to_json(b, list->pdata[i]);
+  json_builder_end_array(b);
+}
+
+JsonNode *ldp_pipeline_to_json(const LdpPipeline *p)
+{
+  g_return_val_if_fail(p != NULL, NULL);
+  g_autoptr(JsonBuilder) b = json_builder_new();
+  json_builder_begin_object(b);
+  json_builder_set_member_name(b, "name");
+  json_builder_add_string_value(b, p->name);
+  json_builder_set_member_name(b, "description");
+  if (p->description)
+    json_builder_add_string_value(b, p->description);
+  else
+    json_builder_add_null_value(b);
+  json_builder_set_member_name(b, "path");
+  json_builder_add_string_value(b, p->path);
+  json_builder_set_member_name(b, "seed");
+  json_builder_add_int_value(b, (gint64)p->seed);
+  json_builder_set_member_name(b, "seeds");
+  json_builder_add_int_value(b, p->n_seeds);
+  json_builder_set_member_name(b, "data_dir");
+  if (p->data_dir)
+    json_builder_add_string_value(b, p->data_dir);
+  else
+    json_builder_add_null_value(b);
+  json_builder_set_member_name(b, "runs");
+  json_builder_begin_array(b);
+  for (guint i = 0; i < p->runs->len; i++) {
+    const LdpRunSpec *r = p->runs->pdata[i];
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "name");
+    json_builder_add_string_value(b, r->name);
+    json_builder_set_member_name(b, "dataset");
+    stage_to_json(b, &r->dataset);
+    json_builder_set_member_name(b, "split");
+    json_builder_begin_object(b);
+    ldp_params_add_to_json(r->split, b);
+    json_builder_end_object(b);
+    json_builder_set_member_name(b, "mechanisms");
+    stage_list_to_json(b, r->mechanisms);
+    json_builder_set_member_name(b, "calibrators");
+    stage_list_to_json(b, r->calibrators);
+    json_builder_set_member_name(b, "backbone");
+    stage_to_json(b, &r->backbone);
+    json_builder_set_member_name(b, "train");
+    json_builder_begin_object(b);
+    ldp_params_add_to_json(r->train, b);
+    json_builder_end_object(b);
+    json_builder_end_object(b);
+  }
+  json_builder_end_array(b);
+  json_builder_end_object(b);
+  return json_builder_get_root(b);
+}

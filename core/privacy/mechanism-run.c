@@ -1,0 +1,834 @@
+/* mechanism-run.c: running a mechanism over all users (reports, per-user views and
+ * streams), and the privacy ledger. */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include <ldpgnn/ldpgnn.h>
+#include "host/host.h"
+
+/* ------------------------------------------------------------------ reports */
+
+struct _LdpReport {
+  guint *indices;   /* cap entries; unused for dense reports */
+  float *values;    /* cap entries */
+  guint n;
+  guint cap;
+  gboolean dense;
+  gint64 ival;
+  double rval;
+};
+
+LdpReport *ldp_report_new(void)
+{
+  return g_new0(LdpReport, 1);
+}
+
+static void report_clear_buffers(LdpReport *r)
+{
+  g_clear_pointer(&r->indices, g_free);
+  g_clear_pointer(&r->values, g_free);
+  r->n = r->cap = 0;
+}
+
+void ldp_report_free(LdpReport *r)
+{
+  if (!r)
+    return;
+  report_clear_buffers(r);
+  g_free(r);
+}
+
+void ldp_report_reset(LdpReport *r)
+{
+  g_return_if_fail(r != NULL);
+  r->n = 0;
+  r->dense = FALSE;
+  r->ival = 0;
+  r->rval = 0.0;
+}
+
+static void report_reserve(LdpReport *r, guint need)
+{
+  if (need <= r->cap)
+    return;
+  guint cap = MAX(16u, r->cap);
+  while (cap < need)
+    cap = cap > G_MAXUINT / 2 ? need : cap * 2;
+  r->indices = g_renew(guint, r->indices, cap);
+  r->values = g_renew(float, r->values, cap);
+  r->cap = cap;
+}
+
+void ldp_report_push(LdpReport *r, guint index, float value)
+{
+  g_return_if_fail(r != NULL);
+  g_return_if_fail(!r->dense);
+  report_reserve(r, r->n + 1);
+  r->indices[r->n] = index;
+  r->values[r->n] = value;
+  r->n++;
+}
+
+void ldp_report_set_dense(LdpReport *r, const float *values, guint n)
+{
+  g_return_if_fail(r != NULL);
+  g_return_if_fail(values != NULL || n == 0);
+  g_return_if_fail(r->n == 0 || r->dense);
+  report_reserve(r, n);
+  if (n)
+    memcpy(r->values, values, (gsize)n * sizeof(float));
+  r->n = n;
+  r->dense = TRUE;
+}
+
+void ldp_report_set_int(LdpReport *r, gint64 value)
+{
+  g_return_if_fail(r != NULL);
+  r->ival = value;
+}
+
+void ldp_report_set_real(LdpReport *r, double value)
+{
+  g_return_if_fail(r != NULL);
+  r->rval = value;
+}
+
+guint ldp_report_n_values(const LdpReport *r)
+{
+  g_return_val_if_fail(r != NULL, 0);
+  return r->n;
+}
+
+const guint *ldp_report_indices(const LdpReport *r)
+{
+  g_return_val_if_fail(r != NULL, NULL);
+  return r->dense ? NULL : r->indices;
+}
+
+const float *ldp_report_values(const LdpReport *r)
+{
+  g_return_val_if_fail(r != NULL, NULL);
+  return r->values;
+}
+
+gint64 ldp_report_int(const LdpReport *r)
+{
+  g_return_val_if_fail(r != NULL, 0);
+  return r->ival;
+}
+
+double ldp_report_real(const LdpReport *r)
+{
+  g_return_val_if_fail(r != NULL, 0.0);
+  return r->rval;
+}
+
+gboolean ldp_report_is_dense(const LdpReport *r)
+{
+  g_return_val_if_fail(r != NULL, FALSE);
+  return r->dense;
+}
+
+/* Stores a compact copy of @src (exact-size buffers) in @dst. */
+static void report_store(LdpReport *dst, const LdpReport *src)
+{
+  report_clear_buffers(dst);
+  dst->n = dst->cap = src->n;
+  dst->dense = src->dense;
+  dst->ival = src->ival;
+  dst->rval = src->rval;
+  if (src->n) {
+    dst->values = g_memdup2(src->values, (gsize)src->n * sizeof(float));
+    if (!src->dense)
+      dst->indices = g_memdup2(src->indices, (gsize)src->n * sizeof(guint));
+  }
+}
+
+/* -------------------------------------------------------------- report set */
+
+struct _LdpReportSet {
+  guint n_users;
+  LdpReport *reports;  /* n_users slots */
+  guint8 *present;     /* 1 when the user reported */
+  guint8 *is_public;
+};
+
+static LdpReportSet *report_set_new(guint n_users)
+{
+  LdpReportSet *s = g_new0(LdpReportSet, 1);
+  s->n_users = n_users;
+  s->reports = g_new0(LdpReport, MAX(n_users, 1u));
+  s->present = g_new0(guint8, MAX(n_users, 1u));
+  s->is_public = g_new0(guint8, MAX(n_users, 1u));
+  return s;
+}
+
+static void report_set_free(LdpReportSet *s)
+{
+  if (!s)
+    return;
+  for (guint u = 0; u < s->n_users; u++)
+    report_clear_buffers(&s->reports[u]);
+  g_free(s->reports);
+  g_free(s->present);
+  g_free(s->is_public);
+  g_free(s);
+}
+
+guint ldp_report_set_n_users(const LdpReportSet *s)
+{
+  g_return_val_if_fail(s != NULL, 0);
+  return s->n_users;
+}
+
+const LdpReport *ldp_report_set_get(const LdpReportSet *s, guint user)
+{
+  g_return_val_if_fail(s != NULL, NULL);
+  g_return_val_if_fail(user < s->n_users, NULL);
+  return s->present[user] ? &s->reports[user] : NULL;
+}
+
+gboolean ldp_report_set_is_public(const LdpReportSet *s, guint user)
+{
+  g_return_val_if_fail(s != NULL, FALSE);
+  g_return_val_if_fail(user < s->n_users, FALSE);
+  return s->is_public[user] != 0;
+}
+
+/* ------------------------------------------------------------ budget/ledger */
+
+typedef struct {
+  char *name;
+  double epsilon;
+  double delta;
+  char *note;  /* nullable */
+} BudgetPart;
+
+struct _LdpBudget {
+  GArray *parts;  /* BudgetPart */
+};
+
+typedef struct {
+  char *mechanism;
+  LdpTarget target;
+  LdpBudget budget;
+} LedgerEntry;
+
+struct _LdpLedger {
+  GPtrArray *entries;  /* LedgerEntry * */
+};
+
+static void budget_part_clear(gpointer p)
+{
+  BudgetPart *part = p;
+  g_free(part->name);
+  g_free(part->note);
+}
+
+void ldp_budget_add(LdpBudget *b, const char *part, double epsilon, double delta, const char *note)
+{
+  g_return_if_fail(b != NULL);
+  g_return_if_fail(part != NULL && *part);
+  g_return_if_fail(!isnan(epsilon) && epsilon >= 0.0);
+  g_return_if_fail(!isnan(delta) && delta >= 0.0 && delta <= 1.0);
+  BudgetPart bp = { g_strdup(part), epsilon, delta, note && *note ? g_strdup(note) : NULL };
+  g_array_append_val(b->parts, bp);
+}
+
+static void ledger_entry_free(gpointer p)
+{
+  LedgerEntry *e = p;
+  g_free(e->mechanism);
+  g_array_unref(e->budget.parts);
+  g_free(e);
+}
+
+LdpLedger *ldp_ledger_new(void)
+{
+  LdpLedger *l = g_new0(LdpLedger, 1);
+  l->entries = g_ptr_array_new_with_free_func(ledger_entry_free);
+  return l;
+}
+
+void ldp_ledger_free(LdpLedger *l)
+{
+  if (!l)
+    return;
+  g_ptr_array_unref(l->entries);
+  g_free(l);
+}
+
+LdpBudget *ldp_ledger_add_entry(LdpLedger *l, const char *mechanism, LdpTarget target)
+{
+  g_return_val_if_fail(l != NULL, NULL);
+  g_return_val_if_fail(mechanism != NULL, NULL);
+  g_return_val_if_fail(target >= LDP_TARGET_FEATURES && target <= LDP_TARGET_EDGES, NULL);
+  LedgerEntry *e = g_new0(LedgerEntry, 1);
+  e->mechanism = g_strdup(mechanism);
+  e->target = target;
+  e->budget.parts = g_array_new(FALSE, TRUE, sizeof(BudgetPart));
+  g_array_set_clear_func(e->budget.parts, budget_part_clear);
+  g_ptr_array_add(l->entries, e);
+  return &e->budget;
+}
+
+guint ldp_ledger_n_entries(const LdpLedger *l)
+{
+  g_return_val_if_fail(l != NULL, 0);
+  return l->entries->len;
+}
+
+/* Epsilon (inf propagates) or delta (capped at 1) summed over an entry's parts. */
+static double entry_sum(const LedgerEntry *e, gboolean delta)
+{
+  double sum = 0.0;
+  for (guint i = 0; i < e->budget.parts->len; i++) {
+    const BudgetPart *p = &g_array_index(e->budget.parts, BudgetPart, i);
+    sum += delta ? p->delta : p->epsilon;
+  }
+  return delta ? MIN(sum, 1.0) : sum;
+}
+
+/* The same, summed over the entries of @target. */
+static double ledger_target_sum(const LdpLedger *l, LdpTarget target, gboolean delta)
+{
+  double sum = 0.0;
+  for (guint i = 0; i < l->entries->len; i++) {
+    const LedgerEntry *e = l->entries->pdata[i];
+    if (e->target == target)
+      sum += entry_sum(e, delta);
+  }
+  return delta ? MIN(sum, 1.0) : sum;
+}
+
+double ldp_ledger_target_epsilon(const LdpLedger *l, LdpTarget target)
+{
+  g_return_val_if_fail(l != NULL, 0.0);
+  return ledger_target_sum(l, target, FALSE);
+}
+
+double ldp_ledger_target_delta(const LdpLedger *l, LdpTarget target)
+{
+  g_return_val_if_fail(l != NULL, 0.0);
+  return ledger_target_sum(l, target, TRUE);
+}
+
+double ldp_ledger_total_epsilon(const LdpLedger *l)
+{
+  g_return_val_if_fail(l != NULL, 0.0);
+  return ldp_ledger_target_epsilon(l, LDP_TARGET_FEATURES) +
+         ldp_ledger_target_epsilon(l, LDP_TARGET_LABELS) +
+         ldp_ledger_target_epsilon(l, LDP_TARGET_EDGES);
+}
+
+static const char *target_name(LdpTarget t)
+{
+  switch (t) {
+  case LDP_TARGET_FEATURES:
+    return "features";
+  case LDP_TARGET_LABELS:
+    return "labels";
+  case LDP_TARGET_EDGES:
+    return "edges";
+  }
+  return "unknown";
+}
+
+/* Locale-independent shortest-ish number ("1", "0.1", "1e-10", "inf"). */
+static void append_num(GString *s, double v)
+{
+  if (isinf(v)) {
+    g_string_append(s, "inf");
+    return;
+  }
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  g_string_append(s, g_ascii_formatd(buf, sizeof buf, "%g", v));
+}
+
+char *ldp_ledger_format(const LdpLedger *l)
+{
+  g_return_val_if_fail(l != NULL, NULL);
+  GString *s = g_string_new("privacy ledger (epsilon per user):\n");
+  if (l->entries->len == 0)
+    g_string_append(s, "  (no mechanism: no data perturbed)\n");
+  for (guint i = 0; i < l->entries->len; i++) {
+    const LedgerEntry *e = l->entries->pdata[i];
+    GArray *parts = e->budget.parts;
+    double eps = entry_sum(e, FALSE);
+    g_string_append_printf(s, "  %-9s %-10s", target_name(e->target), e->mechanism);
+    if (parts->len == 0)
+      g_string_append(s, " epsilon=0");
+    for (guint k = 0; k < parts->len; k++) {
+      const BudgetPart *p = &g_array_index(parts, BudgetPart, k);
+      g_string_append_printf(s, " %s=", p->name);
+      append_num(s, p->epsilon);
+      if (p->delta > 0) {
+        g_string_append(s, " delta=");
+        append_num(s, p->delta);
+      }
+    }
+    if (parts->len > 1) {
+      g_string_append(s, " \u2192 ");
+      append_num(s, eps);
+    }
+    if (isinf(eps))
+      g_string_append(s, "   (not private)");
+    else if (e->target == LDP_TARGET_EDGES) {
+      g_string_append(s, "  (2 x ");
+      append_num(s, eps);
+      g_string_append(s, " = ");
+      append_num(s, 2 * eps);
+      g_string_append(s, " relationship-DP)");
+    }
+    for (guint k = 0; k < parts->len; k++) {
+      const BudgetPart *p = &g_array_index(parts, BudgetPart, k);
+      if (p->note)
+        g_string_append_printf(s, "   (%s)", p->note);
+    }
+    g_string_append_c(s, '\n');
+  }
+  double total = ldp_ledger_total_epsilon(l);
+  g_string_append_printf(s, "  %-9s %-10s ", "total", "");
+  append_num(s, total);
+  double delta = ldp_ledger_target_delta(l, LDP_TARGET_FEATURES) +
+                 ldp_ledger_target_delta(l, LDP_TARGET_LABELS) +
+                 ldp_ledger_target_delta(l, LDP_TARGET_EDGES);
+  if (delta > 0) {
+    g_string_append(s, " delta=");
+    append_num(s, MIN(delta, 1.0));
+  }
+  g_string_append(s, "   (");
+  for (LdpTarget t = LDP_TARGET_FEATURES; t <= LDP_TARGET_EDGES; t++) {
+    if (t != LDP_TARGET_FEATURES)
+      g_string_append(s, " + ");
+    g_string_append_printf(s, "%s ", target_name(t));
+    append_num(s, ldp_ledger_target_epsilon(l, t));
+  }
+  g_string_append(s, isinf(total) ? "; not private)\n" : ")\n");
+  return g_string_free(s, FALSE);
+}
+
+static void json_add_num(JsonBuilder *b, const char *member, double v)
+{
+  json_builder_set_member_name(b, member);
+  if (isinf(v))
+    json_builder_add_string_value(b, "inf");
+  else
+    json_builder_add_double_value(b, v);
+}
+
+JsonNode *ldp_ledger_to_json(const LdpLedger *l)
+{
+  g_return_val_if_fail(l != NULL, NULL);
+  g_autoptr(JsonBuilder) b = json_builder_new();
+  json_builder_begin_object(b);
+  for (LdpTarget t = LDP_TARGET_FEATURES; t <= LDP_TARGET_EDGES; t++)
+    json_add_num(b, target_name(t), ldp_ledger_target_epsilon(l, t));
+  json_add_num(b, "total", ldp_ledger_total_epsilon(l));
+  json_add_num(b, "delta", MIN(1.0, ldp_ledger_target_delta(l, LDP_TARGET_FEATURES) +
+                                        ldp_ledger_target_delta(l, LDP_TARGET_LABELS) +
+                                        ldp_ledger_target_delta(l, LDP_TARGET_EDGES)));
+  json_builder_set_member_name(b, "parts");
+  json_builder_begin_array(b);
+  for (guint i = 0; i < l->entries->len; i++) {
+    const LedgerEntry *e = l->entries->pdata[i];
+    for (guint k = 0; k < e->budget.parts->len; k++) {
+      const BudgetPart *p = &g_array_index(e->budget.parts, BudgetPart, k);
+      json_builder_begin_object(b);
+      json_builder_set_member_name(b, "mechanism");
+      json_builder_add_string_value(b, e->mechanism);
+      json_builder_set_member_name(b, "target");
+      json_builder_add_string_value(b, target_name(e->target));
+      json_builder_set_member_name(b, "part");
+      json_builder_add_string_value(b, p->name);
+      json_add_num(b, "epsilon", p->epsilon);
+      json_add_num(b, "delta", p->delta);
+      if (p->note) {
+        json_builder_set_member_name(b, "note");
+        json_builder_add_string_value(b, p->note);
+      }
+      json_builder_end_object(b);
+    }
+  }
+  json_builder_end_array(b);
+  json_builder_end_object(b);
+  return json_builder_get_root(b);
+}
+
+/* ---------------------------------------------------------------- running */
+
+void ldp_mechanism_shape_of(const LdpDataset *data, LdpMechanismShape *shape)
+{
+  g_return_if_fail(data != NULL && shape != NULL);
+  memset(shape, 0, sizeof *shape);
+  shape->level = ldp_dataset_level(data);
+  shape->n_users = ldp_dataset_n_nodes(data);
+  shape->n_features = ldp_dataset_n_features(data);
+  shape->n_classes = ldp_dataset_n_classes(data);
+  shape->n_graphs = ldp_dataset_n_graphs(data);
+  /* The public range is the one normalisation produces; plugins may override it. */
+  shape->feature_lo = 0.0;
+  shape->feature_hi = 1.0;
+  const guint *ptr = ldp_dataset_graph_ptr(data);
+  if (ptr && shape->n_graphs > 0) {
+    for (guint g = 0; g < shape->n_graphs; g++)
+      shape->max_graph_nodes = MAX(shape->max_graph_nodes, ptr[g + 1] - ptr[g]);
+  } else {
+    shape->max_graph_nodes = shape->n_users;
+  }
+}
+
+/* Graph of node @u: the g with ptr[g] <= u < ptr[g + 1]. */
+static guint graph_of(const guint *ptr, guint n_graphs, guint u)
+{
+  guint lo = 0, hi = n_graphs;  /* answer in [lo, hi) */
+  while (hi - lo > 1) {
+    guint mid = lo + (hi - lo) / 2;
+    if (ptr[mid] <= u)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* Marks floor(n_g * fraction) uniformly chosen users of each graph g as public. */
+static void choose_public(const guint *ptr, guint n_graphs, double fraction, const LdpRng *run_rng,
+                          guint8 *is_public)
+{
+  LdpRng base;
+  ldp_rng_derive(run_rng, LDP_MECHANISM_PUBLIC_STREAM, &base);
+  for (guint g = 0; g < n_graphs; g++) {
+    guint n_g = ptr[g + 1] - ptr[g];
+    guint k = (guint)floor((double)n_g * fraction);
+    if (k == 0)
+      continue;
+    k = MIN(k, n_g);
+    LdpRng rng;
+    ldp_rng_derive(&base, g, &rng);
+    guint *perm = g_new(guint, n_g);
+    for (guint i = 0; i < n_g; i++)
+      perm[i] = i;
+    ldp_rng_shuffle(&rng, perm, n_g);
+    for (guint i = 0; i < k; i++)
+      is_public[ptr[g] + perm[i]] = 1;
+    g_free(perm);
+  }
+}
+
+/* Everything the per-user loop reads; none of it is written during the loop. */
+typedef struct {
+  const LdpMechanismVTable *vt;
+  gpointer inst;
+  LdpTarget target;
+  guint n_users;
+  guint n_graphs;
+  const guint *graph_ptr;
+  guint d;
+  const LdpTensor *x_dense;  /* nullable */
+  const LdpCsr *x_sparse;    /* nullable */
+  const gint *labels;        /* nullable */
+  const LdpCsr *adj;         /* nullable */
+  LdpRng mech_rng;
+} RunCtx;
+
+/* Builds user @u's view (only the target's fields, in per-thread or per-user
+ * buffers so a plugin cannot read anybody else's data) and runs randomize_user. */
+static gboolean run_user(const RunCtx *c, guint u, gboolean is_public, float *row_buf,
+                         LdpReport *scratch, GError **error)
+{
+  LdpUserView v = { 0 };
+  guint g = graph_of(c->graph_ptr, c->n_graphs, u);
+  v.user = u;
+  v.local_id = u - c->graph_ptr[g];
+  v.graph_nodes = c->graph_ptr[g + 1] - c->graph_ptr[g];
+  v.label = -1;
+  v.is_public = is_public;
+  guint *nb = NULL;
+
+  switch (c->target) {
+  case LDP_TARGET_FEATURES:
+    if (c->x_dense) {
+      memcpy(row_buf, ldp_tensor_row(c->x_dense, u), (gsize)c->d * sizeof(float));
+    } else {
+      memset(row_buf, 0, (gsize)c->d * sizeof(float));
+      for (guint k = c->x_sparse->indptr[u]; k < c->x_sparse->indptr[u + 1]; k++)
+        row_buf[c->x_sparse->indices[k]] = c->x_sparse->values[k];
+    }
+    v.features = row_buf;
+    v.n_features = c->d;
+    break;
+  case LDP_TARGET_LABELS:
+    v.label = c->labels[u];
+    break;
+  case LDP_TARGET_EDGES: {
+    guint start = c->adj->indptr[u], end = c->adj->indptr[u + 1];
+    v.degree = end - start;
+    if (v.degree) {
+      /* exact-size copy: ASan catches a plugin reading past her list */
+      nb = g_new(guint, v.degree);
+      for (guint k = 0; k < v.degree; k++)
+        nb[k] = c->adj->indices[start + k] - c->graph_ptr[g];
+    }
+    v.neighbors = nb;
+    break;
+  }
+  }
+
+  LdpRng rng;
+  ldp_rng_derive(&c->mech_rng, u, &rng);
+  ldp_report_reset(scratch);
+  gboolean ok = c->vt->randomize_user(c->inst, &v, &rng, scratch, error);
+  g_free(nb);
+  return ok;
+}
+
+static gboolean check_estimate_output(const RunCtx *c, const char *name, LdpDataset *data,
+                                      GError **error)
+{
+  switch (c->target) {
+  case LDP_TARGET_FEATURES: {
+    /* Lazy (affine or propagated) features are checked without materialising them:
+     * that would build a dense n x d matrix (424 MB for Facebook) for nothing. */
+    LdpLinearFeatures lf;
+    guint rows = 0;
+    gboolean have = TRUE;
+    if (ldp_dataset_linear_features(data, &lf)) {
+      rows = lf.sparse ? lf.sparse->rows : lf.dense ? lf.dense->rows : 0;
+    } else {
+      const LdpTensor *xd = ldp_dataset_features_dense(data);
+      const LdpCsr *xs = ldp_dataset_features_sparse(data);
+      rows = xd ? xd->rows : xs ? xs->rows : 0;
+      have = xd || xs;
+    }
+    if (!have || rows != c->n_users) {
+      g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
+                  "%s: estimate did not write a feature matrix with %u rows", name, c->n_users);
+      return FALSE;
+    }
+    break;
+  }
+  case LDP_TARGET_LABELS:
+    if (!ldp_dataset_labels(data)) {
+      g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "%s: estimate did not write labels",
+                  name);
+      return FALSE;
+    }
+    break;
+  case LDP_TARGET_EDGES:
+    if (!ldp_dataset_graph(data)) {
+      g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
+                  "%s: estimate did not write an adjacency", name);
+      return FALSE;
+    }
+    break;
+  }
+  return TRUE;
+}
+
+/* Removes the target from @data so estimate cannot see raw values. */
+static void clear_target(const RunCtx *c, LdpDataset *data, const LdpReportSet *set)
+{
+  switch (c->target) {
+  case LDP_TARGET_FEATURES:
+    ldp_dataset_clear_features(data);
+    break;
+  case LDP_TARGET_LABELS: {
+    guint n = ldp_dataset_n_labels(data);
+    gint *labels = g_new(gint, MAX(n, 1u));
+    for (guint i = 0; i < n; i++)
+      labels[i] = set->present[i] ? -1 : c->labels[i];
+    ldp_dataset_set_labels(data, labels, ldp_dataset_n_classes(data));
+    break;
+  }
+  case LDP_TARGET_EDGES:
+    ldp_dataset_set_adjacency(data, ldp_csr_new(c->n_users, c->n_users, 0), FALSE);
+    break;
+  }
+}
+
+gboolean ldp_mechanism_apply(const LdpPlugin *plugin, const LdpParams *params, guint index,
+                             double public_fraction, LdpDataset *data, const LdpRng *run_rng,
+                             LdpLedger *ledger, GError **error)
+{
+  g_return_val_if_fail(plugin != NULL, FALSE);
+  return ldp_mechanism_apply_desc(ldp_plugin_desc(plugin), params, index, public_fraction, data,
+                                  run_rng, ledger, error);
+}
+
+gboolean ldp_mechanism_apply_desc(const LdpPluginDesc *desc, const LdpParams *params, guint index,
+                                  double public_fraction, LdpDataset *data, const LdpRng *run_rng,
+                                  LdpLedger *ledger, GError **error)
+{
+  g_return_val_if_fail(desc != NULL && desc->kind == LDP_PLUGIN_MECHANISM, FALSE);
+  g_return_val_if_fail(desc->vtable.mechanism != NULL, FALSE);
+  g_return_val_if_fail(data != NULL && run_rng != NULL, FALSE);
+  g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+
+  const LdpMechanismVTable *vt = desc->vtable.mechanism;
+  const char *name = desc->name;
+  RunCtx c = { 0 };
+  c.vt = vt;
+  c.target = vt->target;
+  c.n_users = ldp_dataset_n_nodes(data);
+  c.n_graphs = ldp_dataset_n_graphs(data);
+  c.graph_ptr = ldp_dataset_graph_ptr(data);
+
+  if (isnan(public_fraction) || public_fraction < 0.0 || public_fraction > 1.0) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
+                "%s: public_fraction %g is not in [0, 1]", name, public_fraction);
+    return FALSE;
+  }
+  if (c.n_graphs == 0 || !c.graph_ptr || c.graph_ptr[c.n_graphs] != c.n_users) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
+                "%s: dataset '%s' has no node structure to run a mechanism on", name,
+                ldp_dataset_name(data));
+    return FALSE;
+  }
+
+  switch (c.target) {
+  case LDP_TARGET_FEATURES:
+    c.d = ldp_dataset_n_features(data);
+    c.x_dense = ldp_dataset_features_dense(data);
+    c.x_sparse = ldp_dataset_features_sparse(data);
+    if (!c.x_dense && !c.x_sparse) {
+      g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_INCOMPATIBLE,
+                  "%s: dataset '%s' has no node features to perturb", name, ldp_dataset_name(data));
+      return FALSE;
+    }
+    if ((c.x_dense && (c.x_dense->rows != c.n_users || c.x_dense->cols != c.d)) ||
+        (c.x_sparse && (c.x_sparse->rows != c.n_users || c.x_sparse->cols != c.d))) {
+      g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
+                  "%s: feature matrix shape does not match %u nodes x %u features", name,
+                  c.n_users, c.d);
+      return FALSE;
+    }
+    break;
+  case LDP_TARGET_LABELS:
+    if (ldp_dataset_level(data) != LDP_TASK_NODE) {
+      g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_INCOMPATIBLE,
+                  "%s: label mechanisms need a node-level dataset; '%s' labels whole graphs "
+                  "(graph labels are not private data of a single user)",
+                  name, ldp_dataset_name(data));
+      return FALSE;
+    }
+    c.labels = ldp_dataset_labels(data);
+    if (!c.labels || ldp_dataset_n_labels(data) != c.n_users) {
+      g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_INCOMPATIBLE,
+                  "%s: dataset '%s' has no node labels to perturb", name, ldp_dataset_name(data));
+      return FALSE;
+    }
+    break;
+  case LDP_TARGET_EDGES: {
+    LdpGraph *graph = ldp_dataset_graph(data);
+    c.adj = graph ? ldp_graph_csr(graph) : NULL;
+    if (!c.adj || c.adj->rows != c.n_users) {
+      g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
+                  "%s: dataset '%s' has no adjacency to perturb", name, ldp_dataset_name(data));
+      return FALSE;
+    }
+    break;
+  }
+  default:
+    g_set_error(error, LDP_PLUGIN_ERROR, LDP_PLUGIN_ERROR_FAILED, "%s: unknown target %d", name,
+                (int)c.target);
+    return FALSE;
+  }
+
+  LdpMechanismShape shape;
+  ldp_mechanism_shape_of(data, &shape);
+  c.inst = vt->create(params, &shape, error);
+  if (!c.inst) {
+    if (error && !*error)
+      g_set_error(error, LDP_PLUGIN_ERROR, LDP_PLUGIN_ERROR_FAILED, "create failed");
+    g_prefix_error(error, "%s: ", name);
+    return FALSE;
+  }
+
+  LdpRng mech_rng;
+  ldp_rng_derive(run_rng, index, &mech_rng);
+  c.mech_rng = mech_rng;
+
+  LdpReportSet *set = report_set_new(c.n_users);
+  if (public_fraction > 0.0)
+    choose_public(c.graph_ptr, c.n_graphs, public_fraction, run_rng, set->is_public);
+
+  /* Per-user reports, in parallel; each user's stream depends only on her id. */
+  GError *first_error = NULL;
+  guint first_user = G_MAXUINT;
+  int failed = 0;
+  const RunCtx *cc = &c;
+#pragma omp parallel default(none) shared(cc, set, first_error, first_user, failed)
+  {
+    float *row_buf = cc->d ? g_new(float, cc->d) : NULL;
+    LdpReport *scratch = ldp_report_new();
+#pragma omp for schedule(dynamic, 64)
+    for (gint64 uu = 0; uu < (gint64)cc->n_users; uu++) {
+      guint u = (guint)uu;
+      int stop;
+#pragma omp atomic read
+      stop = failed;
+      if (stop)
+        continue;
+      if (cc->target == LDP_TARGET_LABELS && cc->labels[u] < 0)
+        continue;  /* unlabelled and hidden (test) items do not report */
+      GError *e = NULL;
+      if (run_user(cc, u, set->is_public[u] != 0, row_buf, scratch, &e)) {
+        report_store(&set->reports[u], scratch);
+        set->present[u] = 1;
+      } else {
+        if (!e)
+          g_set_error(&e, LDP_PLUGIN_ERROR, LDP_PLUGIN_ERROR_FAILED, "randomize_user failed");
+#pragma omp critical(ldp_mechanism_error)
+        {
+          if (u < first_user) {
+            g_clear_error(&first_error);
+            first_error = e;
+            first_user = u;
+          } else {
+            g_error_free(e);
+          }
+#pragma omp atomic write
+          failed = 1;
+        }
+      }
+    }
+    g_free(row_buf);
+    ldp_report_free(scratch);
+  }
+
+  gboolean ok = FALSE;
+  if (first_error) {
+    g_propagate_prefixed_error(error, first_error, "%s: user %u: ", name, first_user);
+    goto out;
+  }
+
+  clear_target(&c, data, set);
+  c.x_dense = NULL;  /* freed by clear_target; nothing below may read raw data */
+  c.x_sparse = NULL;
+  c.labels = NULL;
+  c.adj = NULL;
+
+  if (!vt->estimate(c.inst, set, data, error)) {
+    if (error && !*error)
+      g_set_error(error, LDP_PLUGIN_ERROR, LDP_PLUGIN_ERROR_FAILED, "estimate failed");
+    g_prefix_error(error, "%s: ", name);
+    goto out;
+  }
+  if (!check_estimate_output(&c, name, data, error))
+    goto out;
+
+  if (ledger) {
+    vt->budget(c.inst, ldp_ledger_add_entry(ledger, name, c.target));
+  }
+  ok = TRUE;
+out:
+  report_set_free(set);
+  vt->destroy(c.inst);
+  return ok;
+}

@@ -1,0 +1,189 @@
+/* context.c: the training context of ABI 1.1: what a calibrator's training hooks may
+ * read (epoch, step, learning rate, the current batch) and do (record the backbone's
+ * forward and the task loss, run an optimisation phase of its own). */
+#include "config.h"
+
+#include "train/train.h"
+#define MERGE_GATHER(t, w, i, n) (abort(), NULL)
+#include <stdlib.h>
+
+LdpVar *ldp_train_unit_input(LdpTrainContext *ctx, LdpTape *tape, const LdpTrainUnit *u)
+{
+  if (ctx->x_override && !ctx->graph_task)
+    return ldp_tape_constant(tape, ctx->x_override);
+  /* Lazy features: the first matmul computes P^K (S W + 1 c^T W) and never forms
+   * the dense n x d matrix. */
+  if (u->linear)
+    return ldp_tape_linear_constant(tape, &u->x_lin);
+  return u->x_dense ? ldp_tape_constant(tape, u->x_dense) : ldp_tape_sparse_constant(tape, u->x_sparse);
+}
+
+LdpVar *ldp_train_edge_weights(LdpTrainContext *ctx, LdpTape *tape, const LdpTrainUnit *u)
+{
+  if (ctx->edge_cal == NULL)
+    return NULL;
+  LdpVar *(*edge_weights)(gpointer, LdpTape *) = LDP_CALIBRATOR_SLOT(ctx->edge_cal->desc, edge_weights);
+  LdpVar *w = edge_weights(ctx->edge_cal->inst, tape);
+  /* A mini-batch graph holds a subset of the dataset's edges, in dataset order per
+   * graph: its weights are those rows of the dataset-wide edge tensor. */
+  if (w && u->edge_ids)
+    w = MERGE_GATHER(tape, w, u->edge_ids, ldp_graph_n_edges(u->graph));
+  return w;
+}
+
+LdpVar *ldp_train_loss(const LdpTrainContext *ctx, LdpTape *tape, LdpVar *logits, const gint *labels,
+                       const guint *rows, guint n, LdpLossPhase phase)
+{
+  if (ctx->loss_cal) {
+    LdpVar *(*loss)(gpointer, LdpTape *, LdpVar *, const gint *, const guint *, guint, LdpLossPhase) =
+      LDP_CALIBRATOR_SLOT(ctx->loss_cal->desc, loss);
+    return loss(ctx->loss_cal->inst, tape, logits, labels, rows, n, phase);
+  }
+  return ldp_op_cross_entropy(tape, logits, labels, rows, n);
+}
+
+gboolean ldp_train_hooks_epoch_begin(LdpTrainContext *ctx, GError **error)
+{
+  for (guint i = 0; ctx->cals && i < ctx->cals->len; i++) {
+    const LdpCalibratorSlot *c = &g_array_index(ctx->cals, LdpCalibratorSlot, i);
+    LdpTensor *(*transform)(gpointer, LdpTrainContext *, GError **) = LDP_CALIBRATOR_SLOT(c->desc, transform_input);
+    if (transform && !ctx->graph_task) {
+      GError *local = NULL;
+      LdpTensor *x = transform(c->inst, ctx, &local);
+      if (local) {
+        g_propagate_prefixed_error(error, local, "calibrator '%s': input transform: ", c->desc->name);
+        ldp_tensor_free(x);
+        return FALSE;
+      }
+      if (x) {
+        const guint n = ldp_dataset_n_nodes(ctx->data);
+        if (x->rows != n) {
+          g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
+                      "calibrator '%s': input transform returned %u rows for %u nodes", c->desc->name, x->rows, n);
+          ldp_tensor_free(x);
+          return FALSE;
+        }
+        ldp_tensor_free(ctx->x_override);
+        ctx->x_override = x;
+      }
+    }
+    gboolean (*begin)(gpointer, LdpTrainContext *, GError **) = LDP_CALIBRATOR_SLOT(c->desc, epoch_begin);
+    if (begin && !begin(c->inst, ctx, error)) {
+      g_prefix_error(error, "calibrator '%s': ", c->desc->name);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+gboolean ldp_train_hooks_after_step(LdpTrainContext *ctx, GError **error)
+{
+  for (guint i = 0; ctx->cals && i < ctx->cals->len; i++) {
+    const LdpCalibratorSlot *c = &g_array_index(ctx->cals, LdpCalibratorSlot, i);
+    gboolean (*after)(gpointer, LdpTrainContext *, GError **) = LDP_CALIBRATOR_SLOT(c->desc, after_step);
+    if (after && !after(c->inst, ctx, error)) {
+      g_prefix_error(error, "calibrator '%s': ", c->desc->name);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+/* ---- the public context API ---- */
+
+guint ldp_train_context_epoch(const LdpTrainContext *ctx)
+{
+  g_return_val_if_fail(ctx != NULL, 0);
+  return ctx->epoch;
+}
+
+guint ldp_train_context_step(const LdpTrainContext *ctx)
+{
+  g_return_val_if_fail(ctx != NULL, 0);
+  return ctx->steps;
+}
+
+double ldp_train_context_lr(const LdpTrainContext *ctx)
+{
+  g_return_val_if_fail(ctx != NULL, 0.0);
+  return ldp_optimizer_lr(ctx->opt);
+}
+
+gboolean ldp_train_context_training(const LdpTrainContext *ctx)
+{
+  g_return_val_if_fail(ctx != NULL, FALSE);
+  return TRUE;
+}
+
+const LdpDataset *ldp_train_context_dataset(const LdpTrainContext *ctx)
+{
+  g_return_val_if_fail(ctx != NULL, NULL);
+  return ctx->data;
+}
+
+const LdpBatch *ldp_train_context_batch(const LdpTrainContext *ctx)
+{
+  g_return_val_if_fail(ctx != NULL, NULL);
+  return ctx->unit ? &ctx->unit->view : NULL;
+}
+
+const guint *ldp_train_context_rows(const LdpTrainContext *ctx, const gint **labels, guint *n)
+{
+  g_return_val_if_fail(ctx != NULL, NULL);
+  if (labels)
+    *labels = ctx->labels;
+  if (n)
+    *n = ctx->n_rows;
+  return ctx->rows;
+}
+
+LdpVar *ldp_train_context_forward(LdpTrainContext *ctx, LdpTape *tape, GError **error)
+{
+  g_return_val_if_fail(ctx != NULL && tape != NULL, NULL);
+  g_return_val_if_fail(ctx->unit != NULL, NULL);
+  LdpVar *ew = ldp_train_edge_weights(ctx, tape, ctx->unit);
+  LdpVar *x = ldp_train_unit_input(ctx, tape, ctx->unit);
+  return ctx->bb->forward(ctx->model, tape, &ctx->unit->view, x, ew, ctx->rng, error);
+}
+
+LdpVar *ldp_train_context_loss(LdpTrainContext *ctx, LdpTape *tape, LdpVar *logits)
+{
+  g_return_val_if_fail(ctx != NULL && tape != NULL && logits != NULL, NULL);
+  return ldp_train_loss(ctx, tape, logits, ctx->labels, ctx->rows, ctx->n_rows, LDP_LOSS_TRAIN);
+}
+
+gboolean ldp_train_context_run_phase(LdpTrainContext *ctx, LdpParamGroup *group, guint steps,
+                                     LdpPhaseObjective objective, gpointer data, GError **error)
+{
+  g_return_val_if_fail(ctx != NULL && group != NULL, FALSE);
+  gboolean known = FALSE;
+  for (guint i = 0; ctx->groups && i < ctx->groups->len; i++)
+    known |= ctx->groups->pdata[i] == group;
+  if (!known) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
+                "phase for parameter group '%s', which no calibrator handed to the trainer",
+                ldp_param_group_name(group));
+    return FALSE;
+  }
+  gboolean ok = TRUE;
+  for (guint s = 0; s < steps && ok; s++) {
+    LdpTape *tape = ldp_tape_new(TRUE);
+    LdpVar *logits = ldp_train_context_forward(ctx, tape, error);
+    if (logits) {
+      LdpVar *loss = ldp_train_context_loss(ctx, tape, logits);
+      LdpVar *obj = objective ? objective(data, tape, loss) : loss;
+      ldp_param_group_zero_grad(group);
+      ldp_tape_backward(tape, obj);
+      ldp_param_group_step(group);
+    } else {
+      ok = FALSE;
+    }
+    ldp_tape_free(tape);
+  }
+  /* Everything else was frozen: drop the gradients the phase left on it. */
+  ldp_optimizer_zero_grad(ctx->opt);
+  for (guint i = 0; ctx->groups && i < ctx->groups->len; i++)
+    if (ctx->groups->pdata[i] != group)
+      ldp_param_group_zero_grad(ctx->groups->pdata[i]);
+  return ok;
+}

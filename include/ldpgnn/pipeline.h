@@ -1,0 +1,75 @@
+/* pipeline.h: pipeline files (host API, see registry.h), validated against core and plugin schemas.
+ *
+ * A pipeline YAML (doc/pipelines.md) names a dataset, mechanisms, calibrators, a
+ * backbone and training settings, and optionally `variants` for side-by-side runs.
+ * Loading validates everything (file:line:column messages) and resolves it into one
+ * LdpRunSpec per variant. --set overrides are applied to the document before
+ * validation and are validated like the file itself.
+ */
+#pragma once
+
+#include <ldpgnn/registry.h>
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+/* One plugin slot of a run: the plugin, its validated parameters, and the core's own
+ * keys of that slot (dataset preprocessing, a mechanism's public_fraction...). */
+typedef struct {
+  const LdpPlugin *plugin;  /* (transfer none) owned by the registry */
+  LdpParams *params;        /* plugin parameters */
+  LdpParams *core;          /* core keys of the slot (see pipeline.c core schemas) */
+} LdpStageSpec;
+
+/* Everything one variant runs. Core keys (all with defaults, see doc/pipelines.md):
+ *   dataset.core: undirected(bool) top_classes(int, 0 = all) normalize(enum none|minmax|minmax_keep)
+ *                 node_features(enum given|constant|degree) max_degree(int)
+ *   split: kind(enum random|stratified|standard) train val test(number) per_seed(bool)
+ *   mechanisms[i].core: public_fraction(number)
+ *   train: epochs lr weight_decay optimizer(adam|sgd) momentum patience min_epochs
+ *          batch_size selection(enum best_val_loss|last) eval_every
+ * Calibrators and the backbone have no core keys (their core is an empty LdpParams). */
+typedef struct {
+  char *name;              /* variant name, or the pipeline name without variants */
+  LdpStageSpec dataset;
+  LdpParams *split;
+  GPtrArray *mechanisms;   /* LdpStageSpec * */
+  GPtrArray *calibrators;  /* LdpStageSpec * */
+  LdpStageSpec backbone;
+  LdpParams *train;
+} LdpRunSpec;
+
+typedef struct _LdpPipeline LdpPipeline;
+
+/* (transfer full): parses and validates @path; @overrides is a NULL-terminated list
+ * of "dotted.path=value" (nullable). */
+LDP_API LdpPipeline *ldp_pipeline_load(const char *path, const LdpRegistry *reg,
+                                       const char *const *overrides, GError **error);
+LDP_API void ldp_pipeline_free(LdpPipeline *p);
+LDP_API const char *ldp_pipeline_name(const LdpPipeline *p);
+LDP_API const char *ldp_pipeline_path(const LdpPipeline *p);
+/* (nullable) */
+LDP_API const char *ldp_pipeline_description(const LdpPipeline *p);
+LDP_API guint64 ldp_pipeline_seed(const LdpPipeline *p);
+/* Number of repeats (seeds seed, seed+1, ...); --seeds overrides it via "seeds=N". */
+LDP_API guint ldp_pipeline_n_seeds(const LdpPipeline *p);
+/* (nullable): data directory from the file, already joined to the file's directory
+ * when relative, or NULL. */
+LDP_API const char *ldp_pipeline_data_dir(const LdpPipeline *p);
+LDP_API guint ldp_pipeline_n_runs(const LdpPipeline *p);
+/* (transfer none) */
+LDP_API const LdpRunSpec *ldp_pipeline_run(const LdpPipeline *p, guint i);
+/* The fully resolved pipeline (every default filled in) as JSON. (transfer full) */
+LDP_API JsonNode *ldp_pipeline_to_json(const LdpPipeline *p);
+
+/* Runs every variant of @p over its seeds, prints progress, the privacy ledger and
+ * per-seed results on stdout, and writes @out_dir/summary.json (per metric: mean, std
+ * (ddof 1), n, values; the ledger; the resolved pipeline; the version), seeds.csv and
+ * timing.csv. @data_dir_override (nullable) beats the pipeline's data_dir and
+ * $LDPGNN_DATA. Appends a one-line human summary to @summary_line. */
+LDP_API gboolean ldp_run_pipeline(LdpPipeline *p, const char *out_dir, const char *data_dir_override,
+                                  gboolean progress, GString *summary_line, GError **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(LdpPipeline, ldp_pipeline_free)
+
+G_END_DECLS

@@ -1,0 +1,77 @@
+/* privacy.h: running a mechanism over all users, and the privacy ledger (host API,
+ * see registry.h). */
+#pragma once
+
+#include <ldpgnn/registry.h>
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct _LdpLedger LdpLedger;
+
+/* (transfer full) */
+LDP_API LdpLedger *ldp_ledger_new(void);
+LDP_API void ldp_ledger_free(LdpLedger *l);
+/* Epsilon per user spent on a target (sum over mechanisms; INFINITY if any part is;
+ * 0 when nothing was spent). */
+LDP_API double ldp_ledger_target_epsilon(const LdpLedger *l, LdpTarget target);
+LDP_API double ldp_ledger_total_epsilon(const LdpLedger *l);
+/* Human-readable ledger: one line per mechanism part, per-target sums and the total
+ * (and, for edges, the relationship-DP equivalent 2 x epsilon). (transfer full) */
+LDP_API char *ldp_ledger_format(const LdpLedger *l);
+/* {"features": eps, "labels": eps, "edges": eps, "total": eps, "parts": [...]}; infinite
+ * values as the string "inf". (transfer full) */
+LDP_API JsonNode *ldp_ledger_to_json(const LdpLedger *l);
+
+/* Runs mechanism @plugin (stage @index of the pipeline) on @data in place:
+ *  1. builds each reporting user's LdpUserView from @data (only the target's fields),
+ *     derives her stream ldp_rng_derive(ldp_rng_derive(run_rng, index), user) and
+ *     calls randomize_user, in parallel over users;
+ *  2. removes the target from @data (features cleared, reporters' labels set to -1,
+ *     or adjacency emptied);
+ *  3. calls estimate with all reports to write the noisy target into @data;
+ *  4. records the budget in @ledger.
+ * Label mechanisms: only items with a label >= 0 report (the runner has already hidden
+ * test labels). @public_fraction: per graph, floor(n * fraction) users drawn uniformly
+ * (from the run stream) are public and report with is_public set. */
+LDP_API gboolean ldp_mechanism_apply(const LdpPlugin *plugin, const LdpParams *params, guint index,
+                                     double public_fraction, LdpDataset *data, const LdpRng *run_rng,
+                                     LdpLedger *ledger, GError **error);
+
+/* Stream id (a child of the run stream) from which public users are drawn: graph g
+ * uses ldp_rng_derive(ldp_rng_derive(run_rng, LDP_MECHANISM_PUBLIC_STREAM), g) to
+ * shuffle its nodes and the first floor(n_g * fraction) are public. The choice does
+ * not depend on the mechanism, so equal fractions give the same public users for
+ * every mechanism and a smaller fraction gives a subset. */
+#define LDP_MECHANISM_PUBLIC_STREAM G_GUINT64_CONSTANT(0x7075626c69630000)
+
+/* ldp_mechanism_apply for a descriptor that need not come from a registry (tests,
+ * embedders). */
+LDP_API gboolean ldp_mechanism_apply_desc(const LdpPluginDesc *desc, const LdpParams *params,
+                                          guint index, double public_fraction, LdpDataset *data,
+                                          const LdpRng *run_rng, LdpLedger *ledger, GError **error);
+
+/* The public shape information of @data that mechanisms are created with. */
+LDP_API void ldp_mechanism_shape_of(const LdpDataset *data, LdpMechanismShape *shape);
+
+/* A stand-alone report, e.g. to call a plugin's randomize_user directly in tests.
+ * (transfer full) */
+LDP_API LdpReport *ldp_report_new(void);
+LDP_API void ldp_report_free(LdpReport *r);
+/* Empties @r (no values, int 0, real 0) keeping its buffers. */
+LDP_API void ldp_report_reset(LdpReport *r);
+/* TRUE if @r holds a dense vector (ldp_report_set_dense). */
+LDP_API gboolean ldp_report_is_dense(const LdpReport *r);
+
+/* Ledger entries added by hand (ldp_mechanism_apply does this itself): appends an
+ * entry for @mechanism on @target and returns its budget to fill with
+ * ldp_budget_add. (transfer none): owned by the ledger. */
+LDP_API LdpBudget *ldp_ledger_add_entry(LdpLedger *l, const char *mechanism, LdpTarget target);
+LDP_API guint ldp_ledger_n_entries(const LdpLedger *l);
+/* Sum of the deltas spent on @target (0 for pure epsilon-LDP). */
+LDP_API double ldp_ledger_target_delta(const LdpLedger *l, LdpTarget target);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(LdpLedger, ldp_ledger_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(LdpReport, ldp_report_free)
+
+G_END_DECLS

@@ -1,0 +1,69 @@
+/* trainer.h: the training loop for node- and graph-level tasks, and splits (host API,
+ * see registry.h). */
+#pragma once
+
+#include <ldpgnn/ldpgnn.h>
+#include <ldpgnn/plugin.h>
+
+G_BEGIN_DECLS
+
+typedef enum {
+  LDP_SELECT_BEST_VAL_LOSS = 1, /* default rule, replaceable by a calibrator's accept() */
+  LDP_SELECT_LAST               /* report the last epoch (PGC's early-stopping protocol) */
+} LdpSelection;
+
+typedef struct {
+  guint epochs;
+  double lr;
+  double weight_decay;
+  gboolean sgd;          /* FALSE: Adam */
+  double momentum;       /* SGD only */
+  guint patience;        /* stop after this many epochs without a new lowest val loss; 0 = never */
+  guint min_epochs;      /* never stop before this many epochs */
+  guint batch_size;      /* graphs per mini-batch (graph tasks) */
+  guint eval_every;      /* evaluate every k epochs (the last epoch is always evaluated) */
+  gboolean flush_denormals; /* flush subnormal floats to zero while training (x86 FTZ/DAZ) */
+  LdpSelection selection;
+  gboolean progress;     /* progress line on stderr */
+} LdpTrainConfig;
+
+/* A calibrator instance taking part in training. Its vtable is read through @desc
+ * (LDP_CALIBRATOR_SLOT), which knows the plugin's ABI minor. */
+typedef struct {
+  const LdpPluginDesc *desc;
+  gpointer inst;
+} LdpCalibratorSlot;
+
+typedef struct {
+  LdpEpochStats selected;  /* metrics of the selected epoch */
+  double test_f1_micro;    /* at the selected epoch */
+  double test_f1_macro;
+  double test_auc;         /* binary tasks: ROC-AUC of the class-1 score; NaN otherwise */
+  guint epochs_run;
+  double seconds;          /* wall time of the training loop */
+  GArray *history;         /* LdpEpochStats of every evaluated epoch (transfer full) */
+} LdpTrainResult;
+
+/* Trains @model on @data and evaluates it.
+ * @data: the server's dataset: noisy features/labels/graph, labels of test items -1.
+ * @roles: LdpRole per label item. @test_labels: clean labels per label item (only the
+ * test items are read). @calibrators: LdpCalibratorSlot array (nullable).
+ * @rng: stream for dropout and batch order. */
+LDP_API gboolean ldp_train(const LdpTrainConfig *cfg, const LdpDataset *data, const guint8 *roles,
+                           const gint *test_labels, const LdpPluginDesc *backbone, gpointer model,
+                           GArray *calibrators, LdpRng *rng, LdpTrainResult *result, GError **error);
+LDP_API void ldp_train_result_clear(LdpTrainResult *result);
+
+typedef enum {
+  LDP_SPLIT_RANDOM = 1,   /* PyG AddTrainValTestMask: n_val = round(val*n), n_test = round(test*n)
+                             (round half to even), one permutation: val, test, rest = train */
+  LDP_SPLIT_STRATIFIED,   /* the same fractions within each class */
+  LDP_SPLIT_STANDARD      /* the dataset's own split (fails if it has none) */
+} LdpSplitKind;
+
+/* (transfer full): one LdpRole per label item (node or graph); unlabelled items
+ * (label -1) get LDP_ROLE_NONE. @train of 0 means "the rest". */
+LDP_API guint8 *ldp_split_make(const LdpDataset *ds, LdpSplitKind kind, double train, double val,
+                               double test, LdpRng *rng, GError **error);
+
+G_END_DECLS
