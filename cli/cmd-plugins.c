@@ -293,7 +293,8 @@ int ldp_cli_describe(const LdpCliGlobal *g, int argc, char **argv)
     g_autofree char *type = format_type(s);
     g_autofree char *range = format_constraint(s);
     g_autofree char *flags = format_flags(s);
-    table_row(&t, s->name, type, s->default_value, range, flags, s->doc);
+    g_autofree char *doc = s->unit ? g_strdup_printf("%s [%s]", s->doc ? s->doc : "", s->unit) : g_strdup(s->doc);
+    table_row(&t, s->name, type, s->default_value, range, flags, doc);
   }
   table_print(&t, stdout, "  ");
   return 0;

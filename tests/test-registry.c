@@ -133,6 +133,7 @@ static const BrokenCase broken_cases[] = {
   { "broken-schema-bounds", LDP_PLUGIN_ERROR_SCHEMA, { "broken_schema_bounds", "steps" } },
   { "broken-schema-enum", LDP_PLUGIN_ERROR_SCHEMA, { "broken_schema_enum", "reduce" } },
   { "broken-schema-core", LDP_PLUGIN_ERROR_SCHEMA, { "broken_schema_core", "'normalize'", "dataset mapping" } },
+  { "broken-spec-size", LDP_PLUGIN_ERROR_SCHEMA, { "broken_spec_size", "parameter spec size" } },
 };
 
 static void test_broken(gconstpointer data)

@@ -16,10 +16,10 @@ G_BEGIN_DECLS
 
 /* y[i] = exp(x[i]) for i < n. @y may equal @x (in place); other overlaps are not
  * allowed. Both may be NULL when n is 0. */
-void ldp_vexp(float *y, const float *x, gsize n);
+G_GNUC_INTERNAL void ldp_vexp(float *y, const float *x, gsize n);
 /* y[i] = exp(x[i]) - 1 for i < n, accurate also for tiny |x[i]| (relative error, not
  * absolute). Aliasing as for ldp_vexp. */
-void ldp_vexpm1(float *y, const float *x, gsize n);
+G_GNUC_INTERNAL void ldp_vexpm1(float *y, const float *x, gsize n);
 
 /* Fused element-wise kernels. Each is bit-identical to the scalar formula given (same
  * IEEE operations in the same order, selects instead of branches), in every clone, for
@@ -30,7 +30,7 @@ void ldp_vexpm1(float *y, const float *x, gsize n);
  * in one pass with ldp_vexpm1's expm1, so it equals the three passes o = min(x, 0),
  * ldp_vexpm1(o, o), o = x > 0 ? pos x : neg o (min meaning x > 0 ? 0 : x). NaN gives
  * NaN. @y may equal @x; other overlaps are not allowed. Both may be NULL when n is 0. */
-void ldp_velu(float *y, const float *x, gsize n, float pos, float neg);
+G_GNUC_INTERNAL void ldp_velu(float *y, const float *x, gsize n, float pos, float neg);
 /* Gradient of the ELU family from its input @x and output @y:
  *   v = g[i] * (x[i] > 0 ? a : y[i] + b),   d[i] = accumulate ? d[i] + v : v
  * (a = pos and b = neg of ldp_velu, since neg e^x = y + neg for x <= 0). Where an
@@ -38,7 +38,7 @@ void ldp_velu(float *y, const float *x, gsize n, float pos, float neg);
  * which payload and sign is unspecified, as in C (the compiler may commute * and +).
  * @d may equal any of @g, @x, @y; other overlaps are not allowed. @d is only read when
  * @accumulate. */
-void ldp_velu_backward(float *d, const float *g, const float *x, const float *y, gsize n, float a,
+G_GNUC_INTERNAL void ldp_velu_backward(float *d, const float *g, const float *x, const float *y, gsize n, float a,
                                float b, gboolean accumulate);
 /* Inverted-dropout mask from random bits: element i takes the 32-bit half h of
  * bits[i / 2] (low half for even i, high half for odd i) and
@@ -49,6 +49,6 @@ void ldp_velu_backward(float *d, const float *g, const float *x, const float *y,
  * the very buffer of @bits (mask == (float *)bits: each block is read before it is
  * written), so a caller can draw the bits into the mask's own (n + 1) / 2 words; other
  * overlaps are not allowed. Both may be NULL when n is 0. */
-void ldp_vdropout_mask(float *mask, const guint64 *bits, gsize n, guint64 threshold, float keep_scale);
+G_GNUC_INTERNAL void ldp_vdropout_mask(float *mask, const guint64 *bits, gsize n, guint64 threshold, float keep_scale);
 
 G_END_DECLS

@@ -784,7 +784,7 @@ gboolean ldp_mechanism_apply_desc(const LdpPluginDesc *desc, const LdpParams *pa
       } else {
         if (!e)
           g_set_error(&e, LDP_PLUGIN_ERROR, LDP_PLUGIN_ERROR_FAILED, "randomize_user failed");
-#pragma omp critical(ldp_mechanism_error)
+#pragma omp critical
         {
           if (u < first_user) {
             g_clear_error(&first_error);

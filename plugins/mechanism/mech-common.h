@@ -7,12 +7,15 @@
 
 #include <ldpgnn/ldpgnn.h>
 
-/* The privacy budget of a mechanism: epsilon > 0, "inf" switches it off. */
-#define MECH_SPEC_EPSILON(doc_text, def)                                                     \
+/* The privacy budget of a mechanism: epsilon > 0, "inf" switches it off; @unit says
+ * what one epsilon protects. */
+#define MECH_SPEC_EPSILON_UNIT(doc_text, def, unit_text)                                     \
   {                                                                                          \
     .name = "epsilon", .type = LDP_PARAM_NUMBER, .doc = (doc_text), .default_value = (def), \
-    .min = 0.0, .max = INFINITY, .flags = LDP_PARAM_BUDGET | LDP_PARAM_MIN_OPEN              \
+    .min = 0.0, .max = INFINITY, .flags = LDP_PARAM_BUDGET | LDP_PARAM_MIN_OPEN,             \
+    .unit = (unit_text)                                                                      \
   }
+#define MECH_SPEC_EPSILON(doc_text, def) MECH_SPEC_EPSILON_UNIT(doc_text, def, "epsilon per user")
 
 /* Optional override of the public feature range [alpha, beta]. */
 #define MECH_SPEC_RANGE                                                                         \

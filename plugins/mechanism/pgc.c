@@ -19,7 +19,7 @@ typedef struct {
 } Pgc;
 
 static const LdpParamSpec pgc_params[] = {
-  MECH_SPEC_EPSILON("budget per FEATURE (a user spends d x epsilon; inf: off)", "1"),
+  MECH_SPEC_EPSILON_UNIT("budget per FEATURE (a user spends d x epsilon; inf: off)", "1", "epsilon per feature"),
   MECH_SPEC_RANGE,
 };
 

@@ -1,0 +1,94 @@
+#!/bin/sh
+# test-layers.sh: the include rules that keep the core layered (core/Makefile.inc):
+#  - a core file includes private headers of its own layer or of lower layers only;
+#  - the ldpgnn command (cli/) uses the public headers only;
+#  - plugins include public headers and their own directory's headers, never config.h;
+#  - public headers include only public headers and system/GLib headers.
+# The checker runs on the tree and, as a self-test, on a scratch tree with one
+# violation of each kind, which it must report. TAP output.
+set -u
+: "${LDPGNN_SRCDIR:?not set: run through make check}"
+LAYERS="base numerics autograd data host privacy train pipeline run"
+
+layer_index() { # NAME -> position in LAYERS (0 = unknown)
+  i=1
+  for l in $LAYERS; do
+    [ "$l" = "$1" ] && { echo $i; return; }
+    i=$((i + 1))
+  done
+  echo 0
+}
+
+# check_tree ROOT: prints one line per violation.
+check_tree() {
+  root=$1
+  for l in $LAYERS; do
+    own=$(layer_index "$l")
+    for f in "$root"/core/"$l"/*.c "$root"/core/"$l"/*.h; do
+      [ -f "$f" ] || continue
+      sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f" | while read -r inc; do
+        case $inc in
+          config.h) ;;
+          */*)
+            dep=${inc%%/*}
+            di=$(layer_index "$dep")
+            if [ "$di" -eq 0 ]; then echo "${f#$root/}: includes \"$inc\" outside the core's layers"
+            elif [ "$di" -gt "$own" ]; then echo "${f#$root/}: layer '$l' includes \"$inc\" from higher layer '$dep'"
+            fi ;;
+          *) [ -f "$(dirname "$f")/$inc" ] || echo "${f#$root/}: includes \"$inc\", not a header of its layer" ;;
+        esac
+      done
+    done
+  done
+  for f in "$root"/cli/*.c "$root"/cli/*.h; do
+    [ -f "$f" ] || continue
+    sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f" | while read -r inc; do
+      case $inc in
+        config.h | cli.h) ;;
+        *) echo "${f#$root/}: the command includes private header \"$inc\"" ;;
+      esac
+    done
+  done
+  for f in "$root"/plugins/*/*.c "$root"/plugins/*/*.h "$root"/doc/examples/*.c; do
+    [ -f "$f" ] || continue
+    sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f" | while read -r inc; do
+      case $inc in
+        config.h) echo "${f#$root/}: a plugin includes config.h" ;;
+        */*) echo "${f#$root/}: a plugin includes \"$inc\" outside its directory" ;;
+        *) [ -f "$(dirname "$f")/$inc" ] || echo "${f#$root/}: includes \"$inc\", not a header of its directory" ;;
+      esac
+    done
+  done
+  for f in "$root"/include/ldpgnn/*.h "$root"/include/ldpgnn/*.h.in; do
+    [ -f "$f" ] || continue
+    sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*\([<"][^>"]*[>"]\).*/\1/p' "$f" | while read -r inc; do
+      case $inc in
+        \<ldpgnn/*\> | \<glib*\> | \<gio/*\> | \<json-glib/*\> | \<std*\> | \<math.h\>) ;;
+        *) echo "${f#$root/}: a public header includes $inc" ;;
+      esac
+    done
+  done
+}
+
+echo "1..2"
+out=$(check_tree "$LDPGNN_SRCDIR")
+if [ -z "$out" ]; then echo "ok 1 - the tree follows the layer and plugin include rules"
+else echo "not ok 1 - include rules broken:"; echo "$out" | sed 's/^/# /'; status=1
+fi
+
+# Self-test: one violation of each rule in a scratch tree.
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/core/numerics" "$tmp/core/host" "$tmp/cli" "$tmp/plugins/backbone" "$tmp/include/ldpgnn"
+printf '#include "host/host.h"\n' >"$tmp/core/numerics/a.c"
+printf '/* ok */\n' >"$tmp/core/host/host.h"
+printf '#include "numerics/numerics.h"\n' >"$tmp/core/host/b.c" # allowed: a lower layer
+printf '#include "host/host.h"\n' >"$tmp/cli/c.c"
+printf '#include "config.h"\n#include "../../core/host/host.h"\n' >"$tmp/plugins/backbone/d.c"
+printf '#include "host/host.h"\n' >"$tmp/include/ldpgnn/e.h"
+got=$(check_tree "$tmp" | sed 's/:.*//' | sort | uniq -c | awk '{print $2 "=" $1}' | tr '\n' ' ')
+want="cli/c.c=1 core/numerics/a.c=1 include/ldpgnn/e.h=1 plugins/backbone/d.c=2 "
+if [ "$got" = "$want" ]; then echo "ok 2 - the checker reports each kind of violation"
+else echo "not ok 2 - checker self-test: got '$got', want '$want'"; status=1
+fi
+exit ${status:-0}
