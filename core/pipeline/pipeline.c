@@ -404,6 +404,34 @@ static LdpParams *build_core_section(const LdpYamlNode *base, const LdpYamlNode 
 }
 
 /* Builds one run from the top level and, when given, a variant mapping. */
+/* A calibrator that learns edge weights needs a backbone that uses them: the pairing
+ * is refused here, at the backbone, before any variant trains. */
+static gboolean check_edge_weights(const Ctx *c, const LdpRunSpec *r, const LdpYamlNode *backbone, GError **error)
+{
+  const LdpPluginDesc *bb = ldp_plugin_desc(r->backbone.plugin);
+  if (LDP_BACKBONE_SLOT(bb, capabilities) & LDP_BACKBONE_EDGE_WEIGHTS)
+    return TRUE;
+  for (guint i = 0; i < r->calibrators->len; i++) {
+    const LdpStageSpec *st = r->calibrators->pdata[i];
+    const LdpPluginDesc *cal = ldp_plugin_desc(st->plugin);
+    if (LDP_CALIBRATOR_SLOT(cal, edge_weights) == NULL)
+      continue;
+    g_autoptr(GString) able = g_string_new(NULL);
+    g_autoptr(GPtrArray) all = ldp_registry_list(c->reg, LDP_PLUGIN_BACKBONE);
+    for (guint k = 0; k < all->len; k++) {
+      const LdpPluginDesc *d = ldp_plugin_desc(all->pdata[k]);
+      if (LDP_BACKBONE_SLOT(d, capabilities) & LDP_BACKBONE_EDGE_WEIGHTS)
+        g_string_append_printf(able, "%s%s", able->len ? ", " : "", d->name);
+    }
+    const LdpYamlNode *at = ldp_yaml_mapping_get(backbone, "plugin", NULL);
+    return ldp_yaml_error(error, at ? at : backbone, LDP_PIPELINE_ERROR_INVALID,
+                          "backbone '%s' cannot use edge weights, which calibrator '%s' learns; "
+                          "backbones that can: %s",
+                          bb->name, cal->name, able->len ? able->str : "none installed");
+  }
+  return TRUE;
+}
+
 static LdpRunSpec *build_run(const Ctx *c, const char *name, const LdpYamlNode *variant, GError **error)
 {
   const LdpYamlNode *root = c->root;
@@ -436,6 +464,8 @@ static LdpRunSpec *build_run(const Ctx *c, const char *name, const LdpYamlNode *
   if (!(r->calibrators = build_stage_list(c, calibrators, "calibrators", LDP_PLUGIN_CALIBRATOR, NULL, 0, error)))
     goto fail;
   if (!build_stage(c, backbone, "backbone", "'backbone'", LDP_PLUGIN_BACKBONE, NULL, 0, &r->backbone, error))
+    goto fail;
+  if (!check_edge_weights(c, r, backbone, error))
     goto fail;
   if (!(r->train = build_core_section(ldp_yaml_mapping_get(root, "train", NULL),
                                       variant ? ldp_yaml_mapping_get(variant, "train", NULL) : NULL, "train",
