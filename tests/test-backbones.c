@@ -634,8 +634,9 @@ static double ew_at(LdpParam *ew, guint e)
   return ew ? ldp_param_value(ew)->data[e] : 1.0;
 }
 
-/* GCN: out_i = sum_j c_ij w_ij h_j with self-loops (weight 1) replacing the diagonal,
- * c_ij = 1/sqrt(d~_i d~_j), d~ = off-diagonal row count + 1. */
+/* GCN: out_i = sum_j w_ij h_j / sqrt(d~_i d~_j) with self-loops (weight 1) replacing
+ * the diagonal, d~_i = 1 + sum of the off-diagonal weights of row i (PyG gcn_norm with
+ * edge_weight; the row count + 1 without weights). */
 static DMat ref_gcn_propagate(Data *dt, DMat h, LdpParam *ew)
 {
   const LdpCsr *a = ldp_graph_csr(dt->graph);
@@ -643,7 +644,7 @@ static DMat ref_gcn_propagate(Data *dt, DMat h, LdpParam *ew)
   for (guint i = 0; i < dt->n; i++) {
     deg[i] = 1;
     for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++)
-      deg[i] += a->indices[e] != i;
+      deg[i] += a->indices[e] != i ? ew_at(ew, e) : 0.0;
   }
   DMat out = dmat_new(h.rows, h.cols);
   for (guint i = 0; i < dt->n; i++) {
@@ -662,13 +663,16 @@ static DMat ref_gcn_propagate(Data *dt, DMat h, LdpParam *ew)
   return out;
 }
 
-/* mean over the stored row (self-loop included), weighted messages, 0 if empty. */
+/* mean over the stored row (self-loop included), weighted by the edge weights
+ * (divided by their sum), 0 if empty. */
 static DMat ref_mean_propagate(Data *dt, DMat h, LdpParam *ew)
 {
   const LdpCsr *a = ldp_graph_csr(dt->graph);
   DMat out = dmat_new(h.rows, h.cols);
   for (guint i = 0; i < dt->n; i++) {
-    guint deg = a->indptr[i + 1] - a->indptr[i];
+    double deg = 0;
+    for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++)
+      deg += ew_at(ew, e);
     for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++)
       for (guint c = 0; c < h.cols; c++)
         *dmat_at(out, i, c) += ew_at(ew, e) * *dmat_at(h, a->indices[e], c) / deg;
@@ -910,6 +914,60 @@ static void test_reference(gconstpointer data)
   ldp_tensor_free(out);
   if (ew)
     ldp_param_free(ew);
+  model_free(m);
+  data_free(dt);
+}
+
+/* GCN's first layer with random edge weights against the dense formula
+ * D_w^-1/2 (A_w + I) D_w^-1/2 X W + b, A_w the weighted adjacency without its diagonal
+ * (the stored self-loop of node 2 is replaced, whatever its weight), D_w its row sums
+ * plus 1. One layer, so the logits are exactly that product. */
+static void test_gcn_weighted_dense(void)
+{
+  Data *dt = data_node_new(4, FALSE, 41);
+  const char *const sets[] = { "layers=1", NULL };
+  Model *m = model_new("gcn", sets, 4, 3, LDP_TASK_NODE, 12);
+  LdpParam *ew = edge_weights_new(dt, 13);
+  /* a non-zero bias, so that it is checked too */
+  LdpTensor *bias = ldp_param_value(model_param(m, "gcn.0.bias"));
+  for (guint c = 0; c < 3; c++)
+    bias->data[c] = 0.1f * (float)(c + 1);
+  const guint n = dt->n;
+  const LdpCsr *a = ldp_graph_csr(dt->graph);
+  double *aw = g_new0(double, n * n), *deg = g_new0(double, n);
+  for (guint i = 0; i < n; i++)
+    for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++)
+      if (a->indices[e] != i)
+        aw[i * n + a->indices[e]] = ldp_param_value(ew)->data[e];
+  for (guint i = 0; i < n; i++) {
+    aw[i * n + i] = 1.0; /* + I */
+    for (guint j = 0; j < n; j++)
+      deg[i] += aw[i * n + j];
+  }
+  DMat x = dmat_from(dt->x);
+  DMat xw = dmat_linear(x, model_param(m, "gcn.0.weight"), NULL);
+  LdpTensor *out = forward_copy(m, dt, FALSE, FALSE, ew, 1);
+  double worst = 0;
+  for (guint i = 0; i < n; i++)
+    for (guint c = 0; c < 3; c++) {
+      double s = bias->data[c];
+      for (guint j = 0; j < n; j++)
+        s += aw[i * n + j] / sqrt(deg[i] * deg[j]) * *dmat_at(xw, j, c);
+      worst = MAX(worst, fabs(ldp_tensor_row(out, i)[c] - s) / (1 + fabs(s)));
+    }
+  /* float32 against double: a few roundings of sums of <= 4 terms of size O(1). */
+  g_test_message("gcn weighted first layer: max scaled difference %.3g", worst);
+  g_assert_cmpfloat(worst, <, 1e-5);
+  /* and the weights matter: the unweighted layer is far from it */
+  LdpTensor *plain = forward_copy(m, dt, FALSE, FALSE, NULL, 1);
+  g_assert_cmpfloat(tensors_max_diff(out, plain), >, 1e-2);
+  ldp_tensor_free(plain);
+  ldp_tensor_free(out);
+  g_free(x.v);
+  g_free(xw.v);
+  g_free(aw);
+  g_free(deg);
+  ldp_param_free(ew);
   model_free(m);
   data_free(dt);
 }
@@ -1235,6 +1293,7 @@ int main(int argc, char **argv)
   g_test_add_func("/backbones/train-eval", test_train_eval);
   g_test_add_func("/backbones/errors", test_errors);
   g_test_add_func("/backbones/equivalences", test_equivalences);
+  g_test_add_func("/backbones/gcn-weighted-dense", test_gcn_weighted_dense);
 
   static const RefCase refs[] = {
     { "mlp", FALSE, FALSE }, { "gcn", FALSE, FALSE }, { "gcn", TRUE, FALSE }, { "sage", FALSE, FALSE },
