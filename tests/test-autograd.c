@@ -1731,6 +1731,72 @@ static void test_edge_norm(void)
   }
 }
 
+/* Weighted GCN and SAGE layers on a graph large enough for every parallel path of the
+ * weighted ops; returns the gradients of W and of the edge weights, concatenated. */
+static LdpTensor *weighted_big_gradients(LdpGraph *g, const LdpTensor *x, const gint *labels, LdpParam *w,
+                                         LdpParam *ew)
+{
+  ldp_tensor_fill(ldp_param_grad(w), 0.0f);
+  ldp_tensor_fill(ldp_param_grad(ew), 0.0f);
+  LdpTape *t = ldp_tape_new(TRUE);
+  LdpVar *ewv = ldp_tape_param(t, ew);
+  LdpVar *hw = ldp_op_matmul(t, ldp_tape_constant(t, x), ldp_tape_param(t, w));
+  LdpVar *h = ldp_op_propagate_values(t, ldp_graph_normalized(g, LDP_NORM_GCN),
+                                      ldp_op_edge_norm(t, g, ewv, LDP_NORM_GCN), hw);
+  h = ldp_op_add(t, h, ldp_op_propagate_values(t, ldp_graph_normalized(g, LDP_NORM_MEAN),
+                                               ldp_op_edge_norm(t, g, ewv, LDP_NORM_MEAN), hw));
+  ldp_tape_backward(t, ldp_op_cross_entropy(t, h, labels, NULL, x->rows));
+  ldp_tape_free(t);
+  const gsize nw = ldp_tensor_size(ldp_param_grad(w)), ne = ldp_tensor_size(ldp_param_grad(ew));
+  LdpTensor *all = ldp_tensor_new(1, (guint)(nw + ne));
+  memcpy(all->data, ldp_param_grad(w)->data, nw * sizeof(float));
+  memcpy(all->data + nw, ldp_param_grad(ew)->data, ne * sizeof(float));
+  return all;
+}
+
+static void test_weighted_reproducible(void)
+{
+  const guint n = 12000, deg = 5, d = 16;
+  LdpRng rng;
+  ldp_rng_init(&rng, 2025);
+  g_autofree guint *src = g_new(guint, n * deg), *dst = g_new(guint, n * deg);
+  for (guint i = 0; i < n * deg; i++) {
+    src[i] = (guint)ldp_rng_below(&rng, n);
+    dst[i] = i / deg;
+  }
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LdpGraph) g = ldp_graph_new_from_edges(n, src, dst, n * deg, FALSE, &error);
+  g_assert_no_error(error);
+  g_autoptr(LdpTensor) x = ldp_tensor_new(n, d);
+  fill_uniform(x, &rng, -1.0f, 1.0f);
+  g_autofree gint *labels = g_new(gint, n);
+  for (guint i = 0; i < n; i++)
+    labels[i] = (gint)ldp_rng_below(&rng, 4);
+  g_autoptr(LdpParam) w = ldp_param_new("W", d, 4);
+  g_autoptr(LdpParam) ew = param_positive("edge_w", ldp_graph_n_edges(g), 1, &rng, 0.2f, 1.5f);
+  ldp_param_init_glorot(w, &rng);
+  g_autoptr(LdpTensor) a = weighted_big_gradients(g, x, labels, w, ew);
+  gsize bytes = ldp_tensor_size(a) * sizeof(float);
+  double norm = 0.0;
+  for (gsize i = 0; i < ldp_tensor_size(a); i++) {
+    g_assert_true(isfinite(a->data[i]));
+    norm += fabs(a->data[i]);
+  }
+  g_assert_cmpfloat(norm, >, 0.0);
+#ifdef _OPENMP
+  int saved = omp_get_max_threads();
+  omp_set_num_threads(1);
+  g_autoptr(LdpTensor) one = weighted_big_gradients(g, x, labels, w, ew);
+  omp_set_num_threads(2);
+  g_autoptr(LdpTensor) two = weighted_big_gradients(g, x, labels, w, ew);
+  omp_set_num_threads(saved);
+  g_assert_cmpmem(one->data, bytes, two->data, bytes);
+  g_assert_cmpmem(one->data, bytes, a->data, bytes);
+#else
+  g_test_message("built without OpenMP: thread-count comparison not applicable");
+#endif
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -1757,5 +1823,6 @@ int main(int argc, char **argv)
   g_test_add_func("/autograd/custom-op", test_custom_op);
   g_test_add_func("/autograd/weighted-primitives", test_weighted_primitives);
   g_test_add_func("/autograd/edge-norm", test_edge_norm);
+  g_test_add_func("/autograd/weighted-reproducible", test_weighted_reproducible);
   return g_test_run();
 }
