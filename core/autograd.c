@@ -462,17 +462,25 @@ LdpVar *ldp_tape_custom_op(LdpTape *tape, const char *name, LdpVar *const *input
                            LdpTensor *value, LdpCustomBackward backward, gpointer state,
                            GDestroyNotify free_state)
 {
-  gboolean ok = tape != NULL && name != NULL && value != NULL && (n_inputs == 0 || inputs != NULL) &&
-                (n_inputs == 0 || backward != NULL);
-  for (guint i = 0; ok && i < n_inputs; i++)
-    ok = inputs[i] != NULL && inputs[i]->tape == tape && inputs[i]->sparse == NULL && inputs[i]->linear == NULL;
-  if (!ok) {
-    /* Both are transfer full: release them before refusing. */
+  /* Programmer errors; @value and @state are transfer full, so they are released. */
+  g_autofree char *fault = NULL;
+  if (tape == NULL || name == NULL || value == NULL)
+    fault = g_strdup("needs a tape, a name and a value");
+  else if (n_inputs > 0 && (inputs == NULL || backward == NULL))
+    fault = g_strdup("has inputs but no input array or no backward function");
+  for (guint i = 0; fault == NULL && i < n_inputs; i++) {
+    if (inputs[i] == NULL || inputs[i]->tape != tape)
+      fault = g_strdup_printf("input %u is NULL or belongs to another tape", i);
+    else if (inputs[i]->sparse != NULL || inputs[i]->linear != NULL)
+      fault = g_strdup_printf("input %u is a sparse or linear constant (custom ops take dense inputs only)", i);
+  }
+  if (fault != NULL) {
+    g_critical("%s: custom op '%s' %s", G_STRFUNC, name ? name : "(null)", fault);
     if (value)
       ldp_tensor_free(value);
     if (free_state && state)
       free_state(state);
-    g_return_val_if_fail(ok, NULL);
+    return NULL;
   }
   LdpVar *v = var_new(tape, value, inputs, n_inputs, custom_backward);
   CustomSaved *s = g_new(CustomSaved, 1);
