@@ -12,7 +12,8 @@
  *   out_i = W_l (sum_j w_ij h_j / sum_j w_ij) + b + W_r h_i,
  * 0 for a node without neighbours or with zero total weight; gradients reach w through
  * the divisor too (ldp_op_edge_norm). All-ones weights give the unweighted layer up to
- * float rounding. */
+ * float rounding on graphs whose stored values are 1 (the unweighted mean divides by
+ * |N(i)|). */
 #include "common.h"
 
 #define SAGE_NAME "sage"
