@@ -19,6 +19,7 @@
  */
 #include <ldpgnn/ldpgnn.h>
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 #ifdef _OPENMP
@@ -1352,6 +1353,452 @@ static void test_matmul_linear_threads(void)
 #endif
 }
 
+/* ---- custom ops (ldp_tape_custom_op) ---- */
+
+/* Counts of states allocated and released, to prove every state is freed with its tape
+ * (ASan runs with detect_leaks=0, so a leak would go unnoticed otherwise). */
+static guint cube_states_made, cube_states_freed;
+
+typedef struct {
+  const LdpTensor *r;  /* n x 1 row scales, borrowed */
+} CubeState;
+
+static void cube_state_free(gpointer data)
+{
+  cube_states_freed++;
+  g_free(data);
+}
+
+/* d/dx r_i x^3 = 3 r_i x^2 */
+static void cube_backward(gpointer state, LdpVar *const *inputs, guint n_inputs, const LdpTensor *out_value,
+                          const LdpTensor *out_grad, LdpTensor *const *in_grads)
+{
+  const CubeState *s = state;
+  g_assert_cmpuint(n_inputs, ==, 1);
+  g_assert_nonnull(in_grads[0]);
+  const LdpTensor *x = ldp_var_value(inputs[0]);
+  for (guint i = 0; i < x->rows; i++)
+    for (guint c = 0; c < x->cols; c++) {
+      float xv = ldp_tensor_row(x, i)[c];
+      ldp_tensor_row(in_grads[0], i)[c] += ldp_tensor_row(out_grad, i)[c] * 3.0f * s->r->data[i] * xv * xv;
+    }
+}
+
+/* The example op of the test: out[i][c] = r_i x[i][c]^3, state allocated per use. */
+static LdpVar *cube_op(LdpTape *t, LdpVar *x, const LdpTensor *r)
+{
+  const LdpTensor *xv = ldp_var_value(x);
+  LdpTensor *out = ldp_tensor_new(xv->rows, xv->cols);
+  for (guint i = 0; i < xv->rows; i++)
+    for (guint c = 0; c < xv->cols; c++) {
+      float v = ldp_tensor_row(xv, i)[c];
+      ldp_tensor_row(out, i)[c] = r->data[i] * v * v * v;
+    }
+  CubeState *s = g_new(CubeState, 1);
+  s->r = r;
+  cube_states_made++;
+  return ldp_tape_custom_op(t, "cube", &x, 1, out, cube_backward, s, cube_state_free);
+}
+
+static LdpVar *build_cube(LdpTape *t, LdpVar **in, gpointer d)
+{
+  return cube_op(t, in[0], d);
+}
+
+/* Composition with built-in ops on both sides (smooth ones: no kinks within the FD
+ * step): sigmoid(cube(0.7 x) W). */
+static LdpVar *build_cube_composed(LdpTape *t, LdpVar **in, gpointer d)
+{
+  return ldp_op_sigmoid(t, ldp_op_matmul(t, cube_op(t, ldp_op_scale(t, in[0], 0.7f), d), in[1]));
+}
+
+static void test_custom_op(void)
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, 71);
+  g_autoptr(LdpTensor) r = ldp_tensor_new(4, 1);
+  fill_away(r, &rng, 0.5f, 1.5f);
+  cube_states_made = cube_states_freed = 0;
+
+  /* Inputs in ±[0.2, 1.2]: |x^3| <= 1.7, third derivative 6 r, truncation h^2 r = 1.5e-4. */
+  LdpParam *x1[1] = { ldp_param_new("x", 4, 3) };
+  fill_away(ldp_param_value(x1[0]), &rng, 0.2f, 1.2f);
+  check_grads("custom cube", x1, 1, build_cube, r, TRUE);
+  LdpParam *in2[2] = { x1[0], param_away("w", 3, 2, &rng) };
+  check_grads("custom cube composed", in2, 2, build_cube_composed, r, TRUE);
+  ldp_param_free(in2[1]);
+
+  /* Forward value and a gradient through the public accessors. */
+  LdpTape *tape = ldp_tape_new(TRUE);
+  LdpVar *xv = ldp_tape_param(tape, x1[0]);
+  LdpVar *y = cube_op(tape, xv, r);
+  /* Never memoised: the same op on the same input records a new variable. */
+  LdpVar *y2 = cube_op(tape, xv, r);
+  g_assert_true(y != y2);
+  for (guint i = 0; i < 4; i++)
+    for (guint c = 0; c < 3; c++) {
+      double v = ldp_tensor_row(ldp_param_value(x1[0]), i)[c];
+      g_assert_cmpfloat(fabs(ldp_tensor_row(ldp_var_value(y), i)[c] - r->data[i] * v * v * v), <, 1e-6);
+    }
+  ldp_tape_backward(tape, ldp_op_sum(tape, ldp_op_add(tape, y, y2)));
+  g_assert_nonnull(ldp_var_grad(xv));
+  g_assert_cmpuint(cube_states_freed, <, cube_states_made);
+  ldp_tape_free(tape);
+
+  /* A state-less custom op (no state, no free function), and a 0-input constant. */
+  tape = ldp_tape_new(TRUE);
+  g_autoptr(LdpTensor) two = ldp_tensor_new(1, 1);
+  two->data[0] = 2.0f;
+  LdpVar *k = ldp_tape_custom_op(tape, "const", NULL, 0, ldp_tensor_copy(two), NULL, NULL, NULL);
+  g_assert_nonnull(k);
+  g_assert_cmpfloat(ldp_var_value(k)->data[0], ==, 2.0f);
+  ldp_tape_free(tape);
+
+  /* Programmer errors: a sparse input, a variable of another tape. The value and the
+   * state are released, the call returns NULL with a critical. */
+  g_autoptr(LdpCsr) sp = ldp_csr_new(4, 3, 0);
+  tape = ldp_tape_new(TRUE);
+  LdpTape *other = ldp_tape_new(TRUE);
+  LdpVar *bad[2] = { ldp_tape_sparse_constant(tape, sp), ldp_tape_param(other, x1[0]) };
+  static const char *const expected[2] = { "*ldp_tape_custom_op*cube*input 0 is a sparse*",
+                                           "*ldp_tape_custom_op*cube*input 0*another tape*" };
+  for (guint b = 0; b < 2; b++) {
+    CubeState *s = g_new(CubeState, 1);
+    s->r = r;
+    cube_states_made++;
+    g_test_expect_message(G_LOG_DOMAIN, G_LOG_LEVEL_CRITICAL, expected[b]);
+    g_assert_null(ldp_tape_custom_op(tape, "cube", &bad[b], 1, ldp_tensor_new(4, 3), cube_backward, s,
+                                     cube_state_free));
+    g_test_assert_expected_messages();
+  }
+  ldp_tape_free(other);
+  ldp_tape_free(tape);
+  free_params(x1, 1);
+  /* Every state made was freed exactly once. */
+  g_assert_cmpuint(cube_states_made, >, 10);
+  g_assert_cmpuint(cube_states_freed, ==, cube_states_made);
+}
+
+/* ---- weighted-graph ops ---- */
+
+typedef enum { W_GATHER, W_ROWSUM, W_POW, W_SCALE_ROWS, W_PROPVAL, W_EDGE_NORM, W_NORM_PROP } WeightedKind;
+
+typedef struct {
+  WeightedKind kind;
+  LdpGraph *g;
+  float p;
+  LdpNorm norm;
+} WeightedCase;
+
+static const guint gather_idx[7] = { 3, 0, 3, 5, 1, 3, 2 }; /* repeats: the backward must add */
+
+static LdpVar *build_weighted(LdpTape *t, LdpVar **in, gpointer d)
+{
+  WeightedCase *wc = d;
+  switch (wc->kind) {
+  case W_GATHER:
+    return ldp_op_gather_rows(t, in[0], gather_idx, G_N_ELEMENTS(gather_idx));
+  case W_ROWSUM:
+    return ldp_op_edge_row_sum(t, wc->g, in[0]);
+  case W_POW:
+    return ldp_op_pow(t, in[0], wc->p);
+  case W_SCALE_ROWS:
+    return ldp_op_scale_rows(t, in[0], in[1]);
+  case W_PROPVAL:
+    return ldp_op_propagate_values(t, wc->g, in[0], in[1]);
+  case W_EDGE_NORM:
+    return ldp_op_edge_norm(t, wc->g, in[0], wc->norm);
+  case W_NORM_PROP:
+  default:
+    return ldp_op_propagate_values(t, ldp_graph_normalized(wc->g, wc->norm),
+                                   ldp_op_edge_norm(t, wc->g, in[0], wc->norm), in[1]);
+  }
+}
+
+/* Positive entries in [lo, hi] (weights, degrees). */
+static LdpParam *param_positive(const char *name, guint rows, guint cols, LdpRng *rng, float lo, float hi)
+{
+  LdpParam *p = ldp_param_new(name, rows, cols);
+  fill_uniform(ldp_param_value(p), rng, lo, hi);
+  return p;
+}
+
+static void test_weighted_primitives(void)
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, 72);
+  g_autoptr(LdpGraph) base = small_graph();
+  LdpGraph *gcn = ldp_graph_normalized(base, LDP_NORM_GCN);
+  const guint n = 6, m = ldp_graph_n_edges(base), mg = ldp_graph_n_edges(gcn);
+  WeightedCase wc = { W_GATHER, base, 0.0f, LDP_NORM_SUM };
+
+  LdpParam *x[1] = { param_away("x", n, 3, &rng) };
+  check_grads("gather_rows", x, 1, build_weighted, &wc, TRUE);
+  free_params(x, 1);
+
+  wc.kind = W_ROWSUM;
+  LdpParam *w[1] = { param_away("w", m, 1, &rng) };
+  check_grads("edge_row_sum", w, 1, build_weighted, &wc, TRUE);
+  free_params(w, 1);
+
+  /* Powers on positive inputs (degrees) and an integer power on mixed signs. Inputs in
+   * [0.5, 2]: |d^3 x^p / dx^3| <= 2.2 * 0.5^-3.5 = 25 for p = -1/2, truncation
+   * h^2/6 * 25 = 4e-4, inside the tolerance. */
+  const float powers[] = { -0.5f, -1.0f, 0.5f, 2.5f };
+  wc.kind = W_POW;
+  for (guint k = 0; k < G_N_ELEMENTS(powers); k++) {
+    wc.p = powers[k];
+    LdpParam *px[1] = { param_positive("x", 4, 3, &rng, 0.5f, 2.0f) };
+    g_autofree char *what = g_strdup_printf("pow %g", powers[k]);
+    check_grads(what, px, 1, build_weighted, &wc, TRUE);
+    free_params(px, 1);
+  }
+  wc.p = 3.0f;
+  LdpParam *px[1] = { param_away("x", 4, 3, &rng) };
+  check_grads("pow 3", px, 1, build_weighted, &wc, TRUE);
+  free_params(px, 1);
+
+  wc.kind = W_SCALE_ROWS;
+  LdpParam *sr[2] = { param_away("x", n, 4, &rng), param_away("s", n, 1, &rng) };
+  check_grads("scale_rows", sr, 2, build_weighted, &wc, TRUE);
+  free_params(sr, 2);
+
+  /* Values indexed by the edges of the derived graph itself (no origin mapping). */
+  wc.kind = W_PROPVAL;
+  wc.g = gcn;
+  LdpParam *pv[2] = { param_away("values", mg, 1, &rng), param_away("x", n, 3, &rng) };
+  check_grads("propagate_values (gcn graph)", pv, 2, build_weighted, &wc, TRUE);
+
+  /* Values: the zero convention of pow, gather, scale_rows and propagate_values
+   * against direct sums. */
+  LdpTape *tape = ldp_tape_new(TRUE);
+  g_autoptr(LdpTensor) d = ldp_tensor_new(1, 4);
+  d->data[0] = 4.0f, d->data[1] = 0.0f, d->data[2] = -1.0f, d->data[3] = 0.25f;
+  g_autoptr(LdpParam) dp = ldp_param_new("d", 1, 4);
+  memcpy(ldp_param_value(dp)->data, d->data, 4 * sizeof(float));
+  LdpVar *dv = ldp_tape_param(tape, dp);
+  LdpVar *rs = ldp_op_pow(tape, dv, -0.5f);
+  g_assert_true(ldp_op_pow(tape, dv, -0.5f) == rs); /* memoised */
+  const float want[4] = { 0.5f, 0.0f, 0.0f, 2.0f };
+  g_assert_cmpmem(ldp_var_value(rs)->data, 4 * sizeof(float), want, 4 * sizeof(float));
+  ldp_tape_backward(tape, ldp_op_sum(tape, rs));
+  /* d/dx x^-1/2 = -x^-3/2 / 2: -1/16 at 4, -4 at 1/4; 0 where the convention applies. */
+  const float dwant[4] = { -0.0625f, 0.0f, 0.0f, -4.0f };
+  g_assert_cmpmem(ldp_var_grad(dv)->data, 4 * sizeof(float), dwant, 4 * sizeof(float));
+  ldp_tape_free(tape);
+
+  tape = ldp_tape_new(FALSE);
+  LdpVar *vals = ldp_tape_param(tape, pv[0]), *xv = ldp_tape_param(tape, pv[1]);
+  const LdpTensor *out = ldp_var_value(ldp_op_propagate_values(tape, gcn, vals, xv));
+  const LdpCsr *a = ldp_graph_csr(gcn);
+  for (guint i = 0; i < n; i++)
+    for (guint c = 0; c < 3; c++) {
+      double s = 0.0;
+      for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++)
+        s += (double)ldp_param_value(pv[0])->data[e] * ldp_tensor_row(ldp_param_value(pv[1]), a->indices[e])[c];
+      g_assert_cmpfloat(fabs(ldp_tensor_row(out, i)[c] - s), <, 1e-5);
+    }
+  const LdpTensor *gat = ldp_var_value(ldp_op_gather_rows(tape, xv, gather_idx, G_N_ELEMENTS(gather_idx)));
+  for (guint k = 0; k < G_N_ELEMENTS(gather_idx); k++)
+    g_assert_cmpmem(ldp_tensor_row(gat, k), 3 * sizeof(float), ldp_tensor_row(ldp_param_value(pv[1]), gather_idx[k]),
+                    3 * sizeof(float));
+  ldp_tape_free(tape);
+  free_params(pv, 2);
+
+  /* Programmer errors: wrong shapes and sparse inputs. */
+  g_autoptr(LdpTensor) ev = ldp_tensor_new(m + 1, 1);
+  g_autoptr(LdpTensor) xx = ldp_tensor_new(n, 2);
+  g_autoptr(LdpCsr) sp = ldp_csr_new(n, 2, 0);
+  static const guint bad_idx[1] = { 6 };
+  tape = ldp_tape_new(TRUE);
+  g_test_expect_message(G_LOG_DOMAIN, G_LOG_LEVEL_CRITICAL, "*ldp_op_edge_row_sum*");
+  g_assert_null(ldp_op_edge_row_sum(tape, base, ldp_tape_constant(tape, ev)));
+  g_test_assert_expected_messages();
+  g_test_expect_message(G_LOG_DOMAIN, G_LOG_LEVEL_CRITICAL, "*ldp_op_gather_rows*");
+  g_assert_null(ldp_op_gather_rows(tape, ldp_tape_constant(tape, xx), bad_idx, 1));
+  g_test_assert_expected_messages();
+  g_test_expect_message(G_LOG_DOMAIN, G_LOG_LEVEL_CRITICAL, "*ldp_op_propagate_values*");
+  g_assert_null(ldp_op_propagate_values(tape, base, ldp_tape_constant(tape, ev), ldp_tape_constant(tape, xx)));
+  g_test_assert_expected_messages();
+  g_test_expect_message(G_LOG_DOMAIN, G_LOG_LEVEL_CRITICAL, "*ldp_op_scale_rows*");
+  g_assert_null(ldp_op_scale_rows(tape, ldp_tape_sparse_constant(tape, sp), ldp_tape_constant(tape, xx)));
+  g_test_assert_expected_messages();
+  ldp_tape_free(tape);
+}
+
+/* 5 nodes, directed, weighted stored values, a stored diagonal entry (2, 2) and a node
+ * (0) without incoming edges. */
+static LdpGraph *norm_graph(gboolean weighted)
+{
+  static const guint rows[] = { 1, 1, 2, 2, 2, 3, 4, 4, 4 };
+  static const guint cols[] = { 0, 2, 1, 2, 4, 1, 0, 2, 3 };
+  static const float vals[] = { 1.0f, 0.5f, 2.0f, 1.5f, 0.8f, 1.0f, 1.2f, 0.6f, 1.0f };
+  g_autoptr(GError) error = NULL;
+  LdpCsr *adj = ldp_csr_from_coo(5, 5, rows, cols, weighted ? vals : NULL, G_N_ELEMENTS(rows), LDP_COO_ERROR,
+                                 &error);
+  g_assert_no_error(error);
+  return ldp_graph_new(adj);
+}
+
+/* The coefficients of graph.h's formulas with weights w_o * stored_o, in double. */
+static double *edge_norm_reference(LdpGraph *g, const float *w, LdpNorm norm)
+{
+  LdpGraph *nrm = ldp_graph_normalized(g, norm);
+  const LdpCsr *a = ldp_graph_csr(nrm);
+  const gint *origin = ldp_graph_edge_origin(nrm);
+  const float *stored = ldp_graph_csr(g)->values;
+  double *wt = g_new(double, a->nnz), *deg = g_new0(double, a->rows), *coef = g_new(double, MAX(a->nnz, 1));
+  for (guint e = 0; e < a->nnz; e++) {
+    gint o = origin ? origin[e] : (gint)e;
+    wt[e] = o < 0 ? 1.0 : (double)w[o] * stored[o];
+  }
+  for (guint i = 0; i < a->rows; i++)
+    for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++)
+      deg[i] += wt[e];
+  for (guint i = 0; i < a->rows; i++)
+    for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++) {
+      guint j = a->indices[e];
+      switch (norm) {
+      case LDP_NORM_GCN:
+      case LDP_NORM_SYM:
+        coef[e] = deg[i] > 0 && deg[j] > 0 ? wt[e] / sqrt(deg[i] * deg[j]) : 0.0;
+        break;
+      case LDP_NORM_MEAN:
+        coef[e] = deg[i] > 0 ? wt[e] / deg[i] : 0.0;
+        break;
+      default:
+        coef[e] = wt[e];
+      }
+    }
+  g_free(wt);
+  g_free(deg);
+  return coef;
+}
+
+static void test_edge_norm(void)
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, 73);
+  static const LdpNorm norms[] = { LDP_NORM_GCN, LDP_NORM_SYM, LDP_NORM_MEAN, LDP_NORM_SUM, LDP_NORM_SELF };
+  static const char *const names[] = { "gcn", "sym", "mean", "sum", "self" };
+  for (guint weighted = 0; weighted < 2; weighted++) {
+    g_autoptr(LdpGraph) g = norm_graph(weighted);
+    const guint m = ldp_graph_n_edges(g);
+    g_assert_cmpuint(m, ==, 9);
+    for (guint k = 0; k < G_N_ELEMENTS(norms); k++) {
+      LdpGraph *nrm = ldp_graph_normalized(g, norms[k]);
+      const guint mn = ldp_graph_n_edges(nrm);
+      /* All-ones weights reproduce the stored coefficients. The stored ones are computed
+       * in double and rounded once; edge_norm rounds the degree (double sum), the power
+       * (double pow) and two float products, each within half an ulp: at most 2.5 ulp
+       * relative in total, < 4 FLT_EPSILON. graph.h's MEAN divides by |N(i)|, the
+       * weighted mean by the weight sum: equal only for unit stored values. */
+      g_autoptr(LdpTensor) ones = ldp_tensor_new(m, 1);
+      ldp_tensor_fill(ones, 1.0f);
+      LdpTape *tape = ldp_tape_new(FALSE);
+      const LdpTensor *c1 = ldp_var_value(ldp_op_edge_norm(tape, g, ldp_tape_constant(tape, ones), norms[k]));
+      g_assert_cmpuint(c1->rows, ==, mn);
+      const float *stored = ldp_graph_csr(nrm)->values;
+      if (norms[k] != LDP_NORM_MEAN || !weighted)
+        for (guint e = 0; e < mn; e++)
+          if (fabs(c1->data[e] - stored[e]) > 4 * FLT_EPSILON * fabs(stored[e]))
+            g_error("edge_norm %s (weighted graph %u), all-ones weights: edge %u is %.9g, stored %.9g",
+                    names[k], weighted, e, c1->data[e], stored[e]);
+
+      /* Random weights against the formulas in double (same rounding budget). */
+      LdpParam *w[1] = { param_positive("w", m, 1, &rng, 0.3f, 1.5f) };
+      const LdpTensor *cw =
+          ldp_var_value(ldp_op_edge_norm(tape, g, ldp_tape_param(tape, w[0]), norms[k]));
+      g_autofree double *ref = edge_norm_reference(g, ldp_param_value(w[0])->data, norms[k]);
+      for (guint e = 0; e < mn; e++)
+        if (fabs(cw->data[e] - ref[e]) > 4 * FLT_EPSILON * fabs(ref[e]) + 1e-12)
+          g_error("edge_norm %s (weighted graph %u): edge %u is %.9g, formula %.9g", names[k], weighted, e,
+                  cw->data[e], ref[e]);
+      ldp_tape_free(tape);
+
+      /* Gradients: the coefficients alone, then through a propagation. */
+      WeightedCase wc = { W_EDGE_NORM, g, 0.0f, norms[k] };
+      g_autofree char *what = g_strdup_printf("edge_norm %s%s", names[k], weighted ? " weighted" : "");
+      if (norms[k] != LDP_NORM_SELF || weighted) /* SELF on unit values = SUM's check */
+        check_grads(what, w, 1, build_weighted, &wc, TRUE);
+      if (norms[k] == LDP_NORM_GCN || norms[k] == LDP_NORM_MEAN) {
+        wc.kind = W_NORM_PROP;
+        LdpParam *in2[2] = { w[0], param_away("x", 5, 3, &rng) };
+        g_autofree char *what2 = g_strconcat(what, " + propagate_values", NULL);
+        check_grads(what2, in2, 2, build_weighted, &wc, TRUE);
+        ldp_param_free(in2[1]);
+      }
+      free_params(w, 1);
+    }
+  }
+}
+
+/* Weighted GCN and SAGE layers on a graph large enough for every parallel path of the
+ * weighted ops; returns the gradients of W and of the edge weights, concatenated. */
+static LdpTensor *weighted_big_gradients(LdpGraph *g, const LdpTensor *x, const gint *labels, LdpParam *w,
+                                         LdpParam *ew)
+{
+  ldp_tensor_fill(ldp_param_grad(w), 0.0f);
+  ldp_tensor_fill(ldp_param_grad(ew), 0.0f);
+  LdpTape *t = ldp_tape_new(TRUE);
+  LdpVar *ewv = ldp_tape_param(t, ew);
+  LdpVar *hw = ldp_op_matmul(t, ldp_tape_constant(t, x), ldp_tape_param(t, w));
+  LdpVar *h = ldp_op_propagate_values(t, ldp_graph_normalized(g, LDP_NORM_GCN),
+                                      ldp_op_edge_norm(t, g, ewv, LDP_NORM_GCN), hw);
+  h = ldp_op_add(t, h, ldp_op_propagate_values(t, ldp_graph_normalized(g, LDP_NORM_MEAN),
+                                               ldp_op_edge_norm(t, g, ewv, LDP_NORM_MEAN), hw));
+  ldp_tape_backward(t, ldp_op_cross_entropy(t, h, labels, NULL, x->rows));
+  ldp_tape_free(t);
+  const gsize nw = ldp_tensor_size(ldp_param_grad(w)), ne = ldp_tensor_size(ldp_param_grad(ew));
+  LdpTensor *all = ldp_tensor_new(1, (guint)(nw + ne));
+  memcpy(all->data, ldp_param_grad(w)->data, nw * sizeof(float));
+  memcpy(all->data + nw, ldp_param_grad(ew)->data, ne * sizeof(float));
+  return all;
+}
+
+static void test_weighted_reproducible(void)
+{
+  const guint n = 12000, deg = 5, d = 16;
+  LdpRng rng;
+  ldp_rng_init(&rng, 2025);
+  g_autofree guint *src = g_new(guint, n * deg), *dst = g_new(guint, n * deg);
+  for (guint i = 0; i < n * deg; i++) {
+    src[i] = (guint)ldp_rng_below(&rng, n);
+    dst[i] = i / deg;
+  }
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LdpGraph) g = ldp_graph_new_from_edges(n, src, dst, n * deg, FALSE, &error);
+  g_assert_no_error(error);
+  g_autoptr(LdpTensor) x = ldp_tensor_new(n, d);
+  fill_uniform(x, &rng, -1.0f, 1.0f);
+  g_autofree gint *labels = g_new(gint, n);
+  for (guint i = 0; i < n; i++)
+    labels[i] = (gint)ldp_rng_below(&rng, 4);
+  g_autoptr(LdpParam) w = ldp_param_new("W", d, 4);
+  g_autoptr(LdpParam) ew = param_positive("edge_w", ldp_graph_n_edges(g), 1, &rng, 0.2f, 1.5f);
+  ldp_param_init_glorot(w, &rng);
+  g_autoptr(LdpTensor) a = weighted_big_gradients(g, x, labels, w, ew);
+  gsize bytes = ldp_tensor_size(a) * sizeof(float);
+  double norm = 0.0;
+  for (gsize i = 0; i < ldp_tensor_size(a); i++) {
+    g_assert_true(isfinite(a->data[i]));
+    norm += fabs(a->data[i]);
+  }
+  g_assert_cmpfloat(norm, >, 0.0);
+#ifdef _OPENMP
+  int saved = omp_get_max_threads();
+  omp_set_num_threads(1);
+  g_autoptr(LdpTensor) one = weighted_big_gradients(g, x, labels, w, ew);
+  omp_set_num_threads(2);
+  g_autoptr(LdpTensor) two = weighted_big_gradients(g, x, labels, w, ew);
+  omp_set_num_threads(saved);
+  g_assert_cmpmem(one->data, bytes, two->data, bytes);
+  g_assert_cmpmem(one->data, bytes, a->data, bytes);
+#else
+  g_test_message("built without OpenMP: thread-count comparison not applicable");
+#endif
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -1375,5 +1822,9 @@ int main(int argc, char **argv)
   g_test_add_func("/autograd/matmul-linear/exact", test_matmul_linear_exact);
   g_test_add_func("/autograd/matmul-linear/threads", test_matmul_linear_threads);
   g_test_add_func("/autograd/linear-dataset", test_linear_dataset);
+  g_test_add_func("/autograd/custom-op", test_custom_op);
+  g_test_add_func("/autograd/weighted-primitives", test_weighted_primitives);
+  g_test_add_func("/autograd/edge-norm", test_edge_norm);
+  g_test_add_func("/autograd/weighted-reproducible", test_weighted_reproducible);
   return g_test_run();
 }

@@ -8,7 +8,11 @@
  *   sample of entries each), the edge weights, dense and sparse inputs, and GIN on a
  *   batch of three graphs (one with a single node) with batch norm in training mode;
  * - shapes, train/eval behaviour of dropout and batch norm, determinism, errors;
- * - a short end-to-end fit of each backbone on a separable synthetic problem.
+ * - a short end-to-end fit of each backbone on a separable synthetic problem;
+ * - the example out-of-tree backbone doc/examples/appnp_backbone.c (its propagation is
+ *   one custom autograd op), built as the fixture module tests/plugins/appnp-backbone:
+ *   schema, forward against a double-precision recursion, finite differences through
+ *   its hand-written backward, and training on the synthetic dataset.
  */
 #include "testutil.h"
 
@@ -631,8 +635,9 @@ static double ew_at(LdpParam *ew, guint e)
   return ew ? ldp_param_value(ew)->data[e] : 1.0;
 }
 
-/* GCN: out_i = sum_j c_ij w_ij h_j with self-loops (weight 1) replacing the diagonal,
- * c_ij = 1/sqrt(d~_i d~_j), d~ = off-diagonal row count + 1. */
+/* GCN: out_i = sum_j w_ij h_j / sqrt(d~_i d~_j) with self-loops (weight 1) replacing
+ * the diagonal, d~_i = 1 + sum of the off-diagonal weights of row i (PyG gcn_norm with
+ * edge_weight; the row count + 1 without weights). */
 static DMat ref_gcn_propagate(Data *dt, DMat h, LdpParam *ew)
 {
   const LdpCsr *a = ldp_graph_csr(dt->graph);
@@ -640,7 +645,7 @@ static DMat ref_gcn_propagate(Data *dt, DMat h, LdpParam *ew)
   for (guint i = 0; i < dt->n; i++) {
     deg[i] = 1;
     for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++)
-      deg[i] += a->indices[e] != i;
+      deg[i] += a->indices[e] != i ? ew_at(ew, e) : 0.0;
   }
   DMat out = dmat_new(h.rows, h.cols);
   for (guint i = 0; i < dt->n; i++) {
@@ -659,13 +664,16 @@ static DMat ref_gcn_propagate(Data *dt, DMat h, LdpParam *ew)
   return out;
 }
 
-/* mean over the stored row (self-loop included), weighted messages, 0 if empty. */
+/* mean over the stored row (self-loop included), weighted by the edge weights
+ * (divided by their sum), 0 if empty. */
 static DMat ref_mean_propagate(Data *dt, DMat h, LdpParam *ew)
 {
   const LdpCsr *a = ldp_graph_csr(dt->graph);
   DMat out = dmat_new(h.rows, h.cols);
   for (guint i = 0; i < dt->n; i++) {
-    guint deg = a->indptr[i + 1] - a->indptr[i];
+    double deg = 0;
+    for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++)
+      deg += ew_at(ew, e);
     for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++)
       for (guint c = 0; c < h.cols; c++)
         *dmat_at(out, i, c) += ew_at(ew, e) * *dmat_at(h, a->indices[e], c) / deg;
@@ -907,6 +915,60 @@ static void test_reference(gconstpointer data)
   ldp_tensor_free(out);
   if (ew)
     ldp_param_free(ew);
+  model_free(m);
+  data_free(dt);
+}
+
+/* GCN's first layer with random edge weights against the dense formula
+ * D_w^-1/2 (A_w + I) D_w^-1/2 X W + b, A_w the weighted adjacency without its diagonal
+ * (the stored self-loop of node 2 is replaced, whatever its weight), D_w its row sums
+ * plus 1. One layer, so the logits are exactly that product. */
+static void test_gcn_weighted_dense(void)
+{
+  Data *dt = data_node_new(4, FALSE, 41);
+  const char *const sets[] = { "layers=1", NULL };
+  Model *m = model_new("gcn", sets, 4, 3, LDP_TASK_NODE, 12);
+  LdpParam *ew = edge_weights_new(dt, 13);
+  /* a non-zero bias, so that it is checked too */
+  LdpTensor *bias = ldp_param_value(model_param(m, "gcn.0.bias"));
+  for (guint c = 0; c < 3; c++)
+    bias->data[c] = 0.1f * (float)(c + 1);
+  const guint n = dt->n;
+  const LdpCsr *a = ldp_graph_csr(dt->graph);
+  double *aw = g_new0(double, n * n), *deg = g_new0(double, n);
+  for (guint i = 0; i < n; i++)
+    for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++)
+      if (a->indices[e] != i)
+        aw[i * n + a->indices[e]] = ldp_param_value(ew)->data[e];
+  for (guint i = 0; i < n; i++) {
+    aw[i * n + i] = 1.0; /* + I */
+    for (guint j = 0; j < n; j++)
+      deg[i] += aw[i * n + j];
+  }
+  DMat x = dmat_from(dt->x);
+  DMat xw = dmat_linear(x, model_param(m, "gcn.0.weight"), NULL);
+  LdpTensor *out = forward_copy(m, dt, FALSE, FALSE, ew, 1);
+  double worst = 0;
+  for (guint i = 0; i < n; i++)
+    for (guint c = 0; c < 3; c++) {
+      double s = bias->data[c];
+      for (guint j = 0; j < n; j++)
+        s += aw[i * n + j] / sqrt(deg[i] * deg[j]) * *dmat_at(xw, j, c);
+      worst = MAX(worst, fabs(ldp_tensor_row(out, i)[c] - s) / (1 + fabs(s)));
+    }
+  /* float32 against double: a few roundings of sums of <= 4 terms of size O(1). */
+  g_test_message("gcn weighted first layer: max scaled difference %.3g", worst);
+  g_assert_cmpfloat(worst, <, 1e-5);
+  /* and the weights matter: the unweighted layer is far from it */
+  LdpTensor *plain = forward_copy(m, dt, FALSE, FALSE, NULL, 1);
+  g_assert_cmpfloat(tensors_max_diff(out, plain), >, 1e-2);
+  ldp_tensor_free(plain);
+  ldp_tensor_free(out);
+  g_free(x.v);
+  g_free(xw.v);
+  g_free(aw);
+  g_free(deg);
+  ldp_param_free(ew);
   model_free(m);
   data_free(dt);
 }
@@ -1221,6 +1283,135 @@ static void test_learn_graphs(void)
   ldp_graph_unref(graph);
 }
 
+/* ------------------------------------------------------------------------------------
+ * the example out-of-tree backbone (doc/examples/appnp_backbone.c): one custom op
+ * ---------------------------------------------------------------------------------- */
+
+/* Loads the fixture module built from the example source into the test registry. */
+static void appnp_ensure_loaded(void)
+{
+  if (ldp_registry_lookup(registry, "appnp"))
+    return;
+  g_autofree char *path = g_test_build_filename(G_TEST_BUILT, "plugins", ".libs", "appnp-backbone.so", NULL);
+  GError *err = NULL;
+  g_assert_true(ldp_registry_load_file(registry, path, &err));
+  g_assert_no_error(err);
+}
+
+static void test_appnp_load(void)
+{
+  appnp_ensure_loaded();
+  const LdpPluginDesc *desc = backbone_desc("appnp");
+  g_assert_cmpuint(desc->vtable.backbone->capabilities, ==, LDP_BACKBONE_NODE | LDP_BACKBONE_EDGE_WEIGHTS);
+  static const char *const names[] = { "hidden", "k", "alpha", "dropout" };
+  g_assert_cmpuint(desc->n_params, ==, G_N_ELEMENTS(names));
+  for (guint i = 0; i < G_N_ELEMENTS(names); i++)
+    g_assert_cmpstr(desc->params[i].name, ==, names[i]);
+}
+
+/* Forward against the recursion in double: h = relu(x W1 + b1) W2 + b2,
+ * z <- (1 - alpha) P z + alpha h five times, P the (weighted) GCN operator of
+ * ref_gcn_propagate. */
+static void test_appnp_reference(gconstpointer data)
+{
+  const gboolean weighted = GPOINTER_TO_INT(data);
+  appnp_ensure_loaded();
+  const char *const sets[] = { "hidden=8", "k=5", "alpha=0.2", "dropout=0", NULL };
+  Data *dt = data_node_new(4, FALSE, 51);
+  Model *m = model_new("appnp", sets, 4, 3, LDP_TASK_NODE, 52);
+  LdpParam *ew = weighted ? edge_weights_new(dt, 53) : NULL;
+  LdpTensor *out = forward_copy(m, dt, TRUE, FALSE, ew, 1);
+  DMat x = dmat_from(dt->x);
+  DMat u = dmat_linear(x, model_param(m, "appnp.lin1.weight"), model_param(m, "appnp.lin1.bias"));
+  dmat_relu(u);
+  DMat h = dmat_linear(u, model_param(m, "appnp.lin2.weight"), model_param(m, "appnp.lin2.bias"));
+  DMat z = dmat_new(h.rows, h.cols);
+  memcpy(z.v, h.v, sizeof(double) * h.rows * h.cols);
+  for (guint t = 0; t < 5; t++) {
+    DMat pz = ref_gcn_propagate(dt, z, ew);
+    for (gsize i = 0; i < (gsize)h.rows * h.cols; i++)
+      z.v[i] = 0.8 * pz.v[i] + 0.2 * h.v[i];
+    g_free(pz.v);
+  }
+  /* float32 against double, as /backbones/reference: 1e-4 scaled is far above the
+   * rounding of a few layers of short O(1) sums and far below any formula error. */
+  double worst = 0;
+  for (gsize i = 0; i < ldp_tensor_size(out); i++)
+    worst = MAX(worst, fabs(out->data[i] - z.v[i]) / (1 + fabs(z.v[i])));
+  g_test_message("appnp%s: max scaled difference to the reference %.3g", weighted ? " weighted" : "", worst);
+  g_assert_cmpfloat(worst, <, 1e-4);
+  g_free(x.v);
+  g_free(u.v);
+  g_free(h.v);
+  g_free(z.v);
+  ldp_tensor_free(out);
+  if (ew)
+    ldp_param_free(ew);
+  model_free(m);
+  data_free(dt);
+}
+
+/* Finite differences through the custom op's hand-written backward, for every
+ * parameter and (weighted) the edge weights; relu gives kinks (see problem_check). */
+static void test_appnp_gradients(gconstpointer data)
+{
+  const gboolean weighted = GPOINTER_TO_INT(data);
+  appnp_ensure_loaded();
+  const char *const sets[] = { "hidden=8", "k=4", "alpha=0.2", "dropout=0", NULL };
+  Problem p = { 0 };
+  p.data = data_node_new(5, FALSE, 54);
+  p.model = model_new("appnp", sets, p.data->d, 3, LDP_TASK_NODE, 55);
+  p.edge_w = weighted ? edge_weights_new(p.data, 56) : NULL;
+  problem_check(&p, weighted ? "appnp edge-weights" : "appnp", TRUE);
+  ldp_tensor_free(p.r);
+  if (p.edge_w)
+    ldp_param_free(p.edge_w);
+  model_free(p.model);
+  data_free(p.data);
+}
+
+/* Training on the built-in synthetic dataset (2000 nodes, 5 classes, homophily 0.8):
+ * the loss must go down, and the training accuracy must beat the majority class by
+ * more than 5 binomial standard errors (sqrt(0.25 / 2000) = 0.011), which a model
+ * that learned nothing cannot. */
+static void test_appnp_learn(void)
+{
+  appnp_ensure_loaded();
+  const LdpPluginDesc *sd = ldp_plugin_desc(ldp_registry_lookup(registry, "synthetic"));
+  GError *err = NULL;
+  const char *const none[] = { NULL };
+  LdpParams *dparams = ldp_params_new_from_strings(sd->params, sd->n_params, none, &err);
+  g_assert_no_error(err);
+  LdpDatasetEnv env = { NULL, 7 };
+  LdpDataset *ds = sd->vtable.dataset->load(dparams, &env, &err);
+  g_assert_no_error(err);
+  ldp_params_free(dparams);
+  Data *dt = g_new0(Data, 1);
+  dt->graph = ldp_graph_ref(ldp_dataset_graph(ds));
+  dt->n = ldp_graph_n_nodes(dt->graph);
+  dt->x = ldp_dataset_features_dense(ds) ? ldp_tensor_copy(ldp_dataset_features_dense(ds))
+                                         : ldp_csr_to_dense(ldp_dataset_features_sparse(ds));
+  dt->d = dt->x->cols;
+  dt->graph_ptr[1] = dt->n;
+  dt->batch = (LdpBatch){ .graph = dt->graph, .n_graphs = 1, .graph_ptr = dt->graph_ptr };
+  const gint *labels = ldp_dataset_labels(ds);
+  guint counts[64] = { 0 }, top = 0;
+  for (guint i = 0; i < dt->n; i++) {
+    g_assert_cmpint(labels[i], >=, 0);
+    g_assert_cmpint(labels[i], <, 64);
+    top = MAX(top, ++counts[labels[i]]);
+  }
+  const char *const sets[] = { "hidden=16", "k=5", "alpha=0.1", "dropout=0.5", NULL };
+  Model *m = model_new("appnp", sets, dt->d, 5, LDP_TASK_NODE, 57);
+  double acc = fit(m, dt, labels, dt->n, 40, 0.01); /* asserts that the loss decreased */
+  double base = (double)top / dt->n;
+  g_test_message("appnp on synthetic: training accuracy %.3f, majority class %.3f", acc, base);
+  g_assert_cmpfloat(acc, >, base + 5 * 0.011);
+  model_free(m);
+  data_free(dt);
+  ldp_dataset_free(ds);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -1232,6 +1423,7 @@ int main(int argc, char **argv)
   g_test_add_func("/backbones/train-eval", test_train_eval);
   g_test_add_func("/backbones/errors", test_errors);
   g_test_add_func("/backbones/equivalences", test_equivalences);
+  g_test_add_func("/backbones/gcn-weighted-dense", test_gcn_weighted_dense);
 
   static const RefCase refs[] = {
     { "mlp", FALSE, FALSE }, { "gcn", FALSE, FALSE }, { "gcn", TRUE, FALSE }, { "sage", FALSE, FALSE },
@@ -1267,6 +1459,13 @@ int main(int argc, char **argv)
     g_test_add_data_func(path, all_backbones[b], test_learn_nodes);
   }
   g_test_add_func("/backbones/learn/gin", test_learn_graphs);
+
+  g_test_add_func("/backbones/appnp/load", test_appnp_load);
+  g_test_add_data_func("/backbones/appnp/reference", GINT_TO_POINTER(FALSE), test_appnp_reference);
+  g_test_add_data_func("/backbones/appnp/reference-edge-weights", GINT_TO_POINTER(TRUE), test_appnp_reference);
+  g_test_add_data_func("/backbones/appnp/gradients", GINT_TO_POINTER(FALSE), test_appnp_gradients);
+  g_test_add_data_func("/backbones/appnp/gradients-edge-weights", GINT_TO_POINTER(TRUE), test_appnp_gradients);
+  g_test_add_func("/backbones/appnp/learn-synthetic", test_appnp_learn);
 
   int rc = g_test_run();
   ldp_registry_free(registry);

@@ -346,6 +346,77 @@ static void test_invalid_adjacency(void)
   g_assert_null(g);
 }
 
+/* ldp_graph_propagate_dense on a weighted DIRECTED graph with a stored diagonal and a
+ * node without incoming edges, against (P_dense)^steps x in double with P built here
+ * from the formulas of graph.h with weighted degrees. */
+static void test_propagate_dense(void)
+{
+  /* row i = nodes i aggregates from; (2, 2) is a stored diagonal entry, row 0 is empty */
+  const guint ri[] = { 1, 1, 2, 2, 2, 3, 4, 4, 4 };
+  const guint ci[] = { 0, 2, 1, 2, 4, 1, 0, 2, 3 };
+  const float v[] = { 1.0f, 0.5f, 2.0f, 1.5f, 0.8f, 1.0f, 1.2f, 0.6f, 3.0f };
+  const guint n = 5, c = 3;
+  g_autoptr(GError) error = NULL;
+  LdpCsr *adj = ldp_csr_from_coo(n, n, ri, ci, v, G_N_ELEMENTS(ri), LDP_COO_ERROR, &error);
+  g_assert_no_error(error);
+  g_autoptr(LdpGraph) g = ldp_graph_new(adj);
+  g_autoptr(LdpTensor) x = ldp_tensor_new(n, c);
+  for (guint k = 0; k < n * c; k++)
+    x->data[k] = (float)((int)(k * 7 % 11) - 5) / 4.0f;
+  const LdpNorm norms[] = { LDP_NORM_SUM, LDP_NORM_GCN, LDP_NORM_SYM, LDP_NORM_MEAN, LDP_NORM_SELF };
+  for (guint k = 0; k < G_N_ELEMENTS(norms); k++) {
+    const LdpNorm norm = norms[k];
+    double a[5][5] = { { 0 } }, p[5][5] = { { 0 } }, d[5] = { 0 };
+    for (guint e = 0; e < G_N_ELEMENTS(ri); e++)
+      a[ri[e]][ci[e]] = v[e];
+    if (norm == LDP_NORM_GCN || norm == LDP_NORM_SELF)
+      for (guint i = 0; i < n; i++)
+        a[i][i] = 1.0; /* the weight-1 loop replaces the stored diagonal */
+    for (guint i = 0; i < n; i++)
+      for (guint j = 0; j < n; j++)
+        d[i] += a[i][j];
+    for (guint i = 0; i < n; i++)
+      for (guint j = 0; j < n; j++) {
+        if (norm == LDP_NORM_GCN || norm == LDP_NORM_SYM)
+          p[i][j] = d[i] > 0 && d[j] > 0 ? a[i][j] / sqrt(d[i] * d[j]) : 0.0;
+        else if (norm == LDP_NORM_MEAN)
+          p[i][j] = d[i] > 0 ? a[i][j] / d[i] : 0.0;
+        else
+          p[i][j] = a[i][j];
+      }
+    for (guint steps = 0; steps <= 3; steps++) {
+      double y[5][3], t[5][3];
+      for (guint i = 0; i < n; i++)
+        for (guint q = 0; q < c; q++)
+          y[i][q] = ldp_tensor_row(x, i)[q];
+      for (guint s = 0; s < steps; s++) {
+        for (guint i = 0; i < n; i++)
+          for (guint q = 0; q < c; q++) {
+            t[i][q] = 0.0;
+            for (guint j = 0; j < n; j++)
+              t[i][q] += p[i][j] * y[j][q];
+          }
+        memcpy(y, t, sizeof y);
+      }
+      g_autoptr(LdpTensor) got = ldp_graph_propagate_dense(g, norm, steps, x);
+      g_assert_cmpuint(got->rows, ==, n);
+      g_assert_cmpuint(got->cols, ==, c);
+      /* float32 SpMM: each step rounds sums of <= 4 products of O(1) terms (a few ulps,
+       * u = 6e-8), amplified by at most the row sums of |P| (<= 5) per step: < 1e-5. */
+      for (guint i = 0; i < n; i++)
+        for (guint q = 0; q < c; q++)
+          if (fabs(ldp_tensor_row(got, i)[q] - y[i][q]) > 1e-5 * (1.0 + fabs(y[i][q])))
+            g_error("norm %d, %u steps, (%u, %u): got %.9g, want %.9g", norm, steps, i, q,
+                    ldp_tensor_row(got, i)[q], y[i][q]);
+    }
+  }
+  /* SUM/GCN/SYM/SELF are exactly the stored normalisations: bitwise equal to SpMMs. */
+  g_autoptr(LdpTensor) once = ldp_graph_propagate_dense(g, LDP_NORM_GCN, 1, x);
+  g_autoptr(LdpTensor) ref = ldp_tensor_new(n, c);
+  ldp_graph_spmm(ldp_graph_normalized(g, LDP_NORM_GCN), FALSE, 1.0f, x, 0.0f, ref);
+  g_assert_cmpmem(once->data, n * c * sizeof(float), ref->data, n * c * sizeof(float));
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -359,5 +430,6 @@ int main(int argc, char **argv)
   g_test_add_func("/graph/spmm", test_graph_spmm);
   g_test_add_func("/graph/from-edges", test_from_edges);
   g_test_add_func("/graph/invalid-adjacency", test_invalid_adjacency);
+  g_test_add_func("/graph/propagate-dense", test_propagate_dense);
   return g_test_run();
 }

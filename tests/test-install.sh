@@ -91,7 +91,7 @@ san_cflags=$(sed -n 's/^LDP_SAN_CFLAGS = //p' "$LDPGNN_BUILDDIR/Makefile")
 san_ldflags=$(sed -n 's/^LDP_SAN_LDFLAGS = //p' "$LDPGNN_BUILDDIR/Makefile")
 if env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PKG_CONFIG_PATH="$pcdir" \
      "$MAKE" -C "$work/example" CFLAGS="-O2 -g -Werror $san_cflags" LDFLAGS="$san_ldflags" >"$log" 2>&1 &&
-   [ -f "$work/example/feature_center.so" ] &&
+   [ -f "$work/example/feature_center.so" ] && [ -f "$work/example/appnp_backbone.so" ] &&
    grep -qF -- "-I$stage$includedir" "$log"
 then ok "example plugin built with the installed pkg-config file"
 else not_ok "example plugin built with the installed pkg-config file"; bail "cannot go on without the example"
@@ -112,6 +112,8 @@ if run_installed plugins >"$work/out" 2>>"$log"; then
   bad=
   grep "^calibrator  *feature_center  *1\.0 " "$work/out" | grep -qF " $work/example/feature_center.so" ||
     bad="$bad example-not-listed"
+  grep "^backbone  *appnp  *1\.0 " "$work/out" | grep -qF " $work/example/appnp_backbone.so" ||
+    bad="$bad appnp-example-not-listed"
   grep -q "refused modules" "$work/out" && bad="$bad refused-modules"
   grep -qF "$LDPGNN_BUILDDIR/plugins/" "$work/out" && bad="$bad build-tree-plugins-loaded"
   for so in "$stage$plugindir"/*.so; do

@@ -15,6 +15,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "autograd/autograd.h"
 #include "numerics/numerics.h"
 
 #define LDP_PRAGMA(x) _Pragma(#x)
@@ -104,6 +105,7 @@ typedef enum {
   MEMO_UNARY,
   MEMO_SLICE,
   MEMO_CONCAT,
+  MEMO_INTERNAL, /* ops of other core files, see autograd-private.h */
 } MemoOp;
 
 typedef struct {
@@ -423,6 +425,92 @@ void ldp_tape_backward(LdpTape *tape, LdpVar *loss)
     if (v->param && v->grad)
       ldp_tensor_axpy(1.0f, v->grad, v->param->grad);
   }
+}
+
+/* ---- custom ops ---- */
+
+typedef struct {
+  char *name;                 /* for debugging */
+  LdpCustomBackward backward;
+  gpointer state;
+  GDestroyNotify free_state;
+} CustomSaved;
+
+static void custom_saved_free(gpointer data)
+{
+  CustomSaved *s = data;
+  if (s->free_state && s->state)
+    s->free_state(s->state);
+  g_free(s->name);
+  g_free(s);
+}
+
+static void custom_backward(LdpVar *self)
+{
+  CustomSaved *s = self->saved;
+  /* Zero-filled buffers on first flow, so the callback only ever adds. An input given
+   * twice gets the same buffer twice, which adding handles. */
+  LdpTensor **in_grads = g_new0(LdpTensor *, MAX(self->n_parents, 1));
+  for (guint i = 0; i < self->n_parents; i++)
+    if (self->parents[i]->needs_grad)
+      in_grads[i] = grad_buf(self->parents[i]);
+  s->backward(s->state, self->parents, self->n_parents, self->value, self->grad, in_grads);
+  g_free(in_grads);
+}
+
+LdpVar *ldp_tape_custom_op(LdpTape *tape, const char *name, LdpVar *const *inputs, guint n_inputs,
+                           LdpTensor *value, LdpCustomBackward backward, gpointer state,
+                           GDestroyNotify free_state)
+{
+  /* Programmer errors; @value and @state are transfer full, so they are released. */
+  g_autofree char *fault = NULL;
+  if (tape == NULL || name == NULL || value == NULL)
+    fault = g_strdup("needs a tape, a name and a value");
+  else if (n_inputs > 0 && (inputs == NULL || backward == NULL))
+    fault = g_strdup("has inputs but no input array or no backward function");
+  for (guint i = 0; fault == NULL && i < n_inputs; i++) {
+    if (inputs[i] == NULL || inputs[i]->tape != tape)
+      fault = g_strdup_printf("input %u is NULL or belongs to another tape", i);
+    else if (inputs[i]->sparse != NULL || inputs[i]->linear != NULL)
+      fault = g_strdup_printf("input %u is a sparse or linear constant (custom ops take dense inputs only)", i);
+  }
+  if (fault != NULL) {
+    g_critical("%s: custom op '%s' %s", G_STRFUNC, name ? name : "(null)", fault);
+    if (value)
+      ldp_tensor_free(value);
+    if (free_state && state)
+      free_state(state);
+    return NULL;
+  }
+  LdpVar *v = var_new(tape, value, inputs, n_inputs, custom_backward);
+  CustomSaved *s = g_new(CustomSaved, 1);
+  s->name = g_strdup(name);
+  s->backward = backward;
+  s->state = state;
+  s->free_state = free_state;
+  var_save(v, s, custom_saved_free);
+  return v;
+}
+
+gboolean ldp_var_is_dense_on(const LdpVar *v, const LdpTape *tape)
+{
+  return v != NULL && v->tape == tape && v->sparse == NULL && v->linear == NULL;
+}
+
+LdpVar *ldp_tape_memo_find(LdpTape *tape, guint32 op, guint32 arg, float scalar, gconstpointer a, gconstpointer b,
+                           gconstpointer c)
+{
+  g_return_val_if_fail(tape != NULL, NULL);
+  const MemoKey key = memo_key(MEMO_INTERNAL, op, arg, scalar, a, b, c);
+  return memo_find(tape, &key);
+}
+
+LdpVar *ldp_tape_memo_put(LdpTape *tape, guint32 op, guint32 arg, float scalar, gconstpointer a, gconstpointer b,
+                          gconstpointer c, LdpVar *v)
+{
+  g_return_val_if_fail(tape != NULL, v);
+  const MemoKey key = memo_key(MEMO_INTERNAL, op, arg, scalar, a, b, c);
+  return memo_put(tape, &key, v);
 }
 
 /* ---- shared helpers ---- */

@@ -374,3 +374,43 @@ LdpGraph *ldp_graph_normalized(LdpGraph *g, LdpNorm norm)
   }
   return g->norm[norm];
 }
+
+/* ---- dense propagation ---- */
+
+LdpTensor *ldp_graph_propagate_dense(LdpGraph *g, LdpNorm norm, guint steps, const LdpTensor *x)
+{
+  g_return_val_if_fail(g != NULL && x != NULL, NULL);
+  g_return_val_if_fail((guint)norm < LDP_N_NORMS, NULL);
+  g_return_val_if_fail(x->rows == g->adj->rows, NULL);
+  LdpTensor *y = ldp_tensor_copy(x);
+  if (steps == 0)
+    return y;
+  /* The operator: a normalised graph's own CSR, or for MEAN @g's structure with
+   * weighted-mean coefficients (graph.h's MEAN divides by the entry count instead). */
+  LdpGraph *op_graph = norm == LDP_NORM_MEAN ? g : ldp_graph_normalized(g, norm);
+  LdpCsr op = *op_graph->adj;
+  float *mean = NULL;
+  if (norm == LDP_NORM_MEAN) {
+    const LdpCsr *a = g->adj;
+    mean = g_new(float, MAX(a->nnz, 1));
+    for (guint i = 0; i < a->rows; i++) {
+      double sum = 0.0;
+      for (guint p = a->indptr[i]; p < a->indptr[i + 1]; p++)
+        sum += a->values[p];
+      for (guint p = a->indptr[i]; p < a->indptr[i + 1]; p++)
+        mean[p] = sum > 0.0 ? (float)(a->values[p] / sum) : 0.0f;
+    }
+    op.values = mean;
+  }
+  const guint *order = ldp_graph_row_order(op_graph, FALSE);
+  LdpTensor *t = ldp_tensor_new_uninit(x->rows, x->cols);
+  for (guint k = 0; k < steps; k++) {
+    ldp_csr_spmm_ordered(1.0f, &op, order, y, 0.0f, t);
+    LdpTensor *swap = y;
+    y = t;
+    t = swap;
+  }
+  ldp_tensor_free(t);
+  g_free(mean);
+  return y;
+}

@@ -4,8 +4,6 @@
 #include "config.h"
 
 #include "train/train.h"
-#define MERGE_GATHER(t, w, i, n) (abort(), NULL)
-#include <stdlib.h>
 
 LdpVar *ldp_train_unit_input(LdpTrainContext *ctx, LdpTape *tape, const LdpTrainUnit *u)
 {
@@ -27,7 +25,7 @@ LdpVar *ldp_train_edge_weights(LdpTrainContext *ctx, LdpTape *tape, const LdpTra
   /* A mini-batch graph holds a subset of the dataset's edges, in dataset order per
    * graph: its weights are those rows of the dataset-wide edge tensor. */
   if (w && u->edge_ids)
-    w = MERGE_GATHER(tape, w, u->edge_ids, ldp_graph_n_edges(u->graph));
+    w = ldp_op_gather_rows(tape, w, u->edge_ids, ldp_graph_n_edges(u->graph));
   return w;
 }
 

@@ -77,6 +77,28 @@ LDP_API const LdpTensor *ldp_var_grad(const LdpVar *v);
  * gradients of all parameters on the tape; call once per tape. */
 LDP_API void ldp_tape_backward(LdpTape *tape, LdpVar *loss);
 
+/* ---- custom ops ---- */
+
+/* Backward of a custom op: for every input i with in_grads[i] != NULL, ADD
+ * d(loss)/d(input i) into in_grads[i] (a tensor shaped like input i's value).
+ * in_grads[i] is NULL when no parameter lies upstream of input i. @out_grad is
+ * d(loss)/d(output), shaped like @out_value. Called at most once, from
+ * ldp_tape_backward, on the thread that called it. */
+typedef void (*LdpCustomBackward)(gpointer state, LdpVar *const *inputs, guint n_inputs,
+                                  const LdpTensor *out_value, const LdpTensor *out_grad,
+                                  LdpTensor *const *in_grads);
+/* Records an op computed by the caller: @value (transfer full) is its forward result,
+ * @inputs (n_inputs variables of @tape) what it depends on; @state (transfer full,
+ * nullable) is handed to @backward and released with @free_state (nullable) when the
+ * tape is freed. Never memoised. @name (copied) names the op for debugging.
+ * Inputs must be dense (ldp_var_value works on them); a sparse or linear constant, a
+ * variable of another tape, or a NULL @backward with inputs is a programmer error
+ * (critical, NULL returned, @value and @state released). n_inputs = 0 records a
+ * constant the tape owns (@backward may then be NULL). */
+LDP_API LdpVar *ldp_tape_custom_op(LdpTape *tape, const char *name, LdpVar *const *inputs, guint n_inputs,
+                                   LdpTensor *value, LdpCustomBackward backward, gpointer state,
+                                   GDestroyNotify free_state);
+
 /* ---- ops ---- */
 
 /* a (n x k, dense, sparse constant or linear constant) times b (k x m). */
@@ -165,5 +187,42 @@ LDP_API LdpVar *ldp_op_l1(LdpTape *tape, LdpVar *x);
 LDP_API LdpVar *ldp_op_sq_frobenius(LdpTape *tape, LdpVar *x);
 LDP_API LdpVar *ldp_op_sum(LdpTape *tape, LdpVar *x);
 LDP_API LdpVar *ldp_op_mean(LdpTape *tape, LdpVar *x);
+
+/* ---- weighted-graph ops ----
+ * Learned edge weights (one row per edge of a graph g, in CSR order) and the
+ * normalisations of graph.h computed from them on the tape, so gradients reach the
+ * weights through the degrees too. All are memoised like the ops above. */
+
+/* Row k of the result = row idx[k] of x (n x cols(x)). @idx (n entries < rows(x)) is
+ * borrowed for the tape's life. Backward scatter-adds in k order. */
+LDP_API LdpVar *ldp_op_gather_rows(LdpTape *tape, LdpVar *x, const guint *idx, guint n);
+/* @w has one row per edge of @g and 1 column; the result (n_nodes x 1) has row i = the
+ * sum of w over the edges of CSR row i (the weighted in-degree). */
+LDP_API LdpVar *ldp_op_edge_row_sum(LdpTape *tape, LdpGraph *g, LdpVar *w);
+/* Element-wise x^p. Where x <= 0 and p < 0 the result is 0 with zero gradient (the
+ * 1/sqrt(0) := 0 convention of graph.h); elsewhere the derivative is p x^(p-1)
+ * (0 for p = 0). Non-integer p needs x >= 0. */
+LDP_API LdpVar *ldp_op_pow(LdpTape *tape, LdpVar *x, float p);
+/* x (n x c) times s (n x 1), broadcast over columns. */
+LDP_API LdpVar *ldp_op_scale_rows(LdpTape *tape, LdpVar *x, LdpVar *s);
+/* out_i = sum over the edges e of CSR row i of values_e * x[src(e)]: @values has one row
+ * per edge of @g ITSELF (no ldp_graph_edge_origin mapping) and 1 column; the stored
+ * values of @g are ignored. Gradients flow to @values and @x. Uses the SpMM kernels,
+ * so results do not depend on the number of threads. */
+LDP_API LdpVar *ldp_op_propagate_values(LdpTape *tape, LdpGraph *g, LdpVar *values, LdpVar *x);
+/* Per-edge coefficients of normalisation @norm computed from learned weights: the
+ * result has one row per edge of ldp_graph_normalized(@g, @norm) (1 column), to be
+ * used with ldp_op_propagate_values on that graph. @w has one row per edge of @g (1
+ * column); the weight of edge e is w_e times @g's stored value. The formulas are those
+ * of graph.h with these weights, degrees included:
+ *   SUM:  w_ij;   SELF: w_ij off the diagonal, 1 on the (replacing) self-loops;
+ *   GCN:  self-loops of weight 1 replace any diagonal, d_i = 1 + off-diagonal sum of
+ *         row i, coef = w_ij / sqrt(d_i d_j);
+ *   SYM:  d_i = sum of row i (diagonal included), coef = w_ij / sqrt(d_i d_j), 1/sqrt(0) := 0;
+ *   MEAN: w_ij / sum_j w_ij, the weighted mean (0 for an empty or zero-sum row).
+ * With all-ones @w this reproduces the stored coefficients of ldp_graph_normalized for
+ * SUM, SELF, GCN and SYM; for MEAN only when @g's stored values are all 1 (graph.h's
+ * MEAN divides by |N(i)|, not by the weight sum). Built from the ops above. */
+LDP_API LdpVar *ldp_op_edge_norm(LdpTape *tape, LdpGraph *g, LdpVar *w, LdpNorm norm);
 
 G_END_DECLS

@@ -72,6 +72,14 @@ LDP_API void ldp_graph_spmm(LdpGraph *g, gboolean transposed, float alpha, const
  * each of its edges to an edge of @g through ldp_graph_edge_origin() (added
  * self-loops map to -1), so learnable weights of @g's edges still apply. */
 LDP_API LdpGraph *ldp_graph_normalized(LdpGraph *g, LdpNorm norm);
+/* (transfer full): (normalised @g)^@steps @x (x: n_nodes x c; steps = 0 gives a copy),
+ * the stored values of @g acting as edge weights with WEIGHTED degrees: the
+ * coefficients of ldp_graph_normalized(@g, @norm) for SUM, GCN, SYM and SELF, and for
+ * MEAN the weighted mean w_ij / sum_j w_ij (0 for empty or zero-sum rows), as
+ * ldp_op_edge_norm computes them; it equals graph.h's MEAN when all stored values are 1.
+ * Lets a calibrator recompute KProp features on a graph whose values it has learned.
+ * Results do not depend on the number of threads. */
+LDP_API LdpTensor *ldp_graph_propagate_dense(LdpGraph *g, LdpNorm norm, guint steps, const LdpTensor *x);
 /* (transfer none, nullable): edge -> edge of the graph it was derived from, or -1;
  * NULL when the graph was not derived (identity map). */
 LDP_API const gint *ldp_graph_edge_origin(const LdpGraph *g);

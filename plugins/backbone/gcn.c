@@ -3,11 +3,13 @@
  * Glorot W, zero b. H W is computed before propagating: it is cheaper when the layer
  * narrows the width and it lets a sparse input stay the left operand of the matmul.
  *
- * Learnable edge weights w_e (one per stored edge of the batch graph) multiply the
- * normalised coefficient of their edge: out_i = sum_j Ã_self[i][j] w_ij (H W)_j + b.
- * The degrees in the normalisation ignore the learnable weights and the self-loops
- * keep weight 1 (a stored self-loop is replaced, so its learnable weight is unused);
- * all-ones weights give exactly the unweighted layer. */
+ * Learnable edge weights w_e (one per stored edge of the batch graph) enter as PyG's
+ * gcn_norm with edge_weight does: A_w has entries w_ij (times the stored values), the
+ * self-loops keep weight 1 (a stored self-loop is replaced, so its learnable weight is
+ * unused), and the degrees are weighted, d_i = 1 + sum_{j != i} w_ij:
+ *   out = D_w^-1/2 (A_w + I) D_w^-1/2 (H W) + b,
+ * so gradients reach w through the degrees too (ldp_op_edge_norm). All-ones weights
+ * give the unweighted layer up to float rounding. */
 #include "common.h"
 
 #define GCN_NAME "gcn"
@@ -66,11 +68,13 @@ static LdpVar *gcn_forward(gpointer inst, LdpTape *tape, const LdpBatch *batch, 
     return NULL;
   /* Cached inside batch->graph, so it lives as long as the graph the tape borrows. */
   LdpGraph *norm = ldp_graph_normalized(batch->graph, LDP_NORM_GCN);
+  /* Weighted coefficients, one per edge of norm, shared by all layers. */
+  LdpVar *coef = edge_w ? ldp_op_edge_norm(tape, batch->graph, edge_w, LDP_NORM_GCN) : NULL;
   LdpVar *h = x;
   for (guint l = 0; l < m->common.layers; l++) {
     const BackboneLinear *conv = &m->convs[l];
     LdpVar *hw = ldp_op_matmul(tape, h, ldp_tape_param(tape, conv->weight));
-    h = ldp_op_propagate(tape, norm, edge_w, hw);
+    h = coef ? ldp_op_propagate_values(tape, norm, coef, hw) : ldp_op_propagate(tape, norm, NULL, hw);
     h = ldp_op_bias_add(tape, h, ldp_tape_param(tape, conv->bias));
     if (l + 1 < m->common.layers) {
       h = backbone_activate(tape, m->common.activation, h);

@@ -8,7 +8,10 @@
  *   h^l = dropout( act( BN_out(u) ) )            (act: relu; dropout: default 0)
  * A stored self-loop is a neighbour like any other, so it adds to the explicit h term
  * (the reference sums A and I without merging). Weights w_ij are the stored edge
- * values, times the learnable edge weights when given (all ones: plain GIN).
+ * values, times the learnable edge weights when given (all ones: plain GIN): a sum
+ * aggregator needs no degree, so ldp_op_propagate on the SUM graph is already the
+ * weighted sum (ldp_op_edge_norm(SUM) followed by ldp_op_propagate_values would give
+ * the same numbers).
  *
  * Output: for every layer l = 0..layers-1 (the input included), a Linear maps the
  * layer's representation to out_dim and final_dropout is applied to the result; the

@@ -8,10 +8,12 @@
  * The mean is taken after the linear map (mean(H) W_l = mean(H W_l)), so a sparse
  * input is only ever the left operand of a matmul.
  *
- * Learnable edge weights w_ij multiply the mean coefficients:
- *   out_i = W_l (1/|N(i)|) sum_j w_ij h_j + b + W_r h_i,
- * i.e. the mean of the weighted messages (the divisor stays |N(i)|, not sum_j w_ij);
- * all-ones weights give exactly the unweighted layer. */
+ * Learnable edge weights w_ij (times the stored values) make the mean a weighted mean:
+ *   out_i = W_l (sum_j w_ij h_j / sum_j w_ij) + b + W_r h_i,
+ * 0 for a node without neighbours or with zero total weight; gradients reach w through
+ * the divisor too (ldp_op_edge_norm). All-ones weights give the unweighted layer up to
+ * float rounding on graphs whose stored values are 1 (the unweighted mean divides by
+ * |N(i)|). */
 #include "common.h"
 
 #define SAGE_NAME "sage"
@@ -80,11 +82,12 @@ static LdpVar *sage_forward(gpointer inst, LdpTape *tape, const LdpBatch *batch,
   if (!backbone_check_forward(SAGE_NAME, batch, x, m->in_dim, edge_w, TRUE, FALSE, error))
     return NULL;
   LdpGraph *mean = ldp_graph_normalized(batch->graph, LDP_NORM_MEAN);
+  LdpVar *coef = edge_w ? ldp_op_edge_norm(tape, batch->graph, edge_w, LDP_NORM_MEAN) : NULL;
   LdpVar *h = x;
   for (guint l = 0; l < m->common.layers; l++) {
     const SageLayer *conv = &m->convs[l];
     LdpVar *hl = ldp_op_matmul(tape, h, ldp_tape_param(tape, conv->neigh.weight));
-    LdpVar *agg = ldp_op_propagate(tape, mean, edge_w, hl);
+    LdpVar *agg = coef ? ldp_op_propagate_values(tape, mean, coef, hl) : ldp_op_propagate(tape, mean, NULL, hl);
     agg = ldp_op_bias_add(tape, agg, ldp_tape_param(tape, conv->neigh.bias));
     h = ldp_op_add(tape, agg, backbone_linear_apply(&conv->root, tape, h));
     if (l + 1 < m->common.layers) {

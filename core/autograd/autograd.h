@@ -1,0 +1,37 @@
+/* autograd.h (private): the tape memo for ops that other core files build on
+ * ldp_tape_custom_op (core/autograd/weighted.c).
+ *
+ * Such an op looks its operands up before computing and records its result after, so
+ * that it is memoised like the ops of autograd.c (see ldp_tape_set_training): the same
+ * op on the same operands returns the variable already recorded. @op is an op number
+ * private to the caller's file (AUTOGRAD_MEMO_*), @arg and @scalar (compared bitwise)
+ * its non-pointer arguments, @a, @b, @c its operands (variables, graphs, borrowed
+ * index arrays). Only deterministic ops whose result depends on these alone qualify.
+ */
+#pragma once
+
+#include <ldpgnn/autograd.h>
+
+G_BEGIN_DECLS
+
+/* Op numbers for ldp_tape_memo_find/put; distinct per op. */
+enum {
+  AUTOGRAD_MEMO_GATHER_ROWS = 1,
+  AUTOGRAD_MEMO_EDGE_ROW_SUM,
+  AUTOGRAD_MEMO_POW,
+  AUTOGRAD_MEMO_SCALE_ROWS,
+  AUTOGRAD_MEMO_PROPAGATE_VALUES,
+  AUTOGRAD_MEMO_EDGE_LIFT,
+};
+
+/* Whether @v is a dense variable of @tape (not a sparse or linear constant). */
+gboolean ldp_var_is_dense_on(const LdpVar *v, const LdpTape *tape);
+
+/* (transfer none, nullable): the variable recorded for this op, or NULL. */
+LdpVar *ldp_tape_memo_find(LdpTape *tape, guint32 op, guint32 arg, float scalar, gconstpointer a, gconstpointer b,
+                           gconstpointer c);
+/* Records @v (nullable) as the result of this op; returns @v. */
+LdpVar *ldp_tape_memo_put(LdpTape *tape, guint32 op, guint32 arg, float scalar, gconstpointer a, gconstpointer b,
+                          gconstpointer c, LdpVar *v);
+
+G_END_DECLS

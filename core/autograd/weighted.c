@@ -1,0 +1,336 @@
+/* autograd-weighted.c: ops for learned edge weights (autograd.h, "weighted-graph
+ * ops"), each a custom op (ldp_tape_custom_op) with a hand-written backward, memoised
+ * through autograd-private.h; ldp_op_edge_norm composes them, so its gradient needs
+ * no code of its own.
+ *
+ * Determinism as in autograd.c: every output element is written by one thread and
+ * sums its terms in a fixed order; scatters (gather backward, edge lifting) run
+ * sequentially in index order. */
+#include <ldpgnn/ldpgnn.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "autograd/autograd.h"
+
+#define LDP_PRAGMA(x) _Pragma(#x)
+#ifdef _OPENMP
+#define LDP_OMP_FOR(cond) LDP_PRAGMA(omp parallel for schedule(static) if (cond))
+#else
+#define LDP_OMP_FOR(cond)
+#endif
+
+/* Same threshold as autograd.c: below it a parallel region costs more than it saves. */
+static inline int weighted_par(gsize work)
+{
+  return work >= 131072;
+}
+
+static void weighted_graph_unref(gpointer g)
+{
+  ldp_graph_unref(g);
+}
+
+/* ---- gather_rows ---- */
+
+static void gather_rows_backward(gpointer state, LdpVar *const *inputs, guint n_inputs, const LdpTensor *out_value,
+                                 const LdpTensor *out_grad, LdpTensor *const *in_grads)
+{
+  const guint *idx = state;
+  LdpTensor *dx = in_grads[0];
+  const guint c = out_grad->cols;
+  /* Sequential in k: rows repeated in @idx receive their terms in a fixed order. */
+  for (guint k = 0; k < out_grad->rows; k++) {
+    float *restrict dr = ldp_tensor_row(dx, idx[k]);
+    const float *restrict gr = ldp_tensor_row(out_grad, k);
+    for (guint j = 0; j < c; j++)
+      dr[j] += gr[j];
+  }
+}
+
+LdpVar *ldp_op_gather_rows(LdpTape *tape, LdpVar *x, const guint *idx, guint n)
+{
+  g_return_val_if_fail(tape != NULL && ldp_var_is_dense_on(x, tape), NULL);
+  g_return_val_if_fail(n == 0 || idx != NULL, NULL);
+  const LdpTensor *X = ldp_var_value(x);
+  for (guint k = 0; k < n; k++)
+    g_return_val_if_fail(idx[k] < X->rows, NULL);
+  LdpVar *hit = ldp_tape_memo_find(tape, AUTOGRAD_MEMO_GATHER_ROWS, n, 0.0f, x, idx, NULL);
+  if (hit)
+    return hit;
+  LdpTensor *out = ldp_tensor_new_uninit(n, X->cols);
+  LDP_OMP_FOR(weighted_par((gsize)n * X->cols))
+  for (guint k = 0; k < n; k++)
+    memcpy(ldp_tensor_row(out, k), ldp_tensor_row(X, idx[k]), X->cols * sizeof(float));
+  LdpVar *v = ldp_tape_custom_op(tape, "gather_rows", &x, 1, out, gather_rows_backward, (gpointer)idx, NULL);
+  return ldp_tape_memo_put(tape, AUTOGRAD_MEMO_GATHER_ROWS, n, 0.0f, x, idx, NULL, v);
+}
+
+/* ---- edge_row_sum ---- */
+
+static void edge_row_sum_backward(gpointer state, LdpVar *const *inputs, guint n_inputs, const LdpTensor *out_value,
+                                  const LdpTensor *out_grad, LdpTensor *const *in_grads)
+{
+  const LdpCsr *a = ldp_graph_csr(state);
+  float *restrict dw = in_grads[0]->data;
+  const float *restrict g = out_grad->data;
+  LDP_OMP_FOR(weighted_par(a->nnz))
+  for (guint i = 0; i < a->rows; i++)
+    for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++)
+      dw[e] += g[i];
+}
+
+LdpVar *ldp_op_edge_row_sum(LdpTape *tape, LdpGraph *g, LdpVar *w)
+{
+  g_return_val_if_fail(tape != NULL && g != NULL && ldp_var_is_dense_on(w, tape), NULL);
+  const LdpCsr *a = ldp_graph_csr(g);
+  const LdpTensor *W = ldp_var_value(w);
+  g_return_val_if_fail(W->rows == a->nnz && W->cols == 1, NULL);
+  LdpVar *hit = ldp_tape_memo_find(tape, AUTOGRAD_MEMO_EDGE_ROW_SUM, 0, 0.0f, g, w, NULL);
+  if (hit)
+    return hit;
+  LdpTensor *out = ldp_tensor_new_uninit(a->rows, 1);
+  LDP_OMP_FOR(weighted_par(a->nnz))
+  for (guint i = 0; i < a->rows; i++) {
+    double s = 0.0; /* in double: a degree is compared with the stored normalisations */
+    for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++)
+      s += W->data[e];
+    out->data[i] = (float)s;
+  }
+  LdpVar *v = ldp_tape_custom_op(tape, "edge_row_sum", &w, 1, out, edge_row_sum_backward, ldp_graph_ref(g),
+                                 weighted_graph_unref);
+  return ldp_tape_memo_put(tape, AUTOGRAD_MEMO_EDGE_ROW_SUM, 0, 0.0f, g, w, NULL, v);
+}
+
+/* ---- pow ---- */
+
+/* x <= 0 with p < 0: the 1/sqrt(0) := 0 convention (also keeps negative degrees,
+ * only possible with negative weights, from producing NaN). */
+static inline gboolean pow_zeroed(float x, float p)
+{
+  return p < 0.0f && x <= 0.0f;
+}
+
+static void pow_backward(gpointer state, LdpVar *const *inputs, guint n_inputs, const LdpTensor *out_value,
+                         const LdpTensor *out_grad, LdpTensor *const *in_grads)
+{
+  const float p = *(const float *)state;
+  const LdpTensor *X = ldp_var_value(inputs[0]);
+  const gsize n = ldp_tensor_size(X);
+  float *restrict d = in_grads[0]->data;
+  const float *restrict g = out_grad->data, *restrict x = X->data;
+  LDP_OMP_FOR(weighted_par(n))
+  for (gsize i = 0; i < n; i++) {
+    if (p == 0.0f || pow_zeroed(x[i], p))
+      continue;
+    d[i] += (float)(g[i] * (p * pow(x[i], (double)p - 1.0)));
+  }
+}
+
+LdpVar *ldp_op_pow(LdpTape *tape, LdpVar *x, float p)
+{
+  g_return_val_if_fail(tape != NULL && ldp_var_is_dense_on(x, tape), NULL);
+  g_return_val_if_fail(isfinite(p), NULL);
+  LdpVar *hit = ldp_tape_memo_find(tape, AUTOGRAD_MEMO_POW, 0, p, x, NULL, NULL);
+  if (hit)
+    return hit;
+  const LdpTensor *X = ldp_var_value(x);
+  const gsize n = ldp_tensor_size(X);
+  LdpTensor *out = ldp_tensor_new_uninit(X->rows, X->cols);
+  LDP_OMP_FOR(weighted_par(n))
+  for (gsize i = 0; i < n; i++)
+    out->data[i] = pow_zeroed(X->data[i], p) ? 0.0f : (float)pow(X->data[i], p); /* rounded once */
+  float *ps = g_new(float, 1);
+  *ps = p;
+  LdpVar *v = ldp_tape_custom_op(tape, "pow", &x, 1, out, pow_backward, ps, g_free);
+  return ldp_tape_memo_put(tape, AUTOGRAD_MEMO_POW, 0, p, x, NULL, NULL, v);
+}
+
+/* ---- scale_rows ---- */
+
+static void scale_rows_backward(gpointer state, LdpVar *const *inputs, guint n_inputs, const LdpTensor *out_value,
+                                const LdpTensor *out_grad, LdpTensor *const *in_grads)
+{
+  const LdpTensor *X = ldp_var_value(inputs[0]), *S = ldp_var_value(inputs[1]), *G = out_grad;
+  const guint c = X->cols;
+  LDP_OMP_FOR(weighted_par(ldp_tensor_size(X)))
+  for (guint i = 0; i < X->rows; i++) {
+    const float *restrict gr = ldp_tensor_row(G, i), *restrict xr = ldp_tensor_row(X, i);
+    if (in_grads[0]) {
+      float *restrict dr = ldp_tensor_row(in_grads[0], i);
+      const float si = S->data[i];
+      for (guint j = 0; j < c; j++)
+        dr[j] += gr[j] * si;
+    }
+    if (in_grads[1]) {
+      double acc = 0.0;
+      for (guint j = 0; j < c; j++)
+        acc += (double)gr[j] * xr[j];
+      in_grads[1]->data[i] += (float)acc;
+    }
+  }
+}
+
+LdpVar *ldp_op_scale_rows(LdpTape *tape, LdpVar *x, LdpVar *s)
+{
+  g_return_val_if_fail(tape != NULL && ldp_var_is_dense_on(x, tape) && ldp_var_is_dense_on(s, tape), NULL);
+  const LdpTensor *X = ldp_var_value(x), *S = ldp_var_value(s);
+  g_return_val_if_fail(S->rows == X->rows && S->cols == 1, NULL);
+  LdpVar *hit = ldp_tape_memo_find(tape, AUTOGRAD_MEMO_SCALE_ROWS, 0, 0.0f, x, s, NULL);
+  if (hit)
+    return hit;
+  LdpTensor *out = ldp_tensor_new_uninit(X->rows, X->cols);
+  LDP_OMP_FOR(weighted_par(ldp_tensor_size(X)))
+  for (guint i = 0; i < X->rows; i++) {
+    const float *xr = ldp_tensor_row(X, i);
+    float *o = ldp_tensor_row(out, i);
+    for (guint j = 0; j < X->cols; j++)
+      o[j] = xr[j] * S->data[i];
+  }
+  LdpVar *in[2] = { x, s };
+  LdpVar *v = ldp_tape_custom_op(tape, "scale_rows", in, 2, out, scale_rows_backward, NULL, NULL);
+  return ldp_tape_memo_put(tape, AUTOGRAD_MEMO_SCALE_ROWS, 0, 0.0f, x, s, NULL, v);
+}
+
+/* ---- propagate_values ---- */
+
+static void propagate_values_backward(gpointer state, LdpVar *const *inputs, guint n_inputs,
+                                      const LdpTensor *out_value, const LdpTensor *out_grad,
+                                      LdpTensor *const *in_grads)
+{
+  LdpGraph *g = state;
+  const LdpCsr *a = ldp_graph_csr(g);
+  const float *vals = ldp_var_value(inputs[0])->data;
+  const LdpTensor *X = ldp_var_value(inputs[1]), *G = out_grad;
+  const guint c = G->cols;
+  if (in_grads[1]) {
+    /* dX += A_v^T G through the cached transpose, its values gathered from @vals. */
+    const LdpCsr *at = ldp_graph_csr_t(g);
+    const guint *map = ldp_graph_transpose_edge_map(g);
+    float *vt = g_new(float, MAX(at->nnz, 1));
+    for (guint t = 0; t < at->nnz; t++)
+      vt[t] = vals[map[t]];
+    LdpCsr m = *at;
+    m.values = vt;
+    ldp_csr_spmm_ordered(1.0f, &m, ldp_graph_row_order(g, TRUE), G, 1.0f, in_grads[1]);
+    g_free(vt);
+  }
+  if (in_grads[0]) {
+    /* d values_e += <G[i], X[src(e)]>: edge e belongs to row i only. */
+    float *restrict dv = in_grads[0]->data;
+    LDP_OMP_FOR(weighted_par((gsize)a->nnz * c))
+    for (guint i = 0; i < a->rows; i++) {
+      const float *restrict gr = ldp_tensor_row(G, i);
+      for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++) {
+        const float *restrict xr = ldp_tensor_row(X, a->indices[e]);
+        double dot = 0.0;
+        for (guint j = 0; j < c; j++)
+          dot += (double)gr[j] * xr[j];
+        dv[e] += (float)dot;
+      }
+    }
+  }
+}
+
+LdpVar *ldp_op_propagate_values(LdpTape *tape, LdpGraph *g, LdpVar *values, LdpVar *x)
+{
+  g_return_val_if_fail(tape != NULL && g != NULL, NULL);
+  g_return_val_if_fail(ldp_var_is_dense_on(values, tape) && ldp_var_is_dense_on(x, tape), NULL);
+  const LdpCsr *a = ldp_graph_csr(g);
+  const LdpTensor *V = ldp_var_value(values), *X = ldp_var_value(x);
+  g_return_val_if_fail(V->rows == a->nnz && V->cols == 1, NULL);
+  g_return_val_if_fail(X->rows == a->cols, NULL);
+  LdpVar *hit = ldp_tape_memo_find(tape, AUTOGRAD_MEMO_PROPAGATE_VALUES, 0, 0.0f, g, values, x);
+  if (hit)
+    return hit;
+  /* The graph's structure with @values in place of its stored values: a shallow copy. */
+  LdpCsr m = *a;
+  m.values = V->data;
+  LdpTensor *out = ldp_tensor_new_uninit(a->rows, X->cols);
+  ldp_csr_spmm_ordered(1.0f, &m, ldp_graph_row_order(g, FALSE), X, 0.0f, out);
+  LdpVar *in[2] = { values, x };
+  LdpVar *v = ldp_tape_custom_op(tape, "propagate_values", in, 2, out, propagate_values_backward, ldp_graph_ref(g),
+                                 weighted_graph_unref);
+  return ldp_tape_memo_put(tape, AUTOGRAD_MEMO_PROPAGATE_VALUES, 0, 0.0f, g, values, x, v);
+}
+
+/* ---- edge_norm ---- */
+
+typedef struct {
+  LdpGraph *g;       /* the graph the weights belong to (reference held) */
+  LdpGraph *derived; /* a normalisation of g, or g itself (reference held) */
+} LiftState;
+
+static void lift_state_free(gpointer data)
+{
+  LiftState *s = data;
+  ldp_graph_unref(s->g);
+  ldp_graph_unref(s->derived);
+  g_free(s);
+}
+
+static void edge_lift_backward(gpointer state, LdpVar *const *inputs, guint n_inputs, const LdpTensor *out_value,
+                               const LdpTensor *out_grad, LdpTensor *const *in_grads)
+{
+  const LiftState *s = state;
+  const gint *origin = ldp_graph_edge_origin(s->derived);
+  const float *stored = ldp_graph_csr(s->g)->values;
+  float *dw = in_grads[0]->data;
+  /* Sequential: several derived edges may map to one edge of g (not for the
+   * normalisations of graph.h, but nothing here relies on it). */
+  for (guint e = 0; e < out_grad->rows; e++) {
+    const gint o = origin ? origin[e] : (gint)e;
+    if (o >= 0)
+      dw[o] += out_grad->data[e] * stored[o];
+  }
+}
+
+/* One row per edge of @derived: w_o * stored_o for the edge o of @g it comes from,
+ * 1 for the added self-loops (origin -1). */
+static LdpVar *edge_lift(LdpTape *tape, LdpGraph *g, LdpGraph *derived, LdpVar *w)
+{
+  LdpVar *hit = ldp_tape_memo_find(tape, AUTOGRAD_MEMO_EDGE_LIFT, 0, 0.0f, g, derived, w);
+  if (hit)
+    return hit;
+  const gint *origin = ldp_graph_edge_origin(derived);
+  const float *stored = ldp_graph_csr(g)->values, *wd = ldp_var_value(w)->data;
+  const guint m = ldp_graph_n_edges(derived);
+  LdpTensor *out = ldp_tensor_new_uninit(m, 1);
+  for (guint e = 0; e < m; e++) {
+    const gint o = origin ? origin[e] : (gint)e;
+    out->data[e] = o < 0 ? 1.0f : wd[o] * stored[o];
+  }
+  LiftState *s = g_new(LiftState, 1);
+  s->g = ldp_graph_ref(g);
+  s->derived = ldp_graph_ref(derived);
+  LdpVar *v = ldp_tape_custom_op(tape, "edge_lift", &w, 1, out, edge_lift_backward, s, lift_state_free);
+  return ldp_tape_memo_put(tape, AUTOGRAD_MEMO_EDGE_LIFT, 0, 0.0f, g, derived, w, v);
+}
+
+LdpVar *ldp_op_edge_norm(LdpTape *tape, LdpGraph *g, LdpVar *w, LdpNorm norm)
+{
+  g_return_val_if_fail(tape != NULL && g != NULL && ldp_var_is_dense_on(w, tape), NULL);
+  g_return_val_if_fail(norm == LDP_NORM_SUM || norm == LDP_NORM_GCN || norm == LDP_NORM_SYM ||
+                           norm == LDP_NORM_MEAN || norm == LDP_NORM_SELF,
+                       NULL);
+  const LdpTensor *W = ldp_var_value(w);
+  g_return_val_if_fail(W->rows == ldp_graph_n_edges(g) && W->cols == 1, NULL);
+  /* Cached in @g, so it lives as long as the graph the tape borrows. Its edges map to
+   * those of @g (added self-loops to -1), which is how the weights are lifted onto it. */
+  LdpGraph *n = ldp_graph_normalized(g, norm);
+  LdpVar *lifted = edge_lift(tape, g, n, w);
+  if (norm == LDP_NORM_SUM || norm == LDP_NORM_SELF)
+    return lifted;
+  const guint m = ldp_graph_n_edges(n);
+  /* GCN: n has the weight-1 loops in place of the diagonal, so its row sums are
+   * 1 + the off-diagonal weights; SYM and MEAN: n has g's structure. */
+  LdpVar *deg = ldp_op_edge_row_sum(tape, n, lifted);
+  if (norm == LDP_NORM_MEAN) {
+    LdpVar *inv = ldp_op_pow(tape, deg, -1.0f);
+    return ldp_op_mul(tape, lifted, ldp_op_gather_rows(tape, inv, ldp_graph_edge_dst(n), m));
+  }
+  LdpVar *dinv = ldp_op_pow(tape, deg, -0.5f);
+  LdpVar *at_dst = ldp_op_gather_rows(tape, dinv, ldp_graph_edge_dst(n), m);
+  LdpVar *at_src = ldp_op_gather_rows(tape, dinv, ldp_graph_edge_src(n), m);
+  return ldp_op_mul(tape, ldp_op_mul(tape, lifted, at_dst), at_src);
+}
