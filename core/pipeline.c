@@ -15,7 +15,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(LdpParams, ldp_params_free)
 
 /* ---- core schemas: core keys get the same validation and messages as plugin keys ---- */
 
-static const char *const normalize_choices[] = { "none", "minmax", "minmax_keep", NULL };
+static const char *const normalize_choices[] = { "none", "minmax", "minmax_keep", "public_bounds", NULL };
 static const char *const node_features_choices[] = { "given", "constant", "degree", NULL };
 static const char *const split_kind_choices[] = { "random", "stratified", "standard", NULL };
 static const char *const optimizer_choices[] = { "adam", "sgd", NULL };
@@ -38,7 +38,11 @@ static const LdpParamSpec dataset_specs[] = {
   { .name = "top_classes", .type = LDP_PARAM_INTEGER, .default_value = "0", .min = 0, .max = INFINITY,
     .doc = "keep only the nodes of the N most frequent classes (0 = all)" },
   { .name = "normalize", .type = LDP_PARAM_ENUM, .default_value = "none", .choices = normalize_choices,
-    .doc = "feature scaling to [0, 1]: minmax drops constant columns, minmax_keep zeroes them" },
+    .doc = "feature scaling to [0, 1]: minmax drops constant columns, minmax_keep zeroes them (both read "
+           "every user's raw features: the ledger lists that assumption); public_bounds maps "
+           "feature_bounds to [0, 1] and reads no data" },
+  { .name = "feature_bounds", .type = LDP_PARAM_LIST, .item_type = LDP_PARAM_NUMBER,
+    .doc = "declared public feature range [lo, hi] for normalize: public_bounds" },
   { .name = "node_features", .type = LDP_PARAM_ENUM, .default_value = "given",
     .choices = node_features_choices, .doc = "given features, a constant column, or one-hot degrees" },
   { .name = "max_degree", .type = LDP_PARAM_INTEGER, .default_value = "64", .min = 1, .max = INFINITY,
@@ -456,6 +460,28 @@ static gboolean check_split(const LdpParams *split, const LdpYamlNode *at, GErro
   return TRUE;
 }
 
+/* normalize: public_bounds needs feature_bounds: [lo, hi] with lo < hi; bounds without
+ * it would be silently ignored. */
+static gboolean check_dataset_core(const LdpParams *core, const LdpYamlNode *at, GError **error)
+{
+  gboolean pb = strcmp(ldp_params_get_string(core, "normalize"), "public_bounds") == 0;
+  gboolean has = ldp_params_has(core, "feature_bounds");
+  if (pb && !has)
+    return ldp_yaml_error(error, at, LDP_PIPELINE_ERROR_MISSING,
+                          "normalize: public_bounds needs feature_bounds: [lo, hi]");
+  if (!pb && has)
+    return ldp_yaml_error(error, at, LDP_PIPELINE_ERROR_INVALID,
+                          "feature_bounds is only used with normalize: public_bounds");
+  if (has) {
+    guint n = 0;
+    const double *b = ldp_params_get_number_list(core, "feature_bounds", &n);
+    if (n != 2 || !(isfinite(b[0]) && isfinite(b[1]) && b[0] < b[1]))
+      return ldp_yaml_error(error, at, LDP_PIPELINE_ERROR_INVALID,
+                            "feature_bounds must be [lo, hi] with finite lo < hi");
+  }
+  return TRUE;
+}
+
 static gboolean check_train(const LdpParams *train, const LdpYamlNode *at, GError **error)
 {
   if (ldp_params_get_int(train, "min_epochs") > ldp_params_get_int(train, "epochs"))
@@ -506,7 +532,8 @@ static LdpRunSpec *build_run(const Ctx *c, const char *name, const LdpYamlNode *
     goto fail;
   }
   if (!build_stage(c, dataset, "dataset", "'dataset'", LDP_PLUGIN_DATASET, dataset_specs,
-                   G_N_ELEMENTS(dataset_specs), &r->dataset, error))
+                   G_N_ELEMENTS(dataset_specs), &r->dataset, error) ||
+      !check_dataset_core(r->dataset.core, dataset, error))
     goto fail;
   if (!(r->split = build_core_section(ldp_yaml_mapping_get(root, "split", NULL),
                                       variant ? ldp_yaml_mapping_get(variant, "split", NULL) : NULL, "split",
