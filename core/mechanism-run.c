@@ -874,26 +874,14 @@ static void clear_target(const RunCtx *c, LdpDataset *data, const LdpReportSet *
   }
 }
 
-gboolean ldp_mechanism_apply(const LdpPlugin *plugin, const LdpParams *params, guint index,
-                             double public_fraction, LdpDataset *data, const LdpRng *run_rng,
-                             LdpLedger *ledger, GError **error)
+/* Checks that @data has what @desc's target needs and fills @cp with the per-user
+ * loop's read-only context (no instance yet). */
+static gboolean run_ctx_prepare(RunCtx *cp, const LdpPluginDesc *desc, double public_fraction,
+                                const LdpDataset *data, GError **error)
 {
-  g_return_val_if_fail(plugin != NULL, FALSE);
-  return ldp_mechanism_apply_desc(ldp_plugin_desc(plugin), params, index, public_fraction, data,
-                                  run_rng, ledger, error);
-}
-
-gboolean ldp_mechanism_apply_desc(const LdpPluginDesc *desc, const LdpParams *params, guint index,
-                                  double public_fraction, LdpDataset *data, const LdpRng *run_rng,
-                                  LdpLedger *ledger, GError **error)
-{
-  g_return_val_if_fail(desc != NULL && desc->kind == LDP_PLUGIN_MECHANISM, FALSE);
-  g_return_val_if_fail(desc->vtable.mechanism != NULL, FALSE);
-  g_return_val_if_fail(data != NULL && run_rng != NULL, FALSE);
-  g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
-
   const LdpMechanismVTable *vt = desc->vtable.mechanism;
   const char *name = desc->name;
+  memset(cp, 0, sizeof *cp);
   RunCtx c = { 0 };
   c.vt = vt;
   c.target = vt->target;
@@ -961,6 +949,33 @@ gboolean ldp_mechanism_apply_desc(const LdpPluginDesc *desc, const LdpParams *pa
                 (int)c.target);
     return FALSE;
   }
+  *cp = c;
+  return TRUE;
+}
+
+gboolean ldp_mechanism_apply(const LdpPlugin *plugin, const LdpParams *params, guint index,
+                             double public_fraction, LdpDataset *data, const LdpRng *run_rng,
+                             LdpLedger *ledger, GError **error)
+{
+  g_return_val_if_fail(plugin != NULL, FALSE);
+  return ldp_mechanism_apply_desc(ldp_plugin_desc(plugin), params, index, public_fraction, data,
+                                  run_rng, ledger, error);
+}
+
+gboolean ldp_mechanism_apply_desc(const LdpPluginDesc *desc, const LdpParams *params, guint index,
+                                  double public_fraction, LdpDataset *data, const LdpRng *run_rng,
+                                  LdpLedger *ledger, GError **error)
+{
+  g_return_val_if_fail(desc != NULL && desc->kind == LDP_PLUGIN_MECHANISM, FALSE);
+  g_return_val_if_fail(desc->vtable.mechanism != NULL, FALSE);
+  g_return_val_if_fail(data != NULL && run_rng != NULL, FALSE);
+  g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+
+  const LdpMechanismVTable *vt = desc->vtable.mechanism;
+  const char *name = desc->name;
+  RunCtx c;
+  if (!run_ctx_prepare(&c, desc, public_fraction, data, error))
+    return FALSE;
 
   LdpMechanismShape shape;
   ldp_mechanism_shape_of(data, &shape);
@@ -1060,6 +1075,66 @@ gboolean ldp_mechanism_apply_desc(const LdpPluginDesc *desc, const LdpParams *pa
   ok = TRUE;
 out:
   report_set_free(set);
+  vt->destroy(c.inst);
+  return ok;
+}
+
+gboolean ldp_mechanism_sample_user(const LdpPluginDesc *desc, const LdpParams *params, guint index,
+                                   const LdpDataset *data, guint user, guint n_trials,
+                                   const LdpRng *rng, LdpReportSampleFunc fn, gpointer fn_data,
+                                   double *epsilon, double *delta, GError **error)
+{
+  g_return_val_if_fail(desc != NULL && desc->kind == LDP_PLUGIN_MECHANISM, FALSE);
+  g_return_val_if_fail(desc->vtable.mechanism != NULL, FALSE);
+  g_return_val_if_fail(data != NULL && rng != NULL && fn != NULL, FALSE);
+  g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+  const LdpMechanismVTable *vt = desc->vtable.mechanism;
+  RunCtx c;
+  if (!run_ctx_prepare(&c, desc, 0.0, data, error))
+    return FALSE;
+  if (user >= c.n_users) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "%s: user %u of %u", desc->name, user,
+                c.n_users);
+    return FALSE;
+  }
+  LdpMechanismShape shape;
+  ldp_mechanism_shape_of(data, &shape);
+  c.inst = vt->create(params, &shape, error);
+  if (!c.inst) {
+    if (error && !*error)
+      g_set_error(error, LDP_PLUGIN_ERROR, LDP_PLUGIN_ERROR_FAILED, "create failed");
+    g_prefix_error(error, "%s: ", desc->name);
+    return FALSE;
+  }
+  /* the claim, as a run's ledger would record it */
+  g_autoptr(LdpLedger) ledger = ldp_ledger_new();
+  vt->budget(c.inst, ldp_ledger_add_entry(ledger, desc->name, c.target));
+  if (epsilon)
+    *epsilon = entry_sum(ledger->entries->pdata[0], FALSE);
+  if (delta)
+    *delta = entry_sum(ledger->entries->pdata[0], TRUE);
+
+  gboolean ok = TRUE;
+  float *row_buf = c.d ? g_new(float, c.d) : NULL;
+  LdpReport *scratch = ldp_report_new();
+  for (guint t = 0; t < n_trials && ok; t++) {
+    /* trial t is a run whose run stream is child t of @rng: the same derivation
+     * (run -> mechanism index -> user) as ldp_mechanism_apply */
+    LdpRng run_rng;
+    ldp_rng_derive(rng, t, &run_rng);
+    ldp_rng_derive(&run_rng, index, &c.mech_rng);
+    GError *e = NULL;
+    if (!run_user(&c, user, FALSE, row_buf, scratch, &e)) {
+      if (!e)
+        g_set_error(&e, LDP_PLUGIN_ERROR, LDP_PLUGIN_ERROR_FAILED, "randomize_user failed");
+      g_propagate_prefixed_error(error, e, "%s: user %u: ", desc->name, user);
+      ok = FALSE;
+      break;
+    }
+    fn(t, scratch, fn_data);
+  }
+  g_free(row_buf);
+  ldp_report_free(scratch);
   vt->destroy(c.inst);
   return ok;
 }

@@ -78,6 +78,19 @@ LDP_API gboolean ldp_mechanism_apply_desc(const LdpPluginDesc *desc, const LdpPa
                                           guint index, double public_fraction, LdpDataset *data,
                                           const LdpRng *run_rng, LdpLedger *ledger, GError **error);
 
+/* Called with each sampled report (transfer none: valid during the call only). */
+typedef void (*LdpReportSampleFunc)(guint trial, const LdpReport *report, gpointer data);
+
+/* For empirical audits: creates @desc's instance on @data once and runs user @user's
+ * randomize_user @n_trials times through the same view-building code as
+ * ldp_mechanism_apply (private user, stage @index); trial t uses the streams of a run
+ * whose run stream is ldp_rng_derive(@rng, t). @epsilon/@delta (nullable) receive
+ * the budget the mechanism claims (the sum of its ledger parts). */
+LDP_API gboolean ldp_mechanism_sample_user(const LdpPluginDesc *desc, const LdpParams *params, guint index,
+                                           const LdpDataset *data, guint user, guint n_trials,
+                                           const LdpRng *rng, LdpReportSampleFunc fn, gpointer fn_data,
+                                           double *epsilon, double *delta, GError **error);
+
 /* The public shape information of @data that mechanisms are created with. */
 LDP_API void ldp_mechanism_shape_of(const LdpDataset *data, LdpMechanismShape *shape);
 

@@ -578,7 +578,7 @@ static void test_dprr_q(void)
   g_assert_cmpfloat(fabs(f0 - w0), <, 5 * sqrt(w0 * (1 - w0) / zeros));
   g_autofree char *text = ldp_ledger_format(ledger);
   g_assert_nonnull(strstr(text, "degree=1e+06 rr=0.9"));
-  g_assert_nonnull(strstr(text, "relationship-DP"));
+  g_assert_nonnull(strstr(text, "1e+06 per edge bit (relationship DP: 2 x 1e+06 = 2e+06)"));
 }
 
 static void test_dprr_degree(void)
