@@ -32,5 +32,7 @@ LDP_API int ldp_cli_validate(const LdpCliGlobal *g, int argc, char **argv);
 LDP_API int ldp_cli_datasets(const LdpCliGlobal *g, int argc, char **argv);
 /* `ldpgnn run FILE.yaml [--set P=V]... [--seeds N] [--out DIR]`. (core/runner.c) */
 LDP_API int ldp_cli_run(const LdpCliGlobal *g, int argc, char **argv);
+/* `ldpgnn audit MECHANISM [--epsilon E] [--trials N] [--seed S]`. (core/cli-audit.c) */
+LDP_API int ldp_cli_audit(const LdpCliGlobal *g, int argc, char **argv);
 
 G_END_DECLS
