@@ -117,15 +117,15 @@ static LdpDataset *audit_dataset(LdpTarget target, gboolean second, char **pair,
     LdpTensor *x = ldp_tensor_new(1, AUDIT_FEATURES);
     ldp_tensor_fill(x, second ? 1.0f : 0.0f);
     ldp_dataset_set_features_dense(ds, x);
-    *pair = g_strdup_printf("feature row of %u zeros vs %u ones (opposite ends of the public range [0, 1])",
-                            AUDIT_FEATURES, AUDIT_FEATURES);
+    *pair = g_strdup_printf("A = a feature row of %u zeros, B = %u ones (opposite ends of the public "
+                            "range [0, 1])", AUDIT_FEATURES, AUDIT_FEATURES);
     break;
   }
   case LDP_TARGET_LABELS: {
     gint *labels = g_new(gint, 1);
     labels[0] = second ? 1 : 0;
     ldp_dataset_set_labels(ds, labels, AUDIT_CLASSES);
-    *pair = g_strdup_printf("label 0 vs label 1 (%u classes)", AUDIT_CLASSES);
+    *pair = g_strdup_printf("A = label 0, B = label 1 (%u classes)", AUDIT_CLASSES);
     break;
   }
   case LDP_TARGET_EDGES: {
@@ -139,8 +139,8 @@ static LdpDataset *audit_dataset(LdpTarget target, gboolean second, char **pair,
     for (guint r = 0; r < n; r++)
       adj->indptr[r + 1] = deg;
     ldp_dataset_set_adjacency(ds, adj, FALSE);
-    *pair = g_strdup_printf("neighbour list {1, 2} vs {1, 2, 3} in a graph of %u nodes (one bit, degree +1)",
-                            AUDIT_NODES);
+    *pair = g_strdup_printf("A = neighbour list {1, 2}, B = {1, 2, 3} in a graph of %u nodes (one bit "
+                            "and the degree differ by one)", AUDIT_NODES);
     break;
   }
   }
@@ -453,7 +453,7 @@ char *ldp_audit_result_format(const LdpAuditResult *r)
   const char *unit = r->target == LDP_TARGET_EDGES ? "per edge bit" : "per user";
   GString *s = g_string_new(NULL);
   g_string_append_printf(s, "audit of mechanism '%s' (%s)\n", r->mechanism, targets[r->target]);
-  g_string_append_printf(s, "  neighbouring inputs: A = %s\n", r->pair);
+  g_string_append_printf(s, "  neighbouring inputs: %s\n", r->pair);
   if (isinf(r->claimed))
     g_string_append(s, "  claimed: epsilon \u221e (not private)\n");
   else if (r->claimed_delta > 0)

@@ -11,7 +11,7 @@ mechs="grr rr dprr locallap laplace gaussian multibit onebit pgc piecewise"
 trials=20000
 n=0
 fails=0
-echo "1..23"
+echo "1..24"
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; sed 's/^/# /' "$2"; }
 for m in $mechs; do
@@ -38,6 +38,14 @@ for eps in 0.5 1; do
     not_ok "the fixture spending 2 x $eps while claiming $eps fails the audit (exit $rc)" "$out"
   fi
 done
+out="$tmp/by-name.out"
+"$bin" --plugin-path "$LDPGNN_BUILDDIR/tests/plugins/.libs" audit broken_budget --trials 4000 >"$out" 2>&1
+rc=$?
+if [ $rc -eq 1 ] && grep -q "A = label 0, B = label 1" "$out" && grep -q "FAIL: the lower bound" "$out"; then
+  ok "a third-party mechanism found on --plugin-path is audited by name"
+else
+  not_ok "a third-party mechanism found on --plugin-path is audited by name (exit $rc)" "$out"
+fi
 out="$tmp/unknown.out"
 if "$bin" audit no_such_mechanism >"$out" 2>&1; then
   not_ok "an unknown mechanism is an error" "$out"
