@@ -20,6 +20,7 @@ static const Subcommand subcommands[] = {
   { "plugins", ldp_cli_plugins, "plugins" },
   { "describe", ldp_cli_describe, "describe NAME" },
   { "datasets", ldp_cli_datasets, "datasets FILE.yaml | PLUGIN [KEY=VALUE]..." },
+  { "audit", ldp_cli_audit, "audit MECHANISM [--epsilon E] [--trials N] [--seed S] [--set KEY=VALUE]..." },
 };
 
 static void print_help(FILE *out)

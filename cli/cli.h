@@ -27,5 +27,7 @@ int ldp_cli_validate(const LdpCliGlobal *g, int argc, char **argv);
 int ldp_cli_datasets(const LdpCliGlobal *g, int argc, char **argv);
 /* `ldpgnn run FILE.yaml [--set P=V]... [--seeds N] [--out DIR]`. (cli/cmd-run.c) */
 int ldp_cli_run(const LdpCliGlobal *g, int argc, char **argv);
+/* `ldpgnn audit MECHANISM [--epsilon E] [--trials N] [--seed S]`. (cli/cmd-audit.c) */
+int ldp_cli_audit(const LdpCliGlobal *g, int argc, char **argv);
 
 G_END_DECLS

@@ -188,6 +188,49 @@ static LdpCsr *make_sparse(LdpRng *rng)
   return ldp_csr_from_coo(n, d, (guint *)r->data, (guint *)c->data, (float *)v->data, r->len, LDP_COO_ERROR, NULL);
 }
 
+/* Declared public bounds: each value mapped on its own, (x - lo)/(hi - lo) clipped to
+ * [0, 1]; no column is dropped; sparse stays sparse when lo = 0. */
+static void test_public_bounds(void)
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, 12);
+  const double bounds[][2] = { { 0.0, 2.0 }, { -1.0, 1.5 } };
+  for (gsize b = 0; b < G_N_ELEMENTS(bounds); b++) {
+    const double lo = bounds[b][0], hi = bounds[b][1];
+    LdpCsr *xs = make_sparse(&rng);
+    g_autoptr(LdpTensor) x0 = ldp_csr_to_dense(xs);
+    LdpDataset *sp = ldp_dataset_new(LDP_TASK_NODE, "s");
+    g_assert_true(ldp_dataset_set_structure(sp, xs->rows, 1, NULL, NULL, NULL, 0, TRUE, NULL));
+    LdpDataset *de = ldp_dataset_copy(sp);
+    ldp_dataset_set_features_dense(de, ldp_tensor_copy(x0));
+    ldp_dataset_set_features_sparse(sp, xs);
+    g_autoptr(GError) err = NULL;
+    g_assert_true(ldp_dataset_normalize_bounds(sp, lo, hi, &err));
+    g_assert_true(ldp_dataset_normalize_bounds(de, lo, hi, &err));
+    g_assert_no_error(err);
+    const LdpCsr *sps = ldp_dataset_features_sparse(sp);
+    if (lo == 0.0)
+      g_assert_nonnull(sps);
+    const LdpTensor *y = ldp_dataset_features_dense(de);
+    g_autoptr(LdpTensor) ys = sps ? ldp_csr_to_dense(sps) : ldp_tensor_copy(ldp_dataset_features_dense(sp));
+    g_assert_cmpuint(y->cols, ==, x0->cols);
+    for (gsize k = 0; k < ldp_tensor_size(x0); k++) {
+      double want = CLAMP((x0->data[k] - lo) / (hi - lo), 0.0, 1.0);
+      g_assert_cmpfloat_with_epsilon(y->data[k], want, 1e-6);
+      g_assert_cmpfloat_with_epsilon(ys->data[k], want, 1e-6);
+    }
+    ldp_dataset_free(sp);
+    ldp_dataset_free(de);
+  }
+  /* bad bounds are an error, not a crash */
+  LdpDataset *ds = ldp_dataset_new(LDP_TASK_NODE, "bad");
+  g_assert_true(ldp_dataset_set_structure(ds, 2, 1, NULL, NULL, NULL, 0, TRUE, NULL));
+  g_autoptr(GError) err = NULL;
+  g_assert_false(ldp_dataset_normalize_bounds(ds, 1.0, 1.0, &err));
+  g_assert_error(err, LDP_PIPELINE_ERROR, LDP_PIPELINE_ERROR_INVALID);
+  ldp_dataset_free(ds);
+}
+
 static void test_minmax(void)
 {
   LdpRng rng;
@@ -416,6 +459,7 @@ int main(int argc, char **argv)
   g_test_add_func("/dataset/simplify", test_simplify);
   g_test_add_func("/dataset/top-classes", test_top_classes);
   g_test_add_func("/dataset/minmax", test_minmax);
+  g_test_add_func("/dataset/public-bounds", test_public_bounds);
   g_test_add_func("/dataset/structural", test_structural);
   g_test_add_func("/dataset/split/random", test_split_random);
   g_test_add_func("/dataset/split/stratified", test_split_stratified);

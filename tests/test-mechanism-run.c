@@ -458,12 +458,38 @@ static void test_reproducible(void)
   g_assert_true(memcmp(a->data, d->data, bytes) != 0);
 }
 
+static JsonObject *member_obj(JsonObject *o, const char *name)
+{
+  g_assert_true(json_object_has_member(o, name));
+  return json_object_get_object_member(o, name);
+}
+
+static gboolean member_is_null(JsonObject *o, const char *name)
+{
+  g_assert_true(json_object_has_member(o, name));
+  return JSON_NODE_HOLDS_NULL(json_object_get_member(o, name));
+}
+
 static void test_ledger(void)
 {
+  /* nothing perturbed: every target is raw data, not private (never "epsilon 0") */
   g_autoptr(LdpLedger) l = ldp_ledger_new();
+  g_assert_true(isinf(ldp_ledger_target_epsilon(l, LDP_TARGET_FEATURES)));
+  g_assert_true(isinf(ldp_ledger_total_epsilon(l)));
   g_autofree char *empty = ldp_ledger_format(l);
-  g_assert_nonnull(strstr(empty, "privacy ledger (epsilon per user):"));
-  g_assert_cmpfloat(ldp_ledger_total_epsilon(l), ==, 0.0);
+  g_test_message("%s", empty);
+  g_assert_nonnull(strstr(empty, "privacy ledger (what each user gives up; \u221e = not private):\n"));
+  g_assert_nonnull(strstr(empty, "    features  \u221e (not private): no mechanism, the server uses the raw features\n"));
+  g_assert_nonnull(strstr(empty, "    labels    \u221e (not private): no mechanism, the server uses the raw training labels\n"));
+  g_assert_nonnull(strstr(empty, "    edges     \u221e (not private): no mechanism, the server uses the raw graph\n"));
+  g_assert_nonnull(strstr(empty, "    total     \u221e (not private) = features + labels"));
+  g_autoptr(JsonNode) j0 = ldp_ledger_to_json(l);
+  JsonObject *o0 = json_node_get_object(j0);
+  g_assert_false(json_object_get_boolean_member(o0, "private"));
+  g_assert_true(member_is_null(member_obj(o0, "features"), "epsilon"));
+  g_assert_false(json_object_get_boolean_member(member_obj(o0, "features"), "private"));
+  g_assert_false(json_object_get_boolean_member(member_obj(o0, "edges"), "perturbed"));
+  g_assert_true(member_is_null(member_obj(o0, "total"), "epsilon"));
 
   ldp_budget_add(ldp_ledger_add_entry(l, "multibit", LDP_TARGET_FEATURES), "epsilon", 1, 0, NULL);
   ldp_budget_add(ldp_ledger_add_entry(l, "grr", LDP_TARGET_LABELS), "epsilon", 1, 0,
@@ -474,28 +500,132 @@ static void test_ledger(void)
   g_assert_cmpfloat(ldp_ledger_target_epsilon(l, LDP_TARGET_FEATURES), ==, 1.0);
   g_assert_cmpfloat(ldp_ledger_target_epsilon(l, LDP_TARGET_LABELS), ==, 1.0);
   g_assert_cmpfloat(fabs(ldp_ledger_target_epsilon(l, LDP_TARGET_EDGES) - 1.0), <, 1e-12);
-  g_assert_cmpfloat(fabs(ldp_ledger_total_epsilon(l) - 3.0), <, 1e-12);
+  /* the total adds only per-user units: features + labels, not the edge bits */
+  g_assert_cmpfloat(fabs(ldp_ledger_total_epsilon(l) - 2.0), <, 1e-12);
   g_autofree char *text = ldp_ledger_format(l);
   g_test_message("%s", text);
-  g_assert_nonnull(strstr(text, "  features  multibit   epsilon=1\n"));
-  g_assert_nonnull(strstr(text, "  labels    grr        epsilon=1   (labelled train/val users only)\n"));
-  g_assert_nonnull(strstr(text, "  edges     dprr       degree=0.1 rr=0.9 \u2192 1  (2 x 1 = 2 relationship-DP)\n"));
-  g_assert_nonnull(strstr(text, "  total                3   (features 1 + labels 1 + edges 1)\n"));
+  g_assert_nonnull(strstr(text, "  features  multibit   epsilon=1   1 per user\n"));
+  g_assert_nonnull(strstr(text, "  labels    grr        epsilon=1   1 per user   (labelled train/val users only)\n"));
+  g_assert_nonnull(strstr(text, "  edges     dprr       degree=0.1 rr=0.9 \u2192 1   1 per edge bit "
+                                "(relationship DP: 2 x 1 = 2)\n"));
+  g_assert_nonnull(strstr(text, "    total     2 per user = features + labels; edges are counted per edge bit, not added\n"));
+  g_assert_null(strstr(text, "assumptions"));
 
   g_autoptr(JsonNode) j = ldp_ledger_to_json(l);
   JsonObject *o = json_node_get_object(j);
-  g_assert_cmpfloat(json_object_get_double_member(o, "features"), ==, 1.0);
-  g_assert_cmpfloat(fabs(json_object_get_double_member(o, "total") - 3.0), <, 1e-12);
+  g_assert_true(json_object_get_boolean_member(o, "private"));
+  g_assert_cmpfloat(json_object_get_double_member(member_obj(o, "features"), "epsilon"), ==, 1.0);
+  g_assert_cmpstr(json_object_get_string_member(member_obj(o, "features"), "unit"), ==, "user");
+  g_assert_cmpstr(json_object_get_string_member(member_obj(o, "edges"), "unit"), ==, "edge bit");
+  g_assert_cmpfloat(fabs(json_object_get_double_member(member_obj(o, "edges"), "relationship_epsilon") - 2.0), <,
+                    1e-12);
+  g_assert_cmpfloat(fabs(json_object_get_double_member(member_obj(o, "total"), "epsilon") - 2.0), <, 1e-12);
   g_assert_cmpuint(json_array_get_length(json_object_get_array_member(o, "parts")), ==, 4);
+  g_assert_cmpuint(json_array_get_length(json_object_get_array_member(o, "assumptions")), ==, 0);
 
-  /* an infinite part makes its target and the total infinite */
+  /* an infinite part makes its target and the total not private: null, never a number */
   ldp_budget_add(ldp_ledger_add_entry(l, "laplace", LDP_TARGET_FEATURES), "epsilon", INFINITY, 0, NULL);
   g_assert_true(isinf(ldp_ledger_target_epsilon(l, LDP_TARGET_FEATURES)));
   g_assert_true(isinf(ldp_ledger_total_epsilon(l)));
   g_autoptr(JsonNode) j2 = ldp_ledger_to_json(l);
-  g_assert_cmpstr(json_object_get_string_member(json_node_get_object(j2), "total"), ==, "inf");
+  JsonObject *o2 = json_node_get_object(j2);
+  g_assert_false(json_object_get_boolean_member(o2, "private"));
+  g_assert_true(member_is_null(member_obj(o2, "total"), "epsilon"));
+  g_assert_false(json_object_get_boolean_member(member_obj(o2, "total"), "private"));
+  g_assert_true(member_is_null(member_obj(o2, "features"), "epsilon"));
   g_autofree char *text2 = ldp_ledger_format(l);
-  g_assert_nonnull(strstr(text2, "laplace    epsilon=inf   (not private)"));
+  g_assert_nonnull(strstr(text2, "  features  laplace    epsilon=\u221e   \u221e (not private)\n"));
+  g_assert_nonnull(strstr(text2, "    features  \u221e (not private)\n"));
+}
+
+/* Public users are listed apart from the private ones, with counts, in text and JSON,
+ * for public_fraction 0, 0.5 and 1 (real runs of the probe mechanism). */
+static void test_ledger_public(gconstpointer data)
+{
+  const double fraction = GPOINTER_TO_INT(data) / 100.0;
+  g_autoptr(LdpDataset) ds = fixture(FALSE, FALSE);
+  probe_reset(ds, 99, 0);
+  const guint n = ldp_dataset_n_nodes(ds);
+  const guint *ptr = ldp_dataset_graph_ptr(ds);
+  guint n_pub = 0;
+  for (guint g = 0; g < ldp_dataset_n_graphs(ds); g++)
+    n_pub += (guint)floor((ptr[g + 1] - ptr[g]) * fraction);
+  g_autoptr(LdpLedger) l = ldp_ledger_new();
+  g_autoptr(GError) err = NULL;
+  g_assert_true(ldp_mechanism_apply_desc(&probe_features, NULL, 0, fraction, ds, &probe.run, l, &err));
+  g_assert_no_error(err);
+  g_assert_cmpuint(ldp_ledger_target_public_users(l, LDP_TARGET_FEATURES), ==, n_pub);
+  g_autofree char *text = ldp_ledger_format(l);
+  g_test_message("fraction %g:\n%s", fraction, text);
+  g_autofree char *users = n_pub ? g_strdup_printf("  [%u private users; %u public users: \u221e (not private), raw data]",
+                                                  n - n_pub, n_pub)
+                                 : g_strdup_printf("  [%u private users]", n - n_pub);
+  g_autofree char *line = g_strdup_printf("  features  probe      epsilon=1   1 per user%s\n", users);
+  g_assert_nonnull(strstr(text, line));
+  g_autoptr(JsonNode) j = ldp_ledger_to_json(l);
+  JsonObject *f = member_obj(json_node_get_object(j), "features");
+  g_assert_cmpint(json_object_get_int_member(f, "private_users"), ==, n - n_pub);
+  g_assert_cmpint(json_object_get_int_member(f, "public_users"), ==, n_pub);
+  if (n_pub == 0) {
+    g_assert_null(strstr(text, "public users (raw data"));
+    g_assert_cmpfloat(json_object_get_double_member(f, "epsilon"), ==, 1.0);
+    g_assert_true(json_object_get_boolean_member(f, "private"));
+    g_assert_false(json_object_has_member(f, "public_users_epsilon"));
+  } else {
+    g_autofree char *pub = g_strdup_printf("  public users (raw data, no privacy): features %u of %u\n", n_pub, n);
+    g_assert_nonnull(strstr(text, pub));
+    g_assert_false(json_object_get_boolean_member(f, "private"));
+    g_assert_true(member_is_null(f, "public_users_epsilon"));
+    if (n_pub == n) {
+      /* nobody is private: no finite epsilon anywhere */
+      g_assert_true(member_is_null(f, "epsilon"));
+      g_assert_true(isinf(ldp_ledger_target_epsilon(l, LDP_TARGET_FEATURES)));
+    } else {
+      g_assert_cmpfloat(json_object_get_double_member(f, "epsilon"), ==, 1.0);
+    }
+  }
+}
+
+/* Preprocessing that reads all users' data is named; declared bounds are too. */
+static void test_ledger_assumptions(void)
+{
+  const LdpParamSpec specs[] = {
+    { .name = "normalize", .type = LDP_PARAM_STRING },
+    { .name = "top_classes", .type = LDP_PARAM_INTEGER, .min = 0, .max = 100 },
+    { .name = "feature_bounds", .type = LDP_PARAM_LIST, .item_type = LDP_PARAM_NUMBER },
+    { .name = "node_features", .type = LDP_PARAM_STRING },
+  };
+  const char *minmax[] = { "normalize=minmax", "top_classes=3", "node_features=given", NULL };
+  g_autoptr(GError) err = NULL;
+  LdpParams *p = ldp_params_new_from_strings(specs, G_N_ELEMENTS(specs), minmax, &err);
+  g_assert_no_error(err);
+  g_autoptr(LdpLedger) l = ldp_ledger_new();
+  ldp_ledger_note_preprocessing(l, p);
+  ldp_params_free(p);
+  g_assert_cmpuint(ldp_ledger_n_assumptions(l), ==, 3);
+  g_autofree char *text = ldp_ledger_format(l);
+  g_assert_nonnull(strstr(text, "  assumptions (treated as public, not charged to any user):\n"));
+  g_assert_nonnull(strstr(text, "    feature_bounds: normalize: minmax scales each feature column by its minimum and "
+                                "maximum over ALL users' raw features"));
+  g_assert_nonnull(strstr(text, "    constant_columns: "));
+  g_assert_nonnull(strstr(text, "    class_set: top_classes: 3 keeps the most frequent classes"));
+  g_autoptr(JsonNode) j = ldp_ledger_to_json(l);
+  JsonArray *a = json_object_get_array_member(json_node_get_object(j), "assumptions");
+  g_assert_cmpuint(json_array_get_length(a), ==, 3);
+  g_assert_cmpstr(json_object_get_string_member(json_array_get_object_element(a, 0), "name"), ==, "feature_bounds");
+  g_assert_cmpstr(json_object_get_string_member(json_array_get_object_element(a, 2), "name"), ==, "class_set");
+
+  const char *declared[] = { "normalize=public_bounds", "feature_bounds=[0, 2.5]", "node_features=given", NULL };
+  p = ldp_params_new_from_strings(specs, G_N_ELEMENTS(specs), declared, &err);
+  g_assert_no_error(err);
+  g_autoptr(LdpLedger) l2 = ldp_ledger_new();
+  ldp_ledger_note_preprocessing(l2, p);
+  ldp_params_free(p);
+  g_assert_cmpuint(ldp_ledger_n_assumptions(l2), ==, 1);
+  g_autofree char *text2 = ldp_ledger_format(l2);
+  g_assert_nonnull(strstr(text2, "    feature_bounds: declared in the pipeline as [0, 2.5] (normalize: public_bounds); "
+                                 "no user's data is read\n"));
+  g_assert_null(strstr(text2, "ALL users"));
 }
 
 int main(int argc, char **argv)
@@ -510,5 +640,9 @@ int main(int argc, char **argv)
   g_test_add_func("/mechanism-run/error-prefix", test_error_prefix);
   g_test_add_func("/mechanism-run/reproducible", test_reproducible);
   g_test_add_func("/mechanism-run/ledger", test_ledger);
+  g_test_add_data_func("/mechanism-run/ledger-public/0", GINT_TO_POINTER(0), test_ledger_public);
+  g_test_add_data_func("/mechanism-run/ledger-public/0.5", GINT_TO_POINTER(50), test_ledger_public);
+  g_test_add_data_func("/mechanism-run/ledger-public/1", GINT_TO_POINTER(100), test_ledger_public);
+  g_test_add_func("/mechanism-run/ledger-assumptions", test_ledger_assumptions);
   return g_test_run();
 }

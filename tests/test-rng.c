@@ -222,27 +222,238 @@ static void test_bernoulli(void)
   }
 }
 
-static void test_laplace(void)
+/* Exact Bernoulli(exp(-gamma)): frequency within Z standard errors of exp(-gamma). */
+static void test_bernoulli_exp(void)
 {
   LdpRng r;
-  ldp_rng_init(&r, 4);
-  const int n = 200000;
-  const double b = 2.0;
-  double s = 0, ss = 0;
-  int neg = 0;
-  for (int i = 0; i < n; i++) {
-    double x = ldp_rng_laplace(&r, b);
-    g_assert_true(isfinite(x));
-    s += x;
-    ss += x * x;
-    neg += x < 0;
+  ldp_rng_init(&r, 41);
+  const int n = 100000;
+  const guint64 cases[][2] = { { 0, 1 }, { 3, 10 }, { 1, 1 }, { 5, 2 }, { 7, 3 } };
+  for (gsize c = 0; c < G_N_ELEMENTS(cases); c++) {
+    double p = exp(-(double)cases[c][0] / (double)cases[c][1]);
+    int hits = 0;
+    for (int i = 0; i < n; i++)
+      hits += ldp_rng_bernoulli_exp(&r, cases[c][0], cases[c][1]);
+    assert_within("bernoulli_exp", hits / (double)n, p, sqrt(p * (1 - p) / n) + 1e-12);
   }
-  double mean = s / n, var = ss / n - mean * mean;
-  assert_within("laplace mean", mean, 0.0, sqrt(2 * b * b / n));
-  /* mu4 = 24 b^4, so Var(s^2) ~ (24 - 4) b^4 / N. */
-  assert_within("laplace variance", var, 2 * b * b, sqrt(20 * pow(b, 4) / n));
-  assert_within("laplace P(x<0)", neg / (double)n, 0.5, sqrt(0.25 / n));
-  g_assert_cmpfloat(ldp_rng_laplace(&r, 0.0), ==, 0.0);
+  /* gamma = 0 is certain */
+  for (int i = 0; i < 100; i++)
+    g_assert_true(ldp_rng_bernoulli_exp(&r, 0, 7));
+}
+
+/* Discrete Laplace pmf p(y) = (1 - a)/(1 + a) a^|y|, a = exp(-den/num). */
+static double dlap_pmf(double a, gint64 y)
+{
+  return (1 - a) / (1 + a) * pow(a, (double)(y < 0 ? -y : y));
+}
+
+/* Checks n draws of the discrete Laplace of scale num/den: each cell |y| <= 6 within Z
+ * binomial standard errors of the pmf, and the sample variance within Z standard
+ * errors of 2a/(1-a)^2, where the SE of a sample variance is sqrt((mu4 - var^2)/n)
+ * with mu4 = sum y^4 p(y) summed numerically. */
+static void check_dlap(LdpRng *r, guint64 num, guint64 den, int n)
+{
+  const double a = exp(-(double)den / (double)num);
+  const double var = 2 * a / ((1 - a) * (1 - a));
+  double mu4 = 0;
+  for (gint64 y = -200000; y <= 200000; y++)
+    mu4 += pow((double)y, 4) * dlap_pmf(a, y);
+  int cells[13] = { 0 };
+  double s = 0, ss = 0;
+  for (int i = 0; i < n; i++) {
+    gint64 y = ldp_rng_discrete_laplace(r, num, den);
+    if (y >= -6 && y <= 6)
+      cells[y + 6]++;
+    s += (double)y;
+    ss += (double)y * (double)y;
+  }
+  for (int y = -6; y <= 6; y++) {
+    double p = dlap_pmf(a, y);
+    assert_within("discrete laplace pmf", cells[y + 6] / (double)n, p, sqrt(p * (1 - p) / n) + 1e-12);
+  }
+  assert_within("discrete laplace mean", s / n, 0.0, sqrt(var / n));
+  assert_within("discrete laplace variance", ss / n, var, sqrt((mu4 - var * var) / n));
+}
+
+static void test_discrete_laplace(void)
+{
+  LdpRng r;
+  ldp_rng_init(&r, 42);
+  check_dlap(&r, 1, 1, 200000);   /* eps = 1 on integers */
+  check_dlap(&r, 3, 2, 200000);   /* scale 1.5 */
+  check_dlap(&r, 10, 1, 100000);  /* scale 10 */
+  /* a large scale with a large power-of-two denominator, as the plugins use */
+  guint64 num, den;
+  ldp_rational_above(12.3, &num, &den);
+  g_assert_cmpfloat((double)num / (double)den, >=, 12.3);
+  g_assert_cmpfloat((double)num / (double)den, <, 12.3 * (1 + 1e-12));
+  check_dlap(&r, num, den, 100000);
+}
+
+static void test_rational_above(void)
+{
+  const double xs[] = { 1.0, 0.1, 1.0 / 3.0, 1433.0 * 256.0 / 0.01, 1e-20, 3e17 };
+  for (gsize i = 0; i < G_N_ELEMENTS(xs); i++) {
+    guint64 num, den;
+    ldp_rational_above(xs[i], &num, &den);
+    g_assert_cmpuint(num, >, 0);
+    g_assert_cmpuint(num, <=, G_GUINT64_CONSTANT(1) << 61);
+    /* exact comparison num >= x den in long double (both sides exact: 64-bit mantissa
+     * holds num, and x den is a power-of-two scaling of x) */
+    g_assert_true((long double)num >= ldexpl((long double)xs[i], __builtin_ctzll(den)));
+  }
+  guint64 num = 7, den = 7;
+  ldp_rational_above(0x1.0p62, &num, &den);
+  g_assert_cmpuint(num, ==, 0);
+}
+
+/* Discrete Gaussian: pmf of |y| <= 4 (normalised numerically) and the variance, within
+ * Z standard errors (SE of the variance from the numerically summed fourth moment). */
+static void check_dgauss(LdpRng *r, guint64 num, guint64 den, int n)
+{
+  const double s2 = (double)num / (double)den;
+  double norm = 0, var = 0, mu4 = 0;
+  const gint64 lim = (gint64)(40 * sqrt(s2)) + 40;
+  for (gint64 y = -lim; y <= lim; y++) {
+    double w = exp(-(double)y * (double)y / (2 * s2));
+    norm += w;
+    var += w * (double)y * (double)y;
+    mu4 += w * pow((double)y, 4);
+  }
+  var /= norm;
+  mu4 /= norm;
+  int cells[9] = { 0 };
+  double s = 0, ss = 0;
+  for (int i = 0; i < n; i++) {
+    gint64 y = ldp_rng_discrete_gaussian(r, num, den);
+    if (y >= -4 && y <= 4)
+      cells[y + 4]++;
+    s += (double)y;
+    ss += (double)y * (double)y;
+  }
+  for (int y = -4; y <= 4; y++) {
+    double p = exp(-(double)y * y / (2 * s2)) / norm;
+    assert_within("discrete gaussian pmf", cells[y + 4] / (double)n, p, sqrt(p * (1 - p) / n) + 1e-12);
+  }
+  assert_within("discrete gaussian mean", s / n, 0.0, sqrt(var / n));
+  assert_within("discrete gaussian variance", ss / n, var, sqrt((mu4 - var * var) / n));
+}
+
+static void test_discrete_gaussian(void)
+{
+  LdpRng r;
+  ldp_rng_init(&r, 43);
+  check_dgauss(&r, 1, 4, 100000);     /* sigma = 1/2: far from the continuous variance */
+  check_dgauss(&r, 5, 2, 100000);     /* sigma^2 = 2.5 */
+  check_dgauss(&r, 10000, 1, 50000);  /* sigma = 100 */
+  check_dgauss(&r, G_GUINT64_CONSTANT(1) << 36, 1, 20000);  /* sigma = 2^18, near the bound */
+}
+
+/* The textbook floating-point Laplace sampler this library used before (inverse CDF on
+ * a 53-bit uniform), kept here only to reproduce Mironov's attack on it. */
+static double float_laplace(guint64 idx53, double scale)
+{
+  double u = ((double)idx53 + 0.5) * 0x1.0p-53 - 0.5;
+  double mag = -scale * log1p(-2.0 * fabs(u));
+  return u < 0 ? -mag : mag;
+}
+
+/* Can x + float_laplace(i, 1) equal @report for some 53-bit index i? The noise is
+ * non-decreasing in i and so is the rounded sum, so a binary search finds the first i
+ * reaching the report; the neighbours are checked too in case log1p is not perfectly
+ * monotone. Exhaustive over all 2^53 uniform inputs. */
+static gboolean float_reachable(double x, double report)
+{
+  guint64 lo = 0, hi = G_GUINT64_CONSTANT(1) << 53;
+  while (lo < hi) {
+    guint64 mid = lo + (hi - lo) / 2;
+    if (x + float_laplace(mid, 1.0) < report)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  for (guint64 i = lo > 8 ? lo - 8 : 0; i < lo + 8 && i < (G_GUINT64_CONSTANT(1) << 53); i++)
+    if (x + float_laplace(i, 1.0) == report)
+      return TRUE;
+  return FALSE;
+}
+
+/* Mironov (CCS 2012): with the float sampler at eps = 1, most reports from degree 5
+ * cannot come from degree 6 (infinite privacy loss). The exact discrete Laplace gives
+ * every integer positive probability under both, with ratio at most e. */
+static void test_float_attack(void)
+{
+  LdpRng r;
+  ldp_rng_init(&r, 44);
+  const int n = 2000;
+  int impossible = 0;
+  double witness = NAN;
+  for (int i = 0; i < n; i++) {
+    double report = 5.0 + float_laplace(ldp_rng_next_u64(&r) >> 11, 1.0);
+    g_assert_true(float_reachable(5.0, report));  /* sanity: the search finds real ones */
+    if (!float_reachable(6.0, report)) {
+      impossible++;
+      witness = report;
+    }
+  }
+  g_test_message("float sampler: %d of %d reports from 5 are impossible from 6 (e.g. %.17g)",
+                 impossible, n, witness);
+  g_assert_cmpint(impossible, >, 0);
+  g_assert_true(!float_reachable(6.0, witness));
+
+  /* Exact discrete Laplace at eps = 1: both pmfs positive on every integer, ratio <= e. */
+  const double a = exp(-1.0);
+  for (gint64 y = -60; y <= 70; y++) {
+    double p5 = dlap_pmf(a, y - 5), p6 = dlap_pmf(a, y - 6);
+    g_assert_cmpfloat(p5, >, 0.0);
+    g_assert_cmpfloat(p6, >, 0.0);
+    g_assert_cmpfloat(fabs(log(p5 / p6)), <=, 1.0 + 1e-12);
+  }
+  /* and empirically: over 100000 draws from each input, every report value seen from 5
+   * in [-3, 14] (expected count >= 100000 * pmf(9) ~ 5) is also seen from 6 and the
+   * counts agree with the pmf. */
+  int c5[18] = { 0 }, c6[18] = { 0 };
+  for (int i = 0; i < 100000; i++) {
+    gint64 y5 = 5 + ldp_rng_discrete_laplace(&r, 1, 1), y6 = 6 + ldp_rng_discrete_laplace(&r, 1, 1);
+    if (y5 >= -3 && y5 <= 14)
+      c5[y5 + 3]++;
+    if (y6 >= -3 && y6 <= 14)
+      c6[y6 + 3]++;
+  }
+  for (int y = -3; y <= 10; y++) {
+    g_assert_cmpint(c5[y + 3], >, 0);
+    g_assert_cmpint(c6[y + 3], >, 0);
+  }
+  for (int y = -3; y <= 14; y++) {
+    double p6 = dlap_pmf(a, y - 6);
+    assert_within("discrete laplace from 6", c6[y + 3] / 1e5, p6, sqrt(p6 * (1 - p6) / 1e5));
+  }
+}
+
+/* The snapping-style grid release used by the real-valued mechanisms: x in [0, 1] is
+ * rounded at random to k/K, integer noise added, so every report is on the grid
+ * (k + z)/K and its mean is x. */
+static void test_grid_release(void)
+{
+  LdpRng r;
+  ldp_rng_init(&r, 45);
+  const guint K = 256;
+  const double x = 0.3141;
+  const int n = 100000;
+  guint64 num, den;
+  ldp_rational_above(K / 1.0, &num, &den);  /* eps = 1, sensitivity K grid steps */
+  double s = 0;
+  for (int i = 0; i < n; i++) {
+    double pos = x * K, f = floor(pos);
+    gint64 k = (gint64)f + (ldp_rng_uniform(&r) < pos - f);
+    double y = (double)(k + ldp_rng_discrete_laplace(&r, num, den)) / K;
+    g_assert_cmpfloat(y * K, ==, nearbyint(y * K));
+    s += y;
+  }
+  /* Var = rounding (<= 1/(4K^2)) + 2a/(1-a)^2 / K^2 with a = exp(-1/K) (about 2) */
+  double a = exp(-1.0 / K);
+  double var = 0.25 / (K * K) + 2 * a / ((1 - a) * (1 - a)) / (K * K);
+  assert_within("grid release mean", s / n, x, sqrt(var / n));
 }
 
 static void test_normal(void)
@@ -443,7 +654,12 @@ int main(int argc, char **argv)
   g_test_add_func("/rng/uniform", test_uniform);
   g_test_add_func("/rng/below", test_below);
   g_test_add_func("/rng/bernoulli", test_bernoulli);
-  g_test_add_func("/rng/laplace", test_laplace);
+  g_test_add_func("/rng/bernoulli-exp", test_bernoulli_exp);
+  g_test_add_func("/rng/discrete-laplace", test_discrete_laplace);
+  g_test_add_func("/rng/rational-above", test_rational_above);
+  g_test_add_func("/rng/discrete-gaussian", test_discrete_gaussian);
+  g_test_add_func("/rng/float-laplace-attack", test_float_attack);
+  g_test_add_func("/rng/grid-release", test_grid_release);
   g_test_add_func("/rng/normal", test_normal);
   g_test_add_func("/rng/geometric", test_geometric);
   g_test_add_func("/rng/sample", test_sample);

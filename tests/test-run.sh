@@ -14,7 +14,7 @@ check() { # description, then a command
   d="$1"; shift
   if "$@" >"$tmp/check.out" 2>&1; then ok "$d"; else not_ok "$d" "$tmp/check.out"; fi
 }
-echo "1..14"
+echo "1..21"
 
 # A small but real pipeline: two variants (GCN and MLP) over two seeds, with a feature
 # and a label mechanism so that the ledger has entries.
@@ -42,8 +42,12 @@ check "seeds.csv has a header and one line per variant and seed" \
   sh -c "test \$(wc -l <'$tmp/a/seeds.csv') -eq 5 && head -n1 '$tmp/a/seeds.csv' | grep -q '^run,seed,test_accuracy'"
 check "summary.json holds mean, std, n and values for test_accuracy" \
   sh -c "grep -A8 '\"test_accuracy\"' '$tmp/a/summary.json' | grep -q '\"n\" : 2' && grep -q '\"values\"' '$tmp/a/summary.json' && grep -q '\"std\"' '$tmp/a/summary.json'"
-check "summary.json holds the ledger (features 2, labels 1, total 3)" \
-  sh -c "grep -q '\"features\" : 2' '$tmp/a/summary.json' && grep -q '\"labels\" : 1' '$tmp/a/summary.json' && grep -q '\"total\" : 3' '$tmp/a/summary.json'"
+check "summary.json holds the ledger (features 2, labels 1 per user, total 3 = features + labels)" \
+  sh -c "grep -A1 '\"features\" : {' '$tmp/a/summary.json' | grep -q '\"epsilon\" : 2' && grep -A1 '\"labels\" : {' '$tmp/a/summary.json' | grep -q '\"epsilon\" : 1' && grep -A1 '\"total\" : {' '$tmp/a/summary.json' | grep -q '\"epsilon\" : 3'"
+check "edges without a mechanism are not private: epsilon null, not 0" \
+  sh -c "grep -A3 '\"edges\" : {' '$tmp/a/summary.json' | grep -q '\"epsilon\" : null' && grep -A4 '\"edges\" : {' '$tmp/a/summary.json' | grep -q '\"private\" : false'"
+check "the printed ledger says the raw graph is used, with the units" \
+  sh -c "grep -q 'edges     ∞ (not private): no mechanism, the server uses the raw graph' '$tmp/a.stdout' && grep -q 'features  multibit   epsilon=2   2 per user  \[300 private users\]' '$tmp/a.stdout'"
 check "summary.json holds the resolved pipeline (defaults filled in) and the version" \
   sh -c "grep -q '\"weight_decay\"' '$tmp/a/summary.json' && grep -q '\"ldpgnn_version\"' '$tmp/a/summary.json'"
 check "the ledger is printed" grep -q "privacy ledger" "$tmp/a.stdout"
@@ -60,6 +64,34 @@ check "--seeds overrides the number of seeds" \
 check "a bad --set is rejected with its location and a suggestion" \
   sh -c "! '$bin' run '$tmp/small.yaml' --set mechanisms.0.epsilonn=1 --out '$tmp/f' 2>'$tmp/f.err' && grep -q -- \"--set mechanisms.0.epsilonn.*did you mean 'epsilon'\" '$tmp/f.err'"
 check "the shipped quickstart pipeline validates" "$bin" validate "$src/pipelines/quickstart.yaml"
+
+# Public users and preprocessing assumptions; a non-private variant.
+cat >"$tmp/pub.yaml" <<'YAML'
+name: pub
+seed: 3
+dataset: {plugin: synthetic, nodes: 200, classes: 3, features: 20, feature_density: 0.2, normalize: minmax}
+split: {kind: random, val: 0.25, test: 0.25}
+mechanisms:
+  - {plugin: laplace, epsilon: 1, public_fraction: 0.5}
+backbone: {plugin: mlp, hidden: 4}
+train: {epochs: 3}
+variants:
+  - name: half-public
+  - name: non-private
+    mechanisms: []
+YAML
+check "public users are listed apart from private ones" \
+  sh -c "'$bin' run '$tmp/pub.yaml' --out '$tmp/p' >'$tmp/p.stdout' 2>&1 && grep -q '\[100 private users; 100 public users: ∞ (not private), raw data\]' '$tmp/p.stdout' && grep -q 'public users (raw data, no privacy): features 100 of 200' '$tmp/p.stdout' && grep -q '\"public_users\" : 100' '$tmp/p/summary.json'"
+check "min-max normalisation is named as an assumption" \
+  sh -c "grep -q 'feature_bounds: normalize: minmax scales each feature column' '$tmp/p.stdout' && grep -q '\"name\" : \"constant_columns\"' '$tmp/p/summary.json'"
+check "a non-private variant is ∞ in the table and private: false" \
+  sh -c "grep -q '^non-private .* ∞ *∞ *∞ *∞\$' '$tmp/p.stdout' && grep -q '\"private\" : false' '$tmp/p/summary.json'"
+sed 's/normalize: minmax/normalize: public_bounds, feature_bounds: [0, 1]/' "$tmp/pub.yaml" >"$tmp/pb.yaml"
+check "normalize: public_bounds uses declared bounds and says so" \
+  sh -c "'$bin' run '$tmp/pb.yaml' --out '$tmp/q' >'$tmp/q.stdout' 2>&1 && grep -q 'feature_bounds: declared in the pipeline as \[0, 1\]' '$tmp/q.stdout' && ! grep -q 'constant_columns' '$tmp/q.stdout'"
+sed 's/normalize: minmax/normalize: public_bounds/' "$tmp/pub.yaml" >"$tmp/pbx.yaml"
+check "normalize: public_bounds without feature_bounds is refused" \
+  sh -c "! '$bin' validate '$tmp/pbx.yaml' 2>'$tmp/pbx.err' && grep -q 'public_bounds needs feature_bounds' '$tmp/pbx.err'"
 
 [ $fails -eq 0 ] && rm -rf "$tmp"
 exit 0

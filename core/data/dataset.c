@@ -832,6 +832,36 @@ void ldp_dataset_normalize_minmax(LdpDataset *ds, gboolean drop_constant)
     sparse_minmax(ds, drop_constant);
 }
 
+gboolean ldp_dataset_normalize_bounds(LdpDataset *ds, double lo, double hi, GError **error)
+{
+  g_return_val_if_fail(ds != NULL, FALSE);
+  if (!(isfinite(lo) && isfinite(hi) && lo < hi)) {
+    g_set_error(error, LDP_PIPELINE_ERROR, LDP_PIPELINE_ERROR_INVALID,
+                "%s: feature_bounds need finite lo < hi (got [%g, %g])", ds->name, lo, hi);
+    return FALSE;
+  }
+  dataset_materialize(ds);
+  const double range = hi - lo;
+  /* Declared bounds read no user's data: each value is mapped on its own, values
+   * outside the bounds are clipped (a per-user operation, so no privacy cost). */
+  if (ds->x_sparse && lo == 0.0) {
+    LdpCsr *x = ds->x_sparse;  /* zeros stay zeros: scale the stored values */
+    for (guint k = 0; k < x->nnz; k++)
+      x->values[k] = (float)CLAMP((x->values[k] - lo) / range, 0.0, 1.0);
+    return TRUE;
+  }
+  if (ds->x_sparse) {
+    ldp_dataset_set_features_dense(ds, ldp_csr_to_dense(ds->x_sparse));
+  }
+  if (ds->x_dense) {
+    LdpTensor *x = ds->x_dense;
+    gsize total = (gsize)x->rows * x->cols;
+    for (gsize k = 0; k < total; k++)
+      x->data[k] = (float)CLAMP((x->data[k] - lo) / range, 0.0, 1.0);
+  }
+  return TRUE;
+}
+
 void ldp_dataset_set_structural_features(LdpDataset *ds, LdpNodeFeatures kind, guint max_degree)
 {
   g_return_if_fail(ds != NULL);

@@ -25,5 +25,17 @@ gboolean ldp_dataset_preprocess(LdpDataset *ds, const LdpParams *core, GError **
     ldp_dataset_normalize_minmax(ds, TRUE);
   else if (g_strcmp0(norm, "minmax_keep") == 0)
     ldp_dataset_normalize_minmax(ds, FALSE);
+  else if (g_strcmp0(norm, "public_bounds") == 0) {
+    guint nb = 0;
+    const double *b = ldp_params_has(core, "feature_bounds") ? ldp_params_get_number_list(core, "feature_bounds", &nb)
+                                                             : NULL;
+    /* pipelines check that feature_bounds is [lo, hi]; other callers may not have */
+    if (!b || nb != 2) {
+      g_set_error(error, LDP_PIPELINE_ERROR, LDP_PIPELINE_ERROR_MISSING,
+                  "normalize: public_bounds needs feature_bounds: [lo, hi]");
+      return FALSE;
+    }
+    return ldp_dataset_normalize_bounds(ds, b[0], b[1], error);
+  }
   return TRUE;
 }

@@ -9,7 +9,7 @@
 
 #include "host/host.h"
 
-static const char *const normalize_choices[] = { "none", "minmax", "minmax_keep", NULL };
+static const char *const normalize_choices[] = { "none", "minmax", "minmax_keep", "public_bounds", NULL };
 static const char *const node_features_choices[] = { "given", "constant", "degree", NULL };
 static const char *const split_kind_choices[] = { "random", "stratified", "standard", NULL };
 static const char *const optimizer_choices[] = { "adam", "sgd", NULL };
@@ -32,7 +32,11 @@ static const LdpParamSpec dataset_specs[] = {
   { .name = "top_classes", .type = LDP_PARAM_INTEGER, .default_value = "0", .min = 0, .max = INFINITY,
     .doc = "keep only the nodes of the N most frequent classes (0 = all)" },
   { .name = "normalize", .type = LDP_PARAM_ENUM, .default_value = "none", .choices = normalize_choices,
-    .doc = "feature scaling to [0, 1]: minmax drops constant columns, minmax_keep zeroes them" },
+    .doc = "feature scaling to [0, 1]: minmax drops constant columns, minmax_keep zeroes them (both read "
+           "every user's raw features: the ledger lists that assumption); public_bounds maps "
+           "feature_bounds to [0, 1] and reads no data" },
+  { .name = "feature_bounds", .type = LDP_PARAM_LIST, .item_type = LDP_PARAM_NUMBER,
+    .doc = "declared public feature range [lo, hi] for normalize: public_bounds" },
   { .name = "node_features", .type = LDP_PARAM_ENUM, .default_value = "given",
     .choices = node_features_choices, .doc = "given features, a constant column, or one-hot degrees" },
   { .name = "max_degree", .type = LDP_PARAM_INTEGER, .default_value = "64", .min = 1, .max = INFINITY,

@@ -129,15 +129,6 @@ gboolean ldp_rng_bernoulli(LdpRng *rng, double p)
   return ldp_rng_uniform(rng) < p;
 }
 
-double ldp_rng_laplace(LdpRng *rng, double scale)
-{
-  g_return_val_if_fail(scale >= 0.0, NAN);
-  /* Inverse CDF: u in (-1/2, 1/2) and never 0, so 1 - 2|u| lies in (0, 1). */
-  double u = ldp_rng_uniform_pos(rng) - 0.5;
-  double mag = -scale * log1p(-2.0 * fabs(u));
-  return u < 0 ? -mag : mag;
-}
-
 double ldp_rng_normal(LdpRng *rng)
 {
   double u1 = ldp_rng_uniform_pos(rng);
@@ -203,4 +194,132 @@ void ldp_rng_shuffle(LdpRng *rng, guint *perm, guint n)
     perm[i - 1] = perm[j];
     perm[j] = tmp;
   }
+}
+
+/* ---- exact samplers (Canonne, Kamath and Steinke 2020, "The Discrete Gaussian for
+ * Differential Privacy", Algorithms 1-3). Only integer arithmetic on the rational
+ * parameters: the output distribution is exactly the one the privacy proofs assume,
+ * which no sampler built on floating-point log/exp can promise (Mironov, CCS 2012). */
+
+typedef unsigned __int128 rng_u128;
+
+/* Uniform integer in [0, n), n > 0, for 128-bit n: rejection on n's bit length. */
+static rng_u128 rng_below_u128(LdpRng *rng, rng_u128 n)
+{
+  if (n <= G_MAXUINT64)
+    return ldp_rng_below(rng, (guint64)n);
+  guint64 top = (guint64)((n - 1) >> 64);  /* > 0 here */
+  int bits = 64 - __builtin_clzll(top);
+  guint64 mask = bits == 64 ? G_MAXUINT64 : (G_GUINT64_CONSTANT(1) << bits) - 1;
+  for (;;) {
+    rng_u128 hi = ldp_rng_next_u64(rng) & mask;
+    rng_u128 x = hi << 64 | ldp_rng_next_u64(rng);
+    if (x < n)
+      return x;  /* accepted with probability > 1/2 */
+  }
+}
+
+/* Bernoulli(exp(-num/den)) for 0 <= num <= den (CKS Algorithm 1): K is the first k
+ * whose coin A_k ~ Bernoulli(gamma/k) comes up 0, and P(K odd) = exp(-gamma). */
+static gboolean rng_bernoulli_exp_unit(LdpRng *rng, rng_u128 num, rng_u128 den)
+{
+  guint64 k = 1;
+  /* Bernoulli(gamma/k) as Bernoulli(1/k) AND Bernoulli(num/den): no product that
+   * could overflow. */
+  while (ldp_rng_below(rng, k) == 0 && rng_below_u128(rng, den) < num)
+    k++;
+  return (k & 1) != 0;
+}
+
+/* Bernoulli(exp(-num/den)) for any num >= 0, den > 0: exp(-gamma) is the product of
+ * floor(gamma) coins of exp(-1) and one of exp(-frac(gamma)); stop at the first 0
+ * (each continues with probability 1/e, so the loop is short even for huge gamma). */
+static gboolean rng_bernoulli_exp_u128(LdpRng *rng, rng_u128 num, rng_u128 den)
+{
+  while (num > den) {
+    if (!rng_bernoulli_exp_unit(rng, 1, 1))
+      return FALSE;
+    num -= den;
+  }
+  return rng_bernoulli_exp_unit(rng, num, den);
+}
+
+gboolean ldp_rng_bernoulli_exp(LdpRng *rng, guint64 num, guint64 den)
+{
+  g_return_val_if_fail(rng != NULL && den > 0, FALSE);
+  return rng_bernoulli_exp_u128(rng, num, den);
+}
+
+gint64 ldp_rng_discrete_laplace(LdpRng *rng, guint64 num, guint64 den)
+{
+  g_return_val_if_fail(rng != NULL && num > 0 && den > 0, 0);
+  /* CKS Algorithm 2: X = U + num V with U uniform on [0, num) kept with probability
+   * exp(-U/num) and V geometric (continue with probability 1/e) has
+   * P(X = x) proportional to exp(-x/num); Y = floor(X/den) then has
+   * P(Y = y) proportional to exp(-y den/num). A random sign, rejecting "-0", makes it
+   * two-sided. */
+  for (;;) {
+    guint64 u = ldp_rng_below(rng, num);
+    if (!rng_bernoulli_exp_u128(rng, u, num))
+      continue;
+    guint64 v = 0;
+    while (rng_bernoulli_exp_unit(rng, 1, 1))
+      v++;
+    rng_u128 y = ((rng_u128)u + (rng_u128)num * v) / den;
+    gboolean neg = (ldp_rng_next_u64(rng) >> 63) != 0;
+    if (neg && y == 0)
+      continue;
+    /* |Y| >= 2^63 needs ~2^63 den/num halvings of luck: never in practice; rejected to
+     * stay in range (a conditioning of probability below exp(-2^63 den/num)). */
+    if (y > G_MAXINT64)
+      continue;
+    return neg ? -(gint64)y : (gint64)y;
+  }
+}
+
+/* 2^80: the largest denominator ldp_rng_discrete_gaussian accepts (see below). */
+#define RNG_DGAUSS_MAX_DEN ((rng_u128)1 << 80)
+
+gint64 ldp_rng_discrete_gaussian(LdpRng *rng, guint64 num, guint64 den)
+{
+  g_return_val_if_fail(rng != NULL && num > 0 && den > 0, 0);
+  /* CKS Algorithm 3: propose Y ~ discrete Laplace of scale t = floor(sigma) + 1 and
+   * keep it with probability exp(-(|Y| - sigma^2/t)^2 / (2 sigma^2)). With
+   * sigma^2 = num/den that exponent is (|Y| den t - num)^2 / (2 num den t^2). */
+  guint64 t = (guint64)floor(sqrt((double)num / (double)den)) + 1;
+  rng_u128 D;
+  gboolean bad = __builtin_mul_overflow((rng_u128)2 * num, (rng_u128)den, &D) ||
+                 __builtin_mul_overflow(D, (rng_u128)t * t, &D) || D > RNG_DGAUSS_MAX_DEN;
+  g_return_val_if_fail(!bad, 0);
+  for (;;) {
+    gint64 y = ldp_rng_discrete_laplace(rng, t, 1);
+    rng_u128 s = (rng_u128)(y < 0 ? -(guint64)y : (guint64)y);
+    rng_u128 sdt, a, N;
+    if (__builtin_mul_overflow(s, (rng_u128)den * t, &sdt))
+      continue;
+    a = sdt >= num ? sdt - num : num - sdt;
+    /* Overflow means N >= 2^128, so the exponent N/D >= 2^48: acceptance probability
+     * below exp(-2^48), rejected outright. */
+    if (__builtin_mul_overflow(a, a, &N))
+      continue;
+    if (rng_bernoulli_exp_u128(rng, N, D))
+      return y;
+  }
+}
+
+void ldp_rational_above(double x, guint64 *num, guint64 *den)
+{
+  g_return_if_fail(num != NULL && den != NULL);
+  *num = 0;
+  *den = 1;
+  g_return_if_fail(isfinite(x) && x > 0.0);
+  if (!(x < 0x1.0p61))
+    return;  /* unrepresentable: *num = 0 */
+  /* x 2^k is exact (a power-of-two scaling), so its ceiling gives num/den >= x
+   * exactly; take the largest k <= 52 that keeps num <= 2^61. */
+  int k = 52;
+  while (k > 0 && ldexp(x, k) >= 0x1.0p61)
+    k--;
+  *num = (guint64)ceil(ldexp(x, k));
+  *den = G_GUINT64_CONSTANT(1) << k;
 }

@@ -376,6 +376,28 @@ static gboolean check_split(const LdpParams *split, const LdpYamlNode *at, GErro
   return TRUE;
 }
 
+/* normalize: public_bounds needs feature_bounds: [lo, hi] with lo < hi; bounds without
+ * it would be silently ignored. */
+static gboolean check_dataset_core(const LdpParams *core, const LdpYamlNode *at, GError **error)
+{
+  gboolean pb = strcmp(ldp_params_get_string(core, "normalize"), "public_bounds") == 0;
+  gboolean has = ldp_params_has(core, "feature_bounds");
+  if (pb && !has)
+    return ldp_yaml_error(error, at, LDP_PIPELINE_ERROR_MISSING,
+                          "normalize: public_bounds needs feature_bounds: [lo, hi]");
+  if (!pb && has)
+    return ldp_yaml_error(error, at, LDP_PIPELINE_ERROR_INVALID,
+                          "feature_bounds is only used with normalize: public_bounds");
+  if (has) {
+    guint n = 0;
+    const double *b = ldp_params_get_number_list(core, "feature_bounds", &n);
+    if (n != 2 || !(isfinite(b[0]) && isfinite(b[1]) && b[0] < b[1]))
+      return ldp_yaml_error(error, at, LDP_PIPELINE_ERROR_INVALID,
+                            "feature_bounds must be [lo, hi] with finite lo < hi");
+  }
+  return TRUE;
+}
+
 static gboolean check_train(const LdpParams *train, const LdpYamlNode *at, GError **error)
 {
   if (ldp_params_get_int(train, "min_epochs") > ldp_params_get_int(train, "epochs"))
@@ -453,7 +475,9 @@ static LdpRunSpec *build_run(const Ctx *c, const char *name, const LdpYamlNode *
       ldp_yaml_error(error, owner, LDP_PIPELINE_ERROR_MISSING, "missing required key '%s' in the pipeline", key);
     goto fail;
   }
-  if (!build_stage(c, dataset, "dataset", "'dataset'", LDP_PLUGIN_DATASET, SLOT_SPECS(LDP_SLOT_DATASET), &r->dataset, error))
+  if (!build_stage(c, dataset, "dataset", "'dataset'", LDP_PLUGIN_DATASET, SLOT_SPECS(LDP_SLOT_DATASET), &r->dataset,
+                   error) ||
+      !check_dataset_core(r->dataset.core, dataset, error))
     goto fail;
   if (!(r->split = build_core_section(ldp_yaml_mapping_get(root, "split", NULL),
                                       variant ? ldp_yaml_mapping_get(variant, "split", NULL) : NULL, "split",

@@ -40,6 +40,7 @@ typedef struct {
   GArray *ms_per_epoch;
   JsonNode *ledger;           /* of the first seed (identical for all seeds) */
   double epsilon[4];          /* features, labels, edges, total (from that ledger) */
+  gboolean has_public[4];     /* some users of that target sent raw data */
 } RunRecord;
 
 static void run_record_clear(RunRecord *r)
@@ -327,10 +328,8 @@ static gboolean write_outputs(const char *dir, LdpPipeline *p, RunRecord *recs, 
 
 static void format_epsilon(char *buf, gsize len, double eps)
 {
-  if (eps == 0)
-    g_strlcpy(buf, "-", len);
-  else if (isinf(eps))
-    g_strlcpy(buf, "inf", len);
+  if (isinf(eps))
+    g_strlcpy(buf, "\u221e", len);
   else
     g_snprintf(buf, len, "%g", eps);
 }
@@ -343,16 +342,26 @@ static void print_comparison(const RunRecord *recs, guint n_runs)
     width = MAX(width, (guint)strlen(recs[r].spec->name));
   printf("\n%-*s  %-17s %9s %7s %7s %7s\n", (int)width, "run", "test accuracy (%)", "features", "labels",
          "edges", "total");
+  /* "∞" is 3 bytes but one column: pad by hand */
   for (guint r = 0; r < n_runs; r++) {
     double mean, std;
     mean_std(recs[r].values[0], &mean, &std);
     char eps[4][32];
-    for (guint t = 0; t < 4; t++)
+    for (guint t = 0; t < 4; t++) {
       format_epsilon(eps[t], sizeof eps[t], recs[r].epsilon[t]);
-    printf("%-*s  %6.2f ± %-8.2f %9s %7s %7s %7s\n", (int)width, recs[r].spec->name, 100 * mean, 100 * std,
-           eps[0], eps[1], eps[2], recs[r].epsilon[3] == 0 ? "0" : eps[3]);
+      if (recs[r].has_public[t] && !isinf(recs[r].epsilon[t]))
+        g_strlcat(eps[t], "*", sizeof eps[t]);
+    }
+    printf("%-*s  %6.2f ± %-8.2f", (int)width, recs[r].spec->name, 100 * mean, 100 * std);
+    const int cols[4] = { 9, 7, 7, 7 };
+    for (guint t = 0; t < 4; t++) {
+      int pad = cols[t] - (isinf(recs[r].epsilon[t]) ? 1 : (int)strlen(eps[t]));
+      printf(" %*s%s", MAX(pad, 0), "", eps[t]);
+    }
+    printf("\n");
   }
-  printf("(epsilon per user; '-' = that data is not perturbed)\n\n");
+  printf("(features, labels, total = features + labels: epsilon per private user; edges: per edge\n"
+         " bit; \u221e = not private, raw data used; * = some users public, \u221e for them)\n\n");
 }
 
 typedef struct {
@@ -423,6 +432,7 @@ gboolean ldp_run_pipeline(LdpPipeline *p, const char *out_dir, const char *data_
       if (per_seed_split && !(own_roles = make_split(base, spec->split, seed, error)))
         goto out;
       LdpLedger *ledger = ldp_ledger_new();
+      ldp_ledger_note_preprocessing(ledger, spec->dataset.core);
       LdpTrainResult res = { 0 };
       gboolean seed_ok = run_seed(spec, base, own_roles ? own_roles : shared_roles, seed, progress, &res,
                                   ledger, error);
@@ -434,6 +444,9 @@ gboolean ldp_run_pipeline(LdpPipeline *p, const char *out_dir, const char *data_
         rec->epsilon[1] = ldp_ledger_target_epsilon(ledger, LDP_TARGET_LABELS);
         rec->epsilon[2] = ldp_ledger_target_epsilon(ledger, LDP_TARGET_EDGES);
         rec->epsilon[3] = ldp_ledger_total_epsilon(ledger);
+        for (LdpTarget t = LDP_TARGET_FEATURES; t <= LDP_TARGET_EDGES; t++)
+          rec->has_public[t - LDP_TARGET_FEATURES] = ldp_ledger_target_public_users(ledger, t) > 0;
+        rec->has_public[3] = rec->has_public[0] || rec->has_public[1];
       }
       ldp_ledger_free(ledger);
       if (!seed_ok) {

@@ -129,6 +129,11 @@ LDP_API gboolean ldp_dataset_keep_top_classes(LdpDataset *ds, guint k, GError **
 /* Min-max normalises each feature column to [0, 1] over all nodes; constant columns
  * are deleted when @drop_constant, set to 0 otherwise. */
 LDP_API void ldp_dataset_normalize_minmax(LdpDataset *ds, gboolean drop_constant);
+/* Maps every feature value x to clamp((x - lo)/(hi - lo), 0, 1) with DECLARED public
+ * bounds: unlike min-max it reads no statistic of other users' data. Sparse features
+ * stay sparse when lo = 0 and become dense otherwise. FALSE (with @error) unless
+ * lo < hi, both finite. */
+LDP_API gboolean ldp_dataset_normalize_bounds(LdpDataset *ds, double lo, double hi, GError **error);
 
 typedef enum {
   LDP_NODE_FEATURES_CONSTANT = 1,  /* a single column of ones */

@@ -11,6 +11,7 @@
 #include <ldpgnn/pipeline.h>
 #include <ldpgnn/privacy.h>
 #include <ldpgnn/trainer.h>
+#include <ldpgnn/audit.h>
 
 G_BEGIN_DECLS
 

@@ -12,16 +12,43 @@ typedef struct _LdpLedger LdpLedger;
 /* (transfer full) */
 LDP_API LdpLedger *ldp_ledger_new(void);
 LDP_API void ldp_ledger_free(LdpLedger *l);
-/* Epsilon per user spent on a target (sum over mechanisms; INFINITY if any part is;
- * 0 when nothing was spent). */
+/* Units (doc/privacy.md): features and labels are charged per user (user-level LDP),
+ * edges per bit of a neighbour list (edge LDP; an undirected edge is reported by both
+ * endpoints, so relationship DP is 2 x epsilon). Non-private is INFINITY, never 0.
+ *
+ * Epsilon each PRIVATE user spends on @target: the sum over its mechanisms (INFINITY
+ * if any part is); INFINITY when no mechanism ran on @target (the server uses the raw
+ * data) or when user counts are known and no user is private. Public users
+ * (public_fraction) always have INFINITY: see ldp_ledger_target_public_users. */
 LDP_API double ldp_ledger_target_epsilon(const LdpLedger *l, LdpTarget target);
+/* Users who sent raw data on @target (the largest public set over its mechanisms; 0
+ * when unknown). */
+LDP_API guint ldp_ledger_target_public_users(const LdpLedger *l, LdpTarget target);
+/* Per-user total: features + labels only, the targets whose units add. Edges are
+ * per edge bit and stay separate. */
 LDP_API double ldp_ledger_total_epsilon(const LdpLedger *l);
-/* Human-readable ledger: one line per mechanism part, per-target sums and the total
- * (and, for edges, the relationship-DP equivalent 2 x epsilon). (transfer full) */
+/* Human-readable ledger: one line per mechanism (parts, unit, private and public user
+ * counts), per-target sums, the per-user total, public users and assumptions; "∞ (not
+ * private)" for non-private data. (transfer full) */
 LDP_API char *ldp_ledger_format(const LdpLedger *l);
-/* {"features": eps, "labels": eps, "edges": eps, "total": eps, "parts": [...]}; infinite
- * values as the string "inf". (transfer full) */
+/* {"private": bool, "features"|"labels"|"edges": {"epsilon": number|null, "delta",
+ *  "unit": "user"|"edge bit", "private": bool, "perturbed": bool, ["relationship_epsilon"],
+ *  ["private_users", "public_users"], ["note"]}, "total": {"epsilon", "unit", "private",
+ *  "covers": ["features", "labels"]}, "delta", "assumptions": [{"name", "text"}],
+ *  "parts": [{"mechanism", "target", "part", "epsilon", "private", "delta", "unit", ...}]}.
+ * Non-private epsilons are null. (transfer full) */
 LDP_API JsonNode *ldp_ledger_to_json(const LdpLedger *l);
+/* Records that preprocessing treated @name (e.g. "feature_bounds") as public although
+ * it was computed from users' raw data; @text says what and how. */
+LDP_API void ldp_ledger_add_assumption(LdpLedger *l, const char *name, const char *text);
+LDP_API guint ldp_ledger_n_assumptions(const LdpLedger *l);
+/* Adds the assumptions made by a dataset stage's core keys @core (nullable): min-max
+ * bounds and constant columns from all users' features, the top_classes class set from
+ * all true labels, declared public_bounds, degree features (core/ledger-assumptions.c). */
+LDP_API void ldp_ledger_note_preprocessing(LdpLedger *l, const LdpParams *core);
+/* Sets the user counts of entry @entry (in order of addition): @n_private users
+ * randomised, @n_public sent raw data. ldp_mechanism_apply does this itself. */
+LDP_API void ldp_ledger_entry_set_users(LdpLedger *l, guint entry, guint n_private, guint n_public);
 
 /* Runs mechanism @plugin (stage @index of the pipeline) on @data in place:
  *  1. builds each reporting user's LdpUserView from @data (only the target's fields),
@@ -50,6 +77,19 @@ LDP_API gboolean ldp_mechanism_apply(const LdpPlugin *plugin, const LdpParams *p
 LDP_API gboolean ldp_mechanism_apply_desc(const LdpPluginDesc *desc, const LdpParams *params,
                                           guint index, double public_fraction, LdpDataset *data,
                                           const LdpRng *run_rng, LdpLedger *ledger, GError **error);
+
+/* Called with each sampled report (transfer none: valid during the call only). */
+typedef void (*LdpReportSampleFunc)(guint trial, const LdpReport *report, gpointer data);
+
+/* For empirical audits: creates @desc's instance on @data once and runs user @user's
+ * randomize_user @n_trials times through the same view-building code as
+ * ldp_mechanism_apply (private user, stage @index); trial t uses the streams of a run
+ * whose run stream is ldp_rng_derive(@rng, t). @epsilon/@delta (nullable) receive
+ * the budget the mechanism claims (the sum of its ledger parts). */
+LDP_API gboolean ldp_mechanism_sample_user(const LdpPluginDesc *desc, const LdpParams *params, guint index,
+                                           const LdpDataset *data, guint user, guint n_trials,
+                                           const LdpRng *rng, LdpReportSampleFunc fn, gpointer fn_data,
+                                           double *epsilon, double *delta, GError **error);
 
 /* The public shape information of @data that mechanisms are created with. */
 LDP_API void ldp_mechanism_shape_of(const LdpDataset *data, LdpMechanismShape *shape);

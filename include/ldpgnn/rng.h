@@ -37,9 +37,10 @@ LDP_API double ldp_rng_uniform_pos(LdpRng *rng);
 /* Uniform integer in [0, n), unbiased (Lemire's method). n > 0. */
 LDP_API guint64 ldp_rng_below(LdpRng *rng, guint64 n);
 LDP_API gboolean ldp_rng_bernoulli(LdpRng *rng, double p);
-/* Laplace(0, scale). */
-LDP_API double ldp_rng_laplace(LdpRng *rng, double scale);
-/* Standard normal (Box-Muller, no cached second value so streams stay stateless). */
+/* Standard normal (Box-Muller, no cached second value so streams stay stateless).
+ * Floating point: fine for initialisation and simulation, NOT for privacy noise (the
+ * set of doubles it can return leaks its input once added to it; Mironov, CCS 2012).
+ * Privacy noise uses the exact samplers below. */
 LDP_API double ldp_rng_normal(LdpRng *rng);
 /* Number of failures before the first success, success probability p in (0, 1]. */
 LDP_API guint64 ldp_rng_geometric(LdpRng *rng, double p);
@@ -47,5 +48,27 @@ LDP_API guint64 ldp_rng_geometric(LdpRng *rng, double p);
 LDP_API void ldp_rng_sample(LdpRng *rng, guint n, guint k, guint *out);
 /* Uniform random permutation of @perm[0..n) in place (Fisher-Yates). */
 LDP_API void ldp_rng_shuffle(LdpRng *rng, guint *perm, guint n);
+
+/* ---- Exact samplers for privacy noise (Canonne, Kamath and Steinke 2020) ----
+ * Integer arithmetic on rational parameters only: the output distribution is exactly
+ * the ideal one, so the privacy proofs of the discrete mechanisms hold for the code.
+ * Each consumes a random number of draws from @rng (same key: same values). */
+
+/* TRUE with probability exp(-num/den) exactly. den > 0; num may be 0 (always TRUE). */
+LDP_API gboolean ldp_rng_bernoulli_exp(LdpRng *rng, guint64 num, guint64 den);
+/* Discrete Laplace (two-sided geometric) of scale t = num/den > 0 on the integers:
+ * P(Y = y) = (1 - a)/(1 + a) a^|y| with a = exp(-den/num). Adding it to an integer
+ * of sensitivity s gives (s den / num)-DP exactly. */
+LDP_API gint64 ldp_rng_discrete_laplace(LdpRng *rng, guint64 num, guint64 den);
+/* Discrete Gaussian N_Z(0, sigma^2), sigma^2 = num/den > 0: P(Y = y) proportional to
+ * exp(-y^2 / (2 sigma^2)). Precondition: 2 num den (floor(sigma) + 1)^2 <= 2^80 (e.g.
+ * den = 1 and sigma^2 <= 2^38); outputs whose acceptance probability is below
+ * exp(-2^48) are rejected (a negligible conditioning). */
+LDP_API gint64 ldp_rng_discrete_gaussian(LdpRng *rng, guint64 num, guint64 den);
+/* The rational num/den >= @x (exactly), den a power of two <= 2^52, num <= 2^61, as
+ * close to @x as those bounds allow: turns a real noise scale into the exact samplers'
+ * parameters without ever making the noise smaller. @x finite and > 0; for x >= 2^61
+ * *num is set to 0 (unrepresentable; callers must check). */
+LDP_API void ldp_rational_above(double x, guint64 *num, guint64 *den);
 
 G_END_DECLS

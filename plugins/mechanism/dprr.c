@@ -1,5 +1,7 @@
 /* dprr.c: degree-preserving randomised response (DPRR, ALGORITHMS.md 11.3-11.4).
- * A private user adds Lap(1/eps1) to her degree (d*, clipped at 0), runs Warner RR
+ * A private user adds exact discrete Laplace noise of scale 1/eps1 (rounded up to a
+ * rational, rng.h) to her integer degree (d*, clipped at 0; the reference's continuous
+ * Lap(1/eps1) sampled in floating point leaks the degree, Mironov 2012), runs Warner RR
  * with eps2 on her list (diagonal excluded), and keeps each reported 1 with
  * q = clip(d* / (d* (2p - 1) + (n - 1)(1 - p)), 0, 1), so her expected noisy degree
  * is about her true one. RR and sampling are done in one pass (a 1 survives with
@@ -17,6 +19,7 @@
 typedef struct {
   double epsilon;  /* nominal total (INFINITY: off) */
   double eps1, eps2;
+  guint64 num, den;  /* degree noise scale num/den >= 1/eps1 */
   const char *allocation;
   LdpEdgeAggregation agg;
   double p;        /* e^eps2/(e^eps2 + 1) */
@@ -97,6 +100,15 @@ static gpointer dprr_create(const LdpParams *params, const LdpMechanismShape *sh
   d->allocation = g_strcmp0(alloc, "paper_literal") == 0 ? "paper_literal" : NULL;
   d->agg = ldp_edge_aggregation(params);
   d->p = 1.0 / (1.0 + exp(-e2));
+  if (!isinf(eps)) {
+    ldp_rational_above(1.0 / e1, &d->num, &d->den);
+    if (d->num == 0) {
+      g_set_error(error, LDP_PIPELINE_ERROR, LDP_PIPELINE_ERROR_RANGE,
+                  "degree budget %g is too small for the exact sampler", e1);
+      g_free(d);
+      return NULL;
+    }
+  }
   return d;
 }
 
@@ -130,7 +142,7 @@ static gboolean dprr_randomize(gpointer inst, const LdpUserView *v, LdpRng *rng,
   guint deg = 0;  /* true degree without the diagonal */
   for (guint k = 0; k < v->degree; k++)
     deg += v->neighbors[k] != v->local_id;
-  double dstar = deg + ldp_rng_laplace(rng, 1.0 / d->eps1);
+  double dstar = (double)((gint64)deg + ldp_rng_discrete_laplace(rng, d->num, d->den));
   double q = dprr_q(dstar, d->p, v->graph_nodes);
   ldp_edge_rr_list(v, FALSE, d->p * q, (1.0 - d->p) * q, rng, out);
   return TRUE;

@@ -11,7 +11,7 @@
 typedef struct {
   MechFeatures f;  /* first: epsilon, d, range */
   gboolean per_feature;
-  double scale;
+  guint64 num, den;  /* discrete Laplace scale in grid steps, num/den >= K sens/eps */
 } Laplace;
 
 static const LdpParamSpec laplace_params[] = {
@@ -29,7 +29,17 @@ static gpointer laplace_create(const LdpParams *params, const LdpMechanismShape 
   if (!l)
     return NULL;
   l->per_feature = ldp_params_get_bool(params, "per_feature");
-  l->scale = (l->f.hi - l->f.lo) * (l->per_feature ? 1.0 : (double)l->f.d) / l->f.epsilon;
+  if (isinf(l->f.epsilon))
+    return l;
+  double steps = (double)MECH_GRID_STEPS * (l->per_feature ? 1.0 : (double)MAX(l->f.d, 1u));
+  ldp_rational_above(steps / l->f.epsilon, &l->num, &l->den);
+  if (l->num == 0) {
+    g_set_error(error, LDP_PIPELINE_ERROR, LDP_PIPELINE_ERROR_RANGE,
+                "epsilon = %g is too small for %u features: the noise scale exceeds 2^61 grid steps",
+                l->f.epsilon, l->f.d);
+    g_free(l);
+    return NULL;
+  }
   return l;
 }
 
@@ -44,13 +54,17 @@ static void laplace_budget(gpointer inst, LdpBudget *out)
   if (l->per_feature)
     mech_budget_per_feature(out, l->f.epsilon, l->f.d);
   else
-    ldp_budget_add(out, "epsilon", l->f.epsilon, 0.0, NULL);
+    ldp_budget_add(out, "epsilon", l->f.epsilon, 0.0,
+                   isinf(l->f.epsilon) ? NULL : "exact discrete Laplace on a 256-step grid");
 }
 
 static double laplace_value(gconstpointer inst, double x, LdpRng *rng)
 {
   const Laplace *l = inst;
-  return x + ldp_rng_laplace(rng, l->scale);
+  const double width = l->f.hi - l->f.lo;
+  gint64 k = mech_grid_round((x - l->f.lo) / width, MECH_GRID_STEPS, rng);
+  gint64 z = ldp_rng_discrete_laplace(rng, l->num, l->den);
+  return l->f.lo + (double)(k + z) * (width / MECH_GRID_STEPS);
 }
 
 static gboolean laplace_randomize(gpointer inst, const LdpUserView *v, LdpRng *rng,
@@ -74,7 +88,7 @@ static const LdpPluginDesc laplace_desc = {
   .kind = LDP_PLUGIN_MECHANISM,
   .name = "laplace",
   .version = "1.0",
-  .summary = "Laplace mechanism for features (LPGNN lpm; PGC lm with per_feature)",
+  .summary = "Laplace mechanism for features, exact discrete noise on a grid (LPGNN lpm; PGC lm with per_feature)",
   .params = laplace_params,
   .n_params = G_N_ELEMENTS(laplace_params),
   .vtable.mechanism = &laplace_vtable,

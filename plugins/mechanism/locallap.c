@@ -5,18 +5,32 @@
  * as undirected edges, plus every true edge touching a public user. Budgets as in
  * the code: eps1 = eps/10, eps2 = 9 eps/10.
  *
+ * Exact noise (no floating-point Laplace, Mironov 2012): the degree gets discrete
+ * Laplace noise of scale 1/eps1 and is sent as an integer; the scores live on a grid
+ * of 1/1024 (bit 0 or 1024 steps) with discrete Laplace noise of scale 1024/eps2
+ * steps, so each part costs exactly its epsilon per edge bit (scales rounded up to
+ * rationals, rng.h). Ranking by the gridded scores equals ranking by continuous ones
+ * up to ties, which are broken by node ids.
+ *
  * Report size: sending all n/2 scores per user costs O(n^2) memory per graph, so a
  * user sends only the scores above a public threshold tau chosen so that about
  * `candidates` of her non-edge scores pass (tau = ln((n-1)/(2 candidates))/eps2;
- * graphs with n - 1 <= 4 candidates send everything). The result is exactly the
- * reference's whenever at least T scores pass, which the server checks: if fewer
- * pass it stops with an error asking for a larger `candidates`. */
+ * graphs with n - 1 <= 4 candidates send everything). Every score is still drawn
+ * (O(n) per user; an exact sampler cannot skip the non-edges by a geometric jump whose
+ * success probability is irrational). The result is exactly the reference's whenever
+ * at least T scores pass, which the server checks: if fewer pass it stops with an
+ * error asking for a larger `candidates`. */
 
 #include "mech-common.h"
+
+/* Grid of the noisy scores: steps per unit. */
+#define LOCALLAP_STEPS 1024
 
 typedef struct {
   double epsilon, eps1, eps2;
   guint candidates;
+  guint64 deg_num, deg_den;  /* degree noise scale >= 1/eps1 */
+  guint64 num, den;          /* score noise scale >= STEPS/eps2, in steps */
 } LocalLap;
 
 static const LdpParamSpec locallap_params[] = {
@@ -34,6 +48,16 @@ static gpointer locallap_create(const LdpParams *params, const LdpMechanismShape
   l->eps1 = l->epsilon / 10.0;
   l->eps2 = l->epsilon - l->eps1;
   l->candidates = (guint)ldp_params_get_int(params, "candidates");
+  if (!isinf(l->epsilon)) {
+    ldp_rational_above(1.0 / l->eps1, &l->deg_num, &l->deg_den);
+    ldp_rational_above(LOCALLAP_STEPS / l->eps2, &l->num, &l->den);
+    if (l->deg_num == 0 || l->num == 0) {
+      g_set_error(error, LDP_PIPELINE_ERROR, LDP_PIPELINE_ERROR_RANGE,
+                  "epsilon = %g is too small for the exact sampler", l->epsilon);
+      g_free(l);
+      return NULL;
+    }
+  }
   return l;
 }
 
@@ -71,47 +95,27 @@ static gboolean locallap_randomize(gpointer inst, const LdpUserView *v, LdpRng *
     return TRUE;
   }
   const guint n = v->graph_nodes, li = v->local_id;
-  const double b = 1.0 / l->eps2, tau = locallap_tau(l, n);
   guint deg = 0;
   for (guint k = 0; k < v->degree; k++)
     deg += v->neighbors[k] != li;
-  ldp_report_set_real(out, deg + ldp_rng_laplace(rng, 1.0 / l->eps1));
+  ldp_report_set_int(out, (gint64)deg + ldp_rng_discrete_laplace(rng, l->deg_num, l->deg_den));
 
+  /* Scores in 1/LOCALLAP_STEPS units: the bit is 0 or STEPS, so noise of scale
+   * STEPS/eps2 steps gives eps2 per bit exactly. A score passes when it exceeds tau. */
+  const double tau = locallap_tau(l, n);
+  const gint64 pass = isinf(tau) ? G_MININT64 : (gint64)floor(tau * LOCALLAP_STEPS) + 1;
   guint k = 0;  /* first neighbour > li */
   while (k < v->degree && v->neighbors[k] <= li)
     k++;
-  if (isinf(tau)) {
-    for (guint j = li + 1; j < n; j++) {
-      gboolean edge = k < v->degree && v->neighbors[k] == j;
-      if (edge)
-        k++;
-      ldp_report_push(out, j, (float)((edge ? 1.0 : 0.0) + ldp_rng_laplace(rng, b)));
-    }
-    return TRUE;
+  for (guint j = li + 1; j < n; j++) {
+    gboolean edge = k < v->degree && v->neighbors[k] == j;
+    if (edge)
+      k++;
+    gint64 s = (edge ? LOCALLAP_STEPS : 0) + ldp_rng_discrete_laplace(rng, l->num, l->den);
+    if (s >= pass)
+      ldp_report_push(out, j, (float)((double)s / LOCALLAP_STEPS));
   }
-  /* non-edges pass with pi0 = Pr[Lap(b) > tau] = exp(-tau/b)/2; visit them by
-   * geometric skips, and draw a passing score as tau + Exp(b) (memoryless) */
-  const double pi0 = 0.5 * exp(-tau / b);
-  guint j = li;  /* last visited column */
-  for (;;) {
-    guint64 skip = ldp_rng_geometric(rng, pi0);
-    /* advance over skip non-edges, handling the edges on the way */
-    guint64 left = skip + 1;
-    while (left > 0) {
-      if (j + 1 >= n)
-        return TRUE;
-      j++;
-      if (k < v->degree && v->neighbors[k] == j) {
-        k++;
-        double s = 1.0 + ldp_rng_laplace(rng, b);
-        if (s > tau)
-          ldp_report_push(out, j, (float)s);
-        continue;
-      }
-      left--;
-    }
-    ldp_report_push(out, j, (float)(tau - b * log(ldp_rng_uniform_pos(rng))));
-  }
+  return TRUE;
 }
 
 typedef struct {
@@ -187,7 +191,7 @@ static gboolean locallap_estimate(gpointer inst, const LdpReportSet *reports, Ld
         }
       }
       if (!pub) {
-        sum += ldp_report_real(r);
+        sum += (double)ldp_report_int(r);
         n_priv++;
       }
     }

@@ -76,6 +76,27 @@ static inline void mech_budget_per_feature(LdpBudget *out, double epsilon, guint
   ldp_budget_add(out, "epsilon", epsilon * d, 0.0, note);
 }
 
+/* ---- exact noise on a grid (real-valued releases) ----
+ * A float value plus floating-point Laplace/Gaussian noise leaks its input through the
+ * set of doubles it can produce (Mironov, CCS 2012). The real-valued mechanisms instead
+ * release on a grid: the value u in [0, 1] (its position in the public range) is
+ * rounded at random to k/K (k in 0..K, unbiased: up with probability frac(uK)), integer
+ * noise from an exact sampler is added to k, and the report is lo + (k + z)(hi - lo)/K.
+ * Privacy: for each k the noisy integer is exactly the discrete mechanism's output, and
+ * the rounding only mixes over k in 0..K, all covered by the sensitivity, so the
+ * release is as private as the discrete mechanism (a mixture of distributions that are
+ * each within e^eps of every other is too). No snapping correction is needed. */
+#define MECH_GRID_STEPS 256u
+
+/* k in 0..K for u (clamped to [0, 1]); always consumes exactly one draw. */
+static inline gint64 mech_grid_round(double u, guint K, LdpRng *rng)
+{
+  double pos = mech_clamp01(u) * K, f = floor(pos);
+  gboolean up = ldp_rng_bernoulli(rng, pos - f);
+  gint64 k = (gint64)f;
+  return up && k < (gint64)K ? k + 1 : k;
+}
+
 /* The head shared by the instances of the range-based feature mechanisms
  * (gaussian, laplace, pgc, piecewise): their struct starts with it, so that the
  * helpers below can take the instance itself. */
