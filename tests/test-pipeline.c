@@ -17,7 +17,7 @@
 static LdpRegistry *registry;
 
 static const char *const fixtures[] = { "pipeline-data", "pipeline-mech", "pipeline-calib", "pipeline-gcn",
-                                        "pipeline-sage" };
+                                        "pipeline-sage", "pipeline-edges" };
 
 static char *fixture_dir(void)
 {
