@@ -92,9 +92,10 @@ san_ldflags=$(sed -n 's/^LDP_SAN_LDFLAGS = //p' "$LDPGNN_BUILDDIR/Makefile")
 if env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PKG_CONFIG_PATH="$pcdir" \
      "$MAKE" -C "$work/example" CFLAGS="-O2 -g -Werror $san_cflags" LDFLAGS="$san_ldflags" >"$log" 2>&1 &&
    [ -f "$work/example/feature_center.so" ] && [ -f "$work/example/appnp_backbone.so" ] &&
+   [ -f "$work/example/subsample_rr.so" ] && [ -f "$work/example/edge_learner.so" ] &&
    grep -qF -- "-I$stage$includedir" "$log"
-then ok "example plugin built with the installed pkg-config file"
-else not_ok "example plugin built with the installed pkg-config file"; bail "cannot go on without the example"
+then ok "example plugins (calibrators, backbone, edge mechanism) built with the installed pkg-config file"
+else not_ok "example plugins built with the installed pkg-config file"; bail "cannot go on without the examples"
 fi
 
 # 6. the installed ldpgnn lists the example and the installed plugins, refuses
@@ -114,6 +115,10 @@ if run_installed plugins >"$work/out" 2>>"$log"; then
     bad="$bad example-not-listed"
   grep "^backbone  *appnp  *1\.0 " "$work/out" | grep -qF " $work/example/appnp_backbone.so" ||
     bad="$bad appnp-example-not-listed"
+  grep "^mechanism  *subsample_rr  *1\.0 " "$work/out" | grep -qF " $work/example/subsample_rr.so" ||
+    bad="$bad subsample-rr-example-not-listed"
+  grep "^calibrator  *edge_learner  *1\.0 " "$work/out" | grep -qF " $work/example/edge_learner.so" ||
+    bad="$bad edge-learner-example-not-listed"
   grep -q "refused modules" "$work/out" && bad="$bad refused-modules"
   grep -qF "$LDPGNN_BUILDDIR/plugins/" "$work/out" && bad="$bad build-tree-plugins-loaded"
   for so in "$stage$plugindir"/*.so; do
