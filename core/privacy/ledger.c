@@ -1,0 +1,475 @@
+/* ledger.c: the privacy ledger: budgets per mechanism, their sums per target in the
+ * target's unit, public users, assumptions; text and JSON. */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "privacy/privacy.h"
+
+typedef struct {
+  char *name;
+  double epsilon;
+  double delta;
+  char *note;  /* nullable */
+} BudgetPart;
+
+struct _LdpBudget {
+  GArray *parts;  /* BudgetPart */
+};
+
+typedef struct {
+  char *mechanism;
+  LdpTarget target;
+  LdpBudget budget;
+  gboolean counted;    /* n_private/n_public known (set by ldp_ledger_entry_set_users) */
+  guint n_private;     /* reporting users who randomised */
+  guint n_public;      /* reporting users who sent raw data (public_fraction) */
+} LedgerEntry;
+
+typedef struct {
+  char *name;
+  char *text;
+} LedgerAssumption;
+
+struct _LdpLedger {
+  GPtrArray *entries;      /* LedgerEntry * */
+  GArray *assumptions;     /* LedgerAssumption */
+};
+
+static void budget_part_clear(gpointer p)
+{
+  BudgetPart *part = p;
+  g_free(part->name);
+  g_free(part->note);
+}
+
+void ldp_budget_add(LdpBudget *b, const char *part, double epsilon, double delta, const char *note)
+{
+  g_return_if_fail(b != NULL);
+  g_return_if_fail(part != NULL && *part);
+  g_return_if_fail(!isnan(epsilon) && epsilon >= 0.0);
+  g_return_if_fail(!isnan(delta) && delta >= 0.0 && delta <= 1.0);
+  BudgetPart bp = { g_strdup(part), epsilon, delta, note && *note ? g_strdup(note) : NULL };
+  g_array_append_val(b->parts, bp);
+}
+
+static void ledger_entry_free(gpointer p)
+{
+  LedgerEntry *e = p;
+  g_free(e->mechanism);
+  g_array_unref(e->budget.parts);
+  g_free(e);
+}
+
+static void ledger_assumption_clear(gpointer p)
+{
+  LedgerAssumption *a = p;
+  g_free(a->name);
+  g_free(a->text);
+}
+
+LdpLedger *ldp_ledger_new(void)
+{
+  LdpLedger *l = g_new0(LdpLedger, 1);
+  l->entries = g_ptr_array_new_with_free_func(ledger_entry_free);
+  l->assumptions = g_array_new(FALSE, TRUE, sizeof(LedgerAssumption));
+  g_array_set_clear_func(l->assumptions, ledger_assumption_clear);
+  return l;
+}
+
+void ldp_ledger_add_assumption(LdpLedger *l, const char *name, const char *text)
+{
+  g_return_if_fail(l != NULL && name != NULL && *name && text != NULL && *text);
+  LedgerAssumption a = { g_strdup(name), g_strdup(text) };
+  g_array_append_val(l->assumptions, a);
+}
+
+guint ldp_ledger_n_assumptions(const LdpLedger *l)
+{
+  g_return_val_if_fail(l != NULL, 0);
+  return l->assumptions->len;
+}
+
+void ldp_ledger_entry_set_users(LdpLedger *l, guint entry, guint n_private, guint n_public)
+{
+  g_return_if_fail(l != NULL && entry < l->entries->len);
+  LedgerEntry *e = l->entries->pdata[entry];
+  e->counted = TRUE;
+  e->n_private = n_private;
+  e->n_public = n_public;
+}
+
+void ldp_ledger_free(LdpLedger *l)
+{
+  if (!l)
+    return;
+  g_ptr_array_unref(l->entries);
+  g_array_unref(l->assumptions);
+  g_free(l);
+}
+
+LdpBudget *ldp_ledger_add_entry(LdpLedger *l, const char *mechanism, LdpTarget target)
+{
+  g_return_val_if_fail(l != NULL, NULL);
+  g_return_val_if_fail(mechanism != NULL, NULL);
+  g_return_val_if_fail(target >= LDP_TARGET_FEATURES && target <= LDP_TARGET_EDGES, NULL);
+  LedgerEntry *e = g_new0(LedgerEntry, 1);
+  e->mechanism = g_strdup(mechanism);
+  e->target = target;
+  e->budget.parts = g_array_new(FALSE, TRUE, sizeof(BudgetPart));
+  g_array_set_clear_func(e->budget.parts, budget_part_clear);
+  g_ptr_array_add(l->entries, e);
+  return &e->budget;
+}
+
+guint ldp_ledger_n_entries(const LdpLedger *l)
+{
+  g_return_val_if_fail(l != NULL, 0);
+  return l->entries->len;
+}
+
+/* Epsilon (inf propagates) or delta (capped at 1) summed over an entry's parts. */
+static double entry_sum(const LedgerEntry *e, gboolean delta)
+{
+  double sum = 0.0;
+  for (guint i = 0; i < e->budget.parts->len; i++) {
+    const BudgetPart *p = &g_array_index(e->budget.parts, BudgetPart, i);
+    sum += delta ? p->delta : p->epsilon;
+  }
+  return delta ? MIN(sum, 1.0) : sum;
+}
+
+/* The same, summed over the entries of @target. */
+static double ledger_target_sum(const LdpLedger *l, LdpTarget target, gboolean delta)
+{
+  double sum = 0.0;
+  for (guint i = 0; i < l->entries->len; i++) {
+    const LedgerEntry *e = l->entries->pdata[i];
+    if (e->target == target)
+      sum += entry_sum(e, delta);
+  }
+  return delta ? MIN(sum, 1.0) : sum;
+}
+
+/* What the ledger knows about one target, summed over its entries. */
+typedef struct {
+  gboolean perturbed;   /* some mechanism ran on it */
+  gboolean counted;     /* user counts known */
+  double epsilon;       /* per private user, in the target's unit (INFINITY: not private) */
+  double delta;
+  guint n_private;      /* users private in every entry (min over entries) */
+  guint n_public;       /* users public in some entry (max: the public sets are nested) */
+} TargetSummary;
+
+static void target_summary(const LdpLedger *l, LdpTarget target, TargetSummary *t)
+{
+  memset(t, 0, sizeof *t);
+  t->n_private = G_MAXUINT;
+  for (guint i = 0; i < l->entries->len; i++) {
+    const LedgerEntry *e = l->entries->pdata[i];
+    if (e->target != target)
+      continue;
+    t->perturbed = TRUE;
+    if (e->counted) {
+      t->counted = TRUE;
+      t->n_private = MIN(t->n_private, e->n_private);
+      t->n_public = MAX(t->n_public, e->n_public);
+    }
+  }
+  if (!t->counted)
+    t->n_private = 0;
+  t->epsilon = t->perturbed ? ledger_target_sum(l, target, FALSE) : INFINITY;
+  t->delta = ledger_target_sum(l, target, TRUE);
+  /* with counts known and nobody private, no user has a finite epsilon */
+  if (t->counted && t->n_private == 0)
+    t->epsilon = INFINITY;
+}
+
+double ldp_ledger_target_epsilon(const LdpLedger *l, LdpTarget target)
+{
+  g_return_val_if_fail(l != NULL, 0.0);
+  TargetSummary t;
+  target_summary(l, target, &t);
+  return t.epsilon;
+}
+
+double ldp_ledger_target_delta(const LdpLedger *l, LdpTarget target)
+{
+  g_return_val_if_fail(l != NULL, 0.0);
+  return ledger_target_sum(l, target, TRUE);
+}
+
+guint ldp_ledger_target_public_users(const LdpLedger *l, LdpTarget target)
+{
+  g_return_val_if_fail(l != NULL, 0);
+  TargetSummary t;
+  target_summary(l, target, &t);
+  return t.n_public;
+}
+
+double ldp_ledger_total_epsilon(const LdpLedger *l)
+{
+  g_return_val_if_fail(l != NULL, 0.0);
+  /* only the per-user units add: edges are per edge bit */
+  return ldp_ledger_target_epsilon(l, LDP_TARGET_FEATURES) +
+         ldp_ledger_target_epsilon(l, LDP_TARGET_LABELS);
+}
+
+static const char *target_name(LdpTarget t)
+{
+  const LdpTargetInfo *info = ldp_target_info(t);
+  return info ? info->name : "unknown";
+}
+
+/* The unit of a target's epsilon (see LdpTargetInfo). */
+static const char *target_unit(LdpTarget t)
+{
+  const LdpTargetInfo *info = ldp_target_info(t);
+  return info ? info->unit : "user";
+}
+
+/* What the server gets when no mechanism runs on a target. */
+static const char *target_raw(LdpTarget t)
+{
+  const LdpTargetInfo *info = ldp_target_info(t);
+  return info ? info->raw : "raw data";
+}
+
+/* Locale-independent shortest-ish number ("1", "0.1", "1e-10", "∞"). */
+static void append_num(GString *s, double v)
+{
+  if (isinf(v)) {
+    g_string_append(s, "\u221e");
+    return;
+  }
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  g_string_append(s, g_ascii_formatd(buf, sizeof buf, "%g", v));
+}
+
+/* "2 per user", "1 per edge bit (relationship DP: 2 x 1 = 2)" or "∞ (not private)". */
+static void append_epsilon_unit(GString *s, LdpTarget target, double eps)
+{
+  if (isinf(eps)) {
+    g_string_append(s, "\u221e (not private)");
+    return;
+  }
+  append_num(s, eps);
+  g_string_append_printf(s, " per %s", target_unit(target));
+  if (target == LDP_TARGET_EDGES) {
+    g_string_append(s, " (relationship DP: 2 x ");
+    append_num(s, eps);
+    g_string_append(s, " = ");
+    append_num(s, 2 * eps);
+    g_string_append_c(s, ')');
+  }
+}
+
+static void append_users(GString *s, gboolean counted, guint n_private, guint n_public)
+{
+  if (!counted)
+    return;
+  g_string_append_printf(s, "  [%u private users", n_private);
+  if (n_public)
+    g_string_append_printf(s, "; %u public users: \u221e (not private), raw data", n_public);
+  g_string_append_c(s, ']');
+}
+
+char *ldp_ledger_format(const LdpLedger *l)
+{
+  g_return_val_if_fail(l != NULL, NULL);
+  GString *s = g_string_new("privacy ledger (what each user gives up; \u221e = not private):\n");
+  for (guint i = 0; i < l->entries->len; i++) {
+    const LedgerEntry *e = l->entries->pdata[i];
+    GArray *parts = e->budget.parts;
+    double eps = entry_sum(e, FALSE);
+    g_string_append_printf(s, "  %-9s %-10s", target_name(e->target), e->mechanism);
+    if (parts->len == 0)
+      g_string_append(s, " epsilon=0");
+    for (guint k = 0; k < parts->len; k++) {
+      const BudgetPart *p = &g_array_index(parts, BudgetPart, k);
+      g_string_append_printf(s, " %s=", p->name);
+      append_num(s, p->epsilon);
+      if (p->delta > 0) {
+        g_string_append(s, " delta=");
+        append_num(s, p->delta);
+      }
+    }
+    if (parts->len > 1) {
+      g_string_append(s, " \u2192 ");
+      append_num(s, eps);
+    }
+    g_string_append(s, "   ");
+    append_epsilon_unit(s, e->target, eps);
+    append_users(s, e->counted, e->n_private, e->n_public);
+    for (guint k = 0; k < parts->len; k++) {
+      const BudgetPart *p = &g_array_index(parts, BudgetPart, k);
+      if (p->note)
+        g_string_append_printf(s, "   (%s)", p->note);
+    }
+    g_string_append_c(s, '\n');
+  }
+  g_string_append(s, "  per target (private users; composition over mechanisms):\n");
+  TargetSummary ts[3];
+  for (LdpTarget t = LDP_TARGET_FEATURES; t <= LDP_TARGET_EDGES; t++) {
+    TargetSummary *sum = &ts[t - LDP_TARGET_FEATURES];
+    target_summary(l, t, sum);
+    g_string_append_printf(s, "    %-9s ", target_name(t));
+    append_epsilon_unit(s, t, sum->epsilon);
+    if (sum->delta > 0) {
+      g_string_append(s, " delta=");
+      append_num(s, sum->delta);
+    }
+    if (!sum->perturbed)
+      g_string_append_printf(s, ": no mechanism, %s", target_raw(t));
+    append_users(s, sum->counted, sum->n_private, sum->n_public);
+    g_string_append_c(s, '\n');
+  }
+  double total = ldp_ledger_total_epsilon(l);
+  g_string_append(s, "    total     ");
+  if (isinf(total))
+    g_string_append(s, "\u221e (not private)");
+  else {
+    append_num(s, total);
+    g_string_append(s, " per user");
+    if (ts[0].n_public || ts[1].n_public)
+      g_string_append(s, " private in both (public users: \u221e)");
+  }
+  g_string_append(s, " = features + labels; edges are counted per edge bit, not added\n");
+  gboolean any_public = FALSE;
+  for (guint t = 0; t < 3; t++)
+    any_public |= ts[t].n_public > 0;
+  if (any_public) {
+    g_string_append(s, "  public users (raw data, no privacy):");
+    for (LdpTarget t = LDP_TARGET_FEATURES; t <= LDP_TARGET_EDGES; t++)
+      if (ts[t - LDP_TARGET_FEATURES].n_public)
+        g_string_append_printf(s, " %s %u of %u;", target_name(t), ts[t - LDP_TARGET_FEATURES].n_public,
+                               ts[t - LDP_TARGET_FEATURES].n_public + ts[t - LDP_TARGET_FEATURES].n_private);
+    g_string_truncate(s, s->len - 1);
+    g_string_append_c(s, '\n');
+  }
+  if (l->assumptions->len) {
+    g_string_append(s, "  assumptions (treated as public, not charged to any user):\n");
+    for (guint i = 0; i < l->assumptions->len; i++) {
+      const LedgerAssumption *a = &g_array_index(l->assumptions, LedgerAssumption, i);
+      g_string_append_printf(s, "    %s: %s\n", a->name, a->text);
+    }
+  }
+  return g_string_free(s, FALSE);
+}
+
+/* A finite epsilon as a number, a non-private one as null. */
+static void json_add_eps(JsonBuilder *b, const char *member, double v)
+{
+  json_builder_set_member_name(b, member);
+  if (isinf(v))
+    json_builder_add_null_value(b);
+  else
+    json_builder_add_double_value(b, v);
+}
+
+static void json_add_bool(JsonBuilder *b, const char *member, gboolean v)
+{
+  json_builder_set_member_name(b, member);
+  json_builder_add_boolean_value(b, v);
+}
+
+static void json_add_str(JsonBuilder *b, const char *member, const char *v)
+{
+  json_builder_set_member_name(b, member);
+  json_builder_add_string_value(b, v);
+}
+
+JsonNode *ldp_ledger_to_json(const LdpLedger *l)
+{
+  g_return_val_if_fail(l != NULL, NULL);
+  g_autoptr(JsonBuilder) b = json_builder_new();
+  json_builder_begin_object(b);
+  gboolean all_private = TRUE;
+  TargetSummary ts[3];
+  for (LdpTarget t = LDP_TARGET_FEATURES; t <= LDP_TARGET_EDGES; t++) {
+    TargetSummary *sum = &ts[t - LDP_TARGET_FEATURES];
+    target_summary(l, t, sum);
+    all_private &= !isinf(sum->epsilon) && sum->n_public == 0;
+  }
+  json_add_bool(b, "private", all_private);
+  for (LdpTarget t = LDP_TARGET_FEATURES; t <= LDP_TARGET_EDGES; t++) {
+    const TargetSummary *sum = &ts[t - LDP_TARGET_FEATURES];
+    json_builder_set_member_name(b, target_name(t));
+    json_builder_begin_object(b);
+    json_add_eps(b, "epsilon", sum->epsilon);
+    json_builder_set_member_name(b, "delta");
+    json_builder_add_double_value(b, sum->delta);
+    json_add_str(b, "unit", target_unit(t));
+    /* private: every user of the target has a finite epsilon (no public users) */
+    json_add_bool(b, "private", !isinf(sum->epsilon) && sum->n_public == 0);
+    json_add_bool(b, "perturbed", sum->perturbed);
+    if (t == LDP_TARGET_EDGES)
+      json_add_eps(b, "relationship_epsilon", 2 * sum->epsilon);
+    if (sum->counted) {
+      json_builder_set_member_name(b, "private_users");
+      json_builder_add_int_value(b, sum->n_private);
+      json_builder_set_member_name(b, "public_users");
+      json_builder_add_int_value(b, sum->n_public);
+      if (sum->n_public)
+        json_add_eps(b, "public_users_epsilon", INFINITY);
+    }
+    if (!sum->perturbed)
+      json_add_str(b, "note", target_raw(t));
+    json_builder_end_object(b);
+  }
+  json_builder_set_member_name(b, "total");
+  json_builder_begin_object(b);
+  double total = ldp_ledger_total_epsilon(l);
+  json_add_eps(b, "epsilon", total);
+  json_add_str(b, "unit", "user");
+  json_add_bool(b, "private", !isinf(total) && ts[0].n_public == 0 && ts[1].n_public == 0);
+  json_builder_set_member_name(b, "covers");
+  json_builder_begin_array(b);
+  json_builder_add_string_value(b, "features");
+  json_builder_add_string_value(b, "labels");
+  json_builder_end_array(b);
+  json_builder_end_object(b);
+  json_builder_set_member_name(b, "delta");
+  json_builder_add_double_value(b, MIN(1.0, ts[0].delta + ts[1].delta + ts[2].delta));
+  json_builder_set_member_name(b, "assumptions");
+  json_builder_begin_array(b);
+  for (guint i = 0; i < l->assumptions->len; i++) {
+    const LedgerAssumption *a = &g_array_index(l->assumptions, LedgerAssumption, i);
+    json_builder_begin_object(b);
+    json_add_str(b, "name", a->name);
+    json_add_str(b, "text", a->text);
+    json_builder_end_object(b);
+  }
+  json_builder_end_array(b);
+  json_builder_set_member_name(b, "parts");
+  json_builder_begin_array(b);
+  for (guint i = 0; i < l->entries->len; i++) {
+    const LedgerEntry *e = l->entries->pdata[i];
+    for (guint k = 0; k < e->budget.parts->len; k++) {
+      const BudgetPart *p = &g_array_index(e->budget.parts, BudgetPart, k);
+      json_builder_begin_object(b);
+      json_add_str(b, "mechanism", e->mechanism);
+      json_add_str(b, "target", target_name(e->target));
+      json_add_str(b, "part", p->name);
+      json_add_eps(b, "epsilon", p->epsilon);
+      json_add_bool(b, "private", !isinf(p->epsilon));
+      json_builder_set_member_name(b, "delta");
+      json_builder_add_double_value(b, p->delta);
+      json_add_str(b, "unit", target_unit(e->target));
+      if (e->counted) {
+        json_builder_set_member_name(b, "private_users");
+        json_builder_add_int_value(b, e->n_private);
+        json_builder_set_member_name(b, "public_users");
+        json_builder_add_int_value(b, e->n_public);
+      }
+      if (p->note)
+        json_add_str(b, "note", p->note);
+      json_builder_end_object(b);
+    }
+  }
+  json_builder_end_array(b);
+  json_builder_end_object(b);
+  return json_builder_get_root(b);
+}
+
