@@ -18,12 +18,6 @@
 #include "autograd/autograd.h"
 #include "numerics/numerics.h"
 
-#define LDP_PRAGMA(x) _Pragma(#x)
-#ifdef _OPENMP
-#define LDP_OMP_FOR(cond) LDP_PRAGMA(omp parallel for schedule(static) if (cond))
-#else
-#define LDP_OMP_FOR(cond)
-#endif
 
 /* Below this many scalar operations a parallel region costs more than it saves. */
 static inline int ldp_par(gsize work)

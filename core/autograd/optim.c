@@ -6,14 +6,10 @@
  */
 #include <ldpgnn/ldpgnn.h>
 
+#include "numerics/numerics.h"
+
 #include <math.h>
 
-#define LDP_PRAGMA(x) _Pragma(#x)
-#ifdef _OPENMP
-#define LDP_OMP_FOR(cond) LDP_PRAGMA(omp parallel for schedule(static) if (cond))
-#else
-#define LDP_OMP_FOR(cond)
-#endif
 
 typedef enum { OPT_ADAM, OPT_SGD } OptKind;
 

@@ -8,17 +8,13 @@
  * sequentially in index order. */
 #include <ldpgnn/ldpgnn.h>
 
+#include "numerics/numerics.h"
+
 #include <math.h>
 #include <string.h>
 
 #include "autograd/autograd.h"
 
-#define LDP_PRAGMA(x) _Pragma(#x)
-#ifdef _OPENMP
-#define LDP_OMP_FOR(cond) LDP_PRAGMA(omp parallel for schedule(static) if (cond))
-#else
-#define LDP_OMP_FOR(cond)
-#endif
 
 /* Same threshold as autograd.c: below it a parallel region costs more than it saves. */
 static inline int weighted_par(gsize work)

@@ -12,6 +12,15 @@
 
 #include <ldpgnn/macros.h>
 
+/* An OpenMP loop that runs in parallel only when @cond holds (large enough work);
+ * a plain loop without OpenMP. */
+#define LDP_PRAGMA(x) _Pragma(#x)
+#ifdef _OPENMP
+#define LDP_OMP_FOR(cond) LDP_PRAGMA(omp parallel for schedule(static) if (cond))
+#else
+#define LDP_OMP_FOR(cond)
+#endif
+
 G_BEGIN_DECLS
 
 /* y[i] = exp(x[i]) for i < n. @y may equal @x (in place); other overlaps are not

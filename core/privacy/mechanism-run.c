@@ -323,6 +323,22 @@ static gboolean run_ctx_prepare(RunCtx *cp, const LdpPluginDesc *desc, double pu
   return TRUE;
 }
 
+/* The mechanism's instance, created with the public shape of @data. */
+static gboolean create_instance(RunCtx *c, const LdpPluginDesc *desc, const LdpParams *params,
+                                const LdpDataset *data, GError **error)
+{
+  LdpMechanismShape shape;
+  ldp_mechanism_shape_of(data, &shape);
+  c->inst = desc->vtable.mechanism->create(params, &shape, error);
+  if (!c->inst) {
+    if (error && !*error)
+      g_set_error(error, LDP_PLUGIN_ERROR, LDP_PLUGIN_ERROR_FAILED, "create failed");
+    g_prefix_error(error, "%s: ", desc->name);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 gboolean ldp_mechanism_apply(const LdpPlugin *plugin, const LdpParams *params, guint index,
                              double public_fraction, LdpDataset *data, const LdpRng *run_rng,
                              LdpLedger *ledger, GError **error)
@@ -347,15 +363,8 @@ gboolean ldp_mechanism_apply_desc(const LdpPluginDesc *desc, const LdpParams *pa
   if (!run_ctx_prepare(&c, desc, public_fraction, data, error))
     return FALSE;
 
-  LdpMechanismShape shape;
-  ldp_mechanism_shape_of(data, &shape);
-  c.inst = vt->create(params, &shape, error);
-  if (!c.inst) {
-    if (error && !*error)
-      g_set_error(error, LDP_PLUGIN_ERROR, LDP_PLUGIN_ERROR_FAILED, "create failed");
-    g_prefix_error(error, "%s: ", name);
+  if (!create_instance(&c, desc, params, data, error))
     return FALSE;
-  }
 
   LdpRng mech_rng;
   ldp_rng_derive(run_rng, index, &mech_rng);
@@ -467,15 +476,8 @@ gboolean ldp_mechanism_sample_user(const LdpPluginDesc *desc, const LdpParams *p
                 c.n_users);
     return FALSE;
   }
-  LdpMechanismShape shape;
-  ldp_mechanism_shape_of(data, &shape);
-  c.inst = vt->create(params, &shape, error);
-  if (!c.inst) {
-    if (error && !*error)
-      g_set_error(error, LDP_PLUGIN_ERROR, LDP_PLUGIN_ERROR_FAILED, "create failed");
-    g_prefix_error(error, "%s: ", desc->name);
+  if (!create_instance(&c, desc, params, data, error))
     return FALSE;
-  }
   /* the claim, as a run's ledger would record it */
   g_autoptr(LdpLedger) ledger = ldp_ledger_new();
   vt->budget(c.inst, ldp_ledger_add_entry(ledger, desc->name, c.target));
