@@ -11,7 +11,7 @@ mechs="grr rr dprr locallap laplace gaussian multibit onebit pgc piecewise"
 trials=20000
 n=0
 fails=0
-echo "1..24"
+echo "1..25"
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; sed 's/^/# /' "$2"; }
 for m in $mechs; do
@@ -51,6 +51,16 @@ if "$bin" audit no_such_mechanism >"$out" 2>&1; then
   not_ok "an unknown mechanism is an error" "$out"
 else
   grep -q "no mechanism 'no_such_mechanism' (mechanisms: " "$out" && ok "an unknown mechanism is an error naming the known ones" || not_ok "an unknown mechanism is an error naming the known ones" "$out"
+fi
+# A plugin that declares its own worst-case pair (ABI 1.1 audit_pair): the leak sits
+# between classes 2 and 3, which the default pair (0 vs 1) would never show.
+out="$tmp/leaky.out"
+"$bin" audit "$LDPGNN_BUILDDIR/tests/plugins/.libs/broken-pair.so" --epsilon 1 --trials 4000 --seed 11 >"$out" 2>&1
+rc=$?
+if [ $rc -eq 1 ] && grep -q "declared by the plugin: label 2 vs label 3" "$out" && grep -q "FAIL: the lower bound" "$out"; then
+  ok "a leak between the plugin's declared pair fails the audit"
+else
+  not_ok "a leak between the plugin's declared pair fails the audit (exit $rc)" "$out"
 fi
 [ $fails -eq 0 ] && rm -rf "$tmp"
 exit 0

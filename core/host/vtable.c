@@ -19,7 +19,8 @@ gsize ldp_vtable_size(LdpPluginKind kind, guint minor)
   case LDP_PLUGIN_DATASET:
     return sizeof(LdpDatasetVTable);
   case LDP_PLUGIN_MECHANISM:
-    return sizeof(LdpMechanismVTable);
+    /* 1.1 appended audit_pair */
+    return minor >= 1 ? sizeof(LdpMechanismVTable) : G_STRUCT_OFFSET(LdpMechanismVTable, audit_pair);
   case LDP_PLUGIN_BACKBONE:
     return sizeof(LdpBackboneVTable);
   case LDP_PLUGIN_CALIBRATOR:

@@ -145,6 +145,102 @@ static LdpDataset *audit_dataset(LdpTarget target, gboolean second, char **pair,
   return ds;
 }
 
+/* The dataset of one user whose data is the plugin's declared view @v (the same shape
+ * as the default pair's, so the mechanism sees the shape it declared the pair for). */
+static LdpDataset *view_dataset(LdpTarget target, const LdpUserView *v, gboolean second, GError **error)
+{
+  LdpDataset *ds = ldp_dataset_new(LDP_TASK_NODE, second ? "audit-b" : "audit-a");
+  guint n = target == LDP_TARGET_EDGES ? AUDIT_NODES : 1;
+  if (!ldp_dataset_set_structure(ds, n, 1, NULL, NULL, NULL, 0, FALSE, error)) {
+    ldp_dataset_free(ds);
+    return NULL;
+  }
+  switch (target) {
+  case LDP_TARGET_FEATURES: {
+    if (v->n_features != AUDIT_FEATURES || v->features == NULL) {
+      g_set_error(error, LDP_PLUGIN_ERROR, LDP_PLUGIN_ERROR_FAILED,
+                  "audit_pair: a feature view needs %u features (the shape's), got %u", AUDIT_FEATURES,
+                  v->n_features);
+      break;
+    }
+    LdpTensor *x = ldp_tensor_new(1, AUDIT_FEATURES);
+    memcpy(x->data, v->features, sizeof(float) * AUDIT_FEATURES);
+    ldp_dataset_set_features_dense(ds, x);
+    return ds;
+  }
+  case LDP_TARGET_LABELS: {
+    if (v->label < 0 || v->label >= AUDIT_CLASSES) {
+      g_set_error(error, LDP_PLUGIN_ERROR, LDP_PLUGIN_ERROR_FAILED,
+                  "audit_pair: label %d is not one of the shape's %u classes", v->label, AUDIT_CLASSES);
+      break;
+    }
+    gint *labels = g_new(gint, 1);
+    labels[0] = v->label;
+    ldp_dataset_set_labels(ds, labels, AUDIT_CLASSES);
+    return ds;
+  }
+  case LDP_TARGET_EDGES: {
+    gboolean sorted = v->degree == 0 || v->neighbors != NULL;
+    for (guint k = 0; sorted && k < v->degree; k++)
+      sorted = v->neighbors[k] < AUDIT_NODES && (k == 0 || v->neighbors[k - 1] < v->neighbors[k]);
+    if (!sorted || v->degree >= AUDIT_NODES) {
+      g_set_error(error, LDP_PLUGIN_ERROR, LDP_PLUGIN_ERROR_FAILED,
+                  "audit_pair: a neighbour list must be sorted, distinct and inside the shape's %u nodes",
+                  AUDIT_NODES);
+      break;
+    }
+    LdpCsr *adj = ldp_csr_new(n, n, v->degree);
+    for (guint k = 0; k < v->degree; k++) {
+      adj->indices[k] = v->neighbors[k];
+      adj->values[k] = 1.0f;
+    }
+    for (guint r = 0; r < n; r++)
+      adj->indptr[r + 1] = v->degree;
+    ldp_dataset_set_adjacency(ds, adj, FALSE);
+    return ds;
+  }
+  }
+  ldp_dataset_free(ds);
+  return NULL;
+}
+
+/* The pair the plugin declares (ABI 1.1 audit_pair), made on an instance created
+ * with the default pair's shape; FALSE with *ds unset when it declares none. */
+static gboolean declared_pair(const LdpPluginDesc *desc, const LdpParams *params, LdpDataset **ds, char **pair,
+                              GError **error)
+{
+  gboolean (*audit_pair)(gpointer, LdpUserView *, LdpUserView *, const char **) =
+    LDP_MECHANISM_SLOT(desc, audit_pair);
+  if (audit_pair == NULL)
+    return TRUE;
+  const LdpTarget target = desc->vtable.mechanism->target;
+  g_autofree char *ignored = NULL;
+  LdpDataset *probe = audit_dataset(target, FALSE, &ignored, error);
+  if (!probe)
+    return FALSE;
+  LdpMechanismShape shape;
+  ldp_mechanism_shape_of(probe, &shape);
+  ldp_dataset_free(probe);
+  gpointer inst = desc->vtable.mechanism->create(params, &shape, error);
+  if (!inst)
+    return FALSE;
+  LdpUserView a = { .label = -1, .graph_nodes = shape.max_graph_nodes };
+  LdpUserView b = a;
+  const char *what = NULL;
+  gboolean ok = TRUE;
+  if (audit_pair(inst, &a, &b, &what)) {
+    ds[0] = view_dataset(target, &a, FALSE, error);
+    ds[1] = ds[0] ? view_dataset(target, &b, TRUE, error) : NULL;
+    ok = ds[1] != NULL;
+    if (ok)
+      *pair = g_strdup_printf("declared by the plugin: %s", what ? what : "(no description)");
+    else
+      g_clear_pointer(&ds[0], ldp_dataset_free);
+  }
+  desc->vtable.mechanism->destroy(inst);
+  return ok;
+}
+
 /* ------------------------------------------------------------ flattened reports */
 
 typedef struct {
@@ -326,17 +422,20 @@ LdpAuditResult *ldp_audit_run(const LdpPluginDesc *desc, const LdpAuditConfig *c
     s[i].n_coords = 2 * R + 4;
     s[i].rows = g_new(double, (gsize)cfg->n_trials * s[i].n_coords);
   }
+  ok = declared_pair(desc, params, ds, &res->pair, error);
   for (int i = 0; i < 2 && ok; i++) {
-    char *pair = NULL;
-    ds[i] = audit_dataset(target, i == 1, &pair, error);
-    if (!ds[i]) {
-      ok = FALSE;
-      break;
+    if (ds[i] == NULL) {
+      char *pair = NULL;
+      ds[i] = audit_dataset(target, i == 1, &pair, error);
+      if (!ds[i]) {
+        ok = FALSE;
+        break;
+      }
+      if (i == 0)
+        res->pair = pair;
+      else
+        g_free(pair);
     }
-    if (i == 0)
-      res->pair = pair;
-    else
-      g_free(pair);
     /* independent streams for A and B: the intervals assume independent samples */
     LdpRng rng;
     ldp_rng_derive(&root, (guint64)i + 1, &rng);

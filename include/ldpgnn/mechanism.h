@@ -96,6 +96,15 @@ typedef struct {
   gboolean (*estimate)(gpointer inst, const LdpReportSet *reports, LdpDataset *noisy, GError **error);
   /* Optional: report size in bits per user (NULL: not reported). */
   double (*report_bits)(gpointer inst);
+
+  /* ---- ABI 1.1 ---- */
+  /* Optional: the worst-case neighbouring inputs `ldpgnn audit` should test, as two
+   * views @a and @b of one user filled with the target's fields only (features +
+   * n_features = shape->n_features; label < shape->n_classes; neighbors + degree with
+   * graph_nodes = shape->max_graph_nodes, local_id 0). Buffers stay owned by the
+   * instance until destroy. *@what (static) says what the pair is. FALSE: no pair of
+   * its own (the audit's default pair is used). */
+  gboolean (*audit_pair)(gpointer inst, LdpUserView *a, LdpUserView *b, const char **what);
 } LdpMechanismVTable;
 
 G_END_DECLS
