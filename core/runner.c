@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "json-write.h"
 #include "mechanism-run.h"
 #include "runner.h"
 #include "split.h"
@@ -305,12 +306,10 @@ static gboolean write_outputs(const char *dir, LdpPipeline *p, RunRecord *recs, 
   json_builder_add_value(b, ldp_pipeline_to_json(p));
   json_builder_end_object(b);
 
-  g_autoptr(JsonGenerator) gen = json_generator_new();
+  /* Not json_generator: it prints 1e-10 as "1e-10.0" (see json-write.h). */
   g_autoptr(JsonNode) root = json_builder_get_root(b);
-  json_generator_set_root(gen, root);
-  json_generator_set_pretty(gen, TRUE);
   g_autofree char *summary_path = g_build_filename(dir, "summary.json", NULL);
-  if (!json_generator_to_file(gen, summary_path, error)) {
+  if (!ldp_json_write_file(root, summary_path, error)) {
     g_prefix_error(error, "%s: ", summary_path);
     return FALSE;
   }

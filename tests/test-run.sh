@@ -14,7 +14,7 @@ check() { # description, then a command
   d="$1"; shift
   if "$@" >"$tmp/check.out" 2>&1; then ok "$d"; else not_ok "$d" "$tmp/check.out"; fi
 }
-echo "1..14"
+echo "1..17"
 
 # A small but real pipeline: two variants (GCN and MLP) over two seeds, with a feature
 # and a label mechanism so that the ledger has entries.
@@ -60,6 +60,29 @@ check "--seeds overrides the number of seeds" \
 check "a bad --set is rejected with its location and a suggestion" \
   sh -c "! '$bin' run '$tmp/small.yaml' --set mechanisms.0.epsilonn=1 --out '$tmp/f' 2>'$tmp/f.err' && grep -q -- \"--set mechanisms.0.epsilonn.*did you mean 'epsilon'\" '$tmp/f.err'"
 check "the shipped quickstart pipeline validates" "$bin" validate "$src/pipelines/quickstart.yaml"
+
+# The Gaussian mechanism's delta (1e-10) is printed in exponent form: json-glib used to
+# write "1e-10.0", which no JSON parser accepts.
+cat >"$tmp/gauss.yaml" <<'YAML'
+name: gauss
+seed: 3
+dataset: {plugin: synthetic, nodes: 120, classes: 3, features: 20, feature_density: 0.2}
+mechanisms:
+  - {plugin: gaussian, epsilon: 1, delta: 1e-10}
+backbone: {plugin: mlp, hidden: 4}
+train: {epochs: 2, lr: 1e-3, weight_decay: 5e-300}
+YAML
+check "a gaussian run exits 0" "$bin" run "$tmp/gauss.yaml" --out "$tmp/g"
+check "validate -v prints the resolved pipeline as JSON" \
+  sh -c "'$bin' -v validate '$tmp/gauss.yaml' | sed 1d >'$tmp/g/validate.json'"
+# Every JSON file this script produced, parsed by a strict parser (no NaN/Infinity, no
+# duplicate keys). Python is a build dependency of the test suite (./bootstrap --deps).
+if command -v python3 >/dev/null 2>&1; then
+  check "every JSON file written is strict JSON ($(find "$tmp" -name '*.json' | wc -l) files)" \
+    sh -c "find '$tmp' -name '*.json' -exec python3 '$src/tests/check-json.py' {} +"
+else
+  n=$((n + 1)); echo "ok $n # SKIP python3 not installed: strict JSON check"
+fi
 
 [ $fails -eq 0 ] && rm -rf "$tmp"
 exit 0
