@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "train-guard.h"
 #include "trainer.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -192,6 +193,9 @@ typedef struct {
   LdpOptimizer *opt;
   const LdpCalibratorSlot *loss_cal;
   const LdpCalibratorSlot *edge_cal;
+  GPtrArray *params;        /* every trained LdpParam, for the non-finite checks */
+  const LdpDataset *data;
+  guint epoch;              /* the epoch being trained, for error messages */
 } Ctx;
 
 static LdpVar *loss_of(const Ctx *c, LdpTape *tape, LdpVar *logits, const gint *labels, const guint *rows,
@@ -229,6 +233,11 @@ static gboolean train_on_tape(const Ctx *c, LdpTape *tape, const Unit *u, LdpVar
         loss = ldp_op_add(tape, loss, extra);
     }
   }
+  /* A diverged run must stop, not train on and report chance accuracy: one check of
+   * the loss before the step and one pass over the parameters after it. */
+  const double total_loss = ldp_var_value(loss)->data[0];
+  if (!isfinite(total_loss))
+    return ldp_train_guard_loss_error(error, c->epoch, total_loss, c->params, c->data);
   ldp_optimizer_zero_grad(c->opt);
   ldp_tape_backward(tape, loss);
   ldp_optimizer_step(c->opt);
@@ -236,6 +245,14 @@ static gboolean train_on_tape(const Ctx *c, LdpTape *tape, const Unit *u, LdpVar
     const LdpCalibratorSlot *cal = &g_array_index(c->cals, LdpCalibratorSlot, i);
     if (cal->vtable->post_step && !cal->vtable->post_step(cal->inst, error))
       return FALSE;
+  }
+  LdpParam *bad = ldp_params_first_nonfinite(c->params);
+  if (bad) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
+                "epoch %u: parameter '%s' is not finite after the optimiser step (loss %g; lower "
+                "train.lr?)",
+                c->epoch, ldp_param_name(bad), total_loss);
+    return FALSE;
   }
   *loss_sum += main_loss * n;
   *correct += ldp_metric_accuracy(ldp_var_value(logits), labels, rows, n) * n;
@@ -386,6 +403,22 @@ static gboolean train_run(const LdpTrainConfig *cfg, const LdpDataset *data, con
     g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "the split has no training items");
     return FALSE;
   }
+  /* An empty group would be scored as accuracy 0 (or NaN loss) and look like a
+   * result. Validation may be empty only when nothing reads it: selection 'last'
+   * and no early stopping. */
+  if (n_test == 0) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
+                "the split has no test items (%u labelled items; raise split.test)", n_items);
+    return FALSE;
+  }
+  if (n_val == 0 && (cfg->selection != LDP_SELECT_LAST || cfg->patience > 0)) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
+                "the split has no validation items, but %s reads the validation loss (raise "
+                "split.val, or set train.selection: last%s)",
+                cfg->patience > 0 ? "early stopping (train.patience)" : "model selection (train.selection: best_val_loss)",
+                cfg->patience > 0 ? " and train.patience: 0" : "");
+    return FALSE;
+  }
 
   g_autoptr(GPtrArray) params = g_ptr_array_new();
   backbone->parameters(model, params);
@@ -398,6 +431,7 @@ static gboolean train_run(const LdpTrainConfig *cfg, const LdpDataset *data, con
     .cfg = cfg, .bb = backbone, .model = model, .cals = calibrators, .rng = rng,
     .loss_cal = first_with(calibrators, G_STRUCT_OFFSET(LdpCalibratorVTable, loss)),
     .edge_cal = first_with(calibrators, G_STRUCT_OFFSET(LdpCalibratorVTable, edge_weights)),
+    .params = params, .data = data,
   };
   const LdpCalibratorSlot *accept_cal = first_with(calibrators, G_STRUCT_OFFSET(LdpCalibratorVTable, accept));
   c.opt = cfg->sgd ? ldp_sgd_new(params, cfg->lr, cfg->weight_decay, cfg->momentum)
@@ -483,6 +517,7 @@ static gboolean train_run(const LdpTrainConfig *cfg, const LdpDataset *data, con
         ldp_tape_set_training(tape, TRUE);
         double loss_sum = 0, correct = 0;
         pending = (LdpEpochStats){ .epoch = e };
+        c.epoch = e;
         gboolean ok = train_on_tape(&c, tape, &whole, x, ew, labels, train_rows, n_train, &loss_sum, &correct,
                                     error);
         pending.train_loss = loss_sum / n_train;
@@ -498,6 +533,7 @@ static gboolean train_run(const LdpTrainConfig *cfg, const LdpDataset *data, con
   } else {
     for (guint epoch = 1; epoch <= cfg->epochs; epoch++) {
       LdpEpochStats st = { .epoch = epoch };
+      c.epoch = epoch;
       double loss_sum = 0, correct = 0;
       memcpy(order, train_rows, n_train * sizeof(guint));
       ldp_rng_shuffle(rng, order, n_train);
