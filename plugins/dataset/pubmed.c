@@ -122,6 +122,10 @@ static gboolean pubmed_read_nodes(const char *path, GHashTable *ids, GArray *lab
   while ((line = ldp_text_next_line(&tf)) != NULL) {
     char *p = line;
     char *id = ldp_text_token(&p);
+    if (id == NULL) {
+      ldp_text_error(&tf, error, LDP_DATA_ERROR_PARSE, "empty line: expected a paper id");
+      goto out;
+    }
     if (g_hash_table_contains(ids, id)) {
       ldp_text_error(&tf, error, LDP_DATA_ERROR_INCONSISTENT, "paper id '%s' appears twice", id);
       goto out;
