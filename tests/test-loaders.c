@@ -291,6 +291,20 @@ static const BadCase bad_cases[] = {
     "Pubmed-Diabetes.NODE.paper.tab:4: empty line" },
 };
 
+/* A first paper whose only attribute is 0 has an empty feature row; it used to index
+ * the still-empty entry array (UBSan: offset on NULL; found by fuzz-dataset-pubmed). */
+static void test_pubmed_empty_first_row(void)
+{
+  g_autoptr(GError) error = NULL;
+  LdpDataset *ds = load("pubmed", "dir=pubmed/noattr", &error);
+  g_assert_no_error(error);
+  const LdpCsr *x = ldp_dataset_features_sparse(ds);
+  g_assert_cmpuint(x->rows, ==, 3);
+  g_assert_cmpuint(x->indptr[1], ==, 0);
+  g_assert_cmpuint(x->nnz, ==, 3);
+  ldp_dataset_free(ds);
+}
+
 /* All-zero features (no non-zero entry at all) used to memcpy from NULL (UBSan abort):
  * they load as an empty sparse matrix. */
 static void test_linqs_zero_features(void)
@@ -467,6 +481,7 @@ int main(int argc, char **argv)
   registry = ldp_test_registry();
   g_test_add_func("/loaders/linqs/good", test_linqs_good);
   g_test_add_func("/loaders/linqs/zero-features", test_linqs_zero_features);
+  g_test_add_func("/loaders/pubmed/empty-first-row", test_pubmed_empty_first_row);
   g_test_add_func("/loaders/pubmed/good", test_pubmed_good);
   g_test_add_func("/loaders/musae/good", test_musae_good);
   g_test_add_func("/loaders/tu/good", test_tu_good);

@@ -178,9 +178,11 @@ static gboolean pubmed_read_nodes(const char *path, GHashTable *ids, GArray *lab
       ldp_text_error(&tf, error, LDP_DATA_ERROR_PARSE, "paper '%s' has no label=... field", id);
       goto out;
     }
-    PubmedEntry *row = &g_array_index(entries, PubmedEntry, row_start);
     guint len = entries->len - row_start;
-    qsort(row, len, sizeof(PubmedEntry), pubmed_cmp_entry);
+    /* a paper without attributes may come before any entry exists (data still NULL) */
+    PubmedEntry *row = len ? &g_array_index(entries, PubmedEntry, row_start) : NULL;
+    if (len > 1)
+      qsort(row, len, sizeof(PubmedEntry), pubmed_cmp_entry);
     for (guint k = 1; k < len; k++)
       if (row[k].col == row[k - 1].col) {
         ldp_text_error(&tf, error, LDP_DATA_ERROR_INCONSISTENT, "an attribute is given twice for paper '%s'", id);
