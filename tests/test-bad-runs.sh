@@ -11,7 +11,7 @@ n=0
 fails=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && sed 's/^/# /' "$2"; }
-echo "1..11"
+echo "1..12"
 
 cat >"$tmp/base.yaml" <<'YAML'
 name: base
@@ -58,8 +58,10 @@ train: {epochs: 3}
 YAML
 fails "laplace epsilon 1e-300 is an error, not 30 % accuracy" "ldpgnn run: .*(epsilon|non-finite)" \
   "$tmp/tiny-eps.yaml"
-fails "an empty test set is an error" "the split has no test items" \
+fails "test: 0 is refused when the pipeline is checked" "split test fraction is 0" \
   "$tmp/base.yaml" --set split.test=0
+fails "a test fraction too small for one item is an error at run time" "the split has no test items" \
+  "$tmp/base.yaml" --set split.test=0.001
 fails "an empty validation set is an error under best_val_loss" "the split has no validation items" \
   "$tmp/base.yaml" --set split.val=0
 if "$bin" run "$tmp/base.yaml" --set split.val=0 --set train.selection=last --out "$tmp/last" \
