@@ -42,11 +42,22 @@ static void print_help(FILE *out)
 /* OpenMP's default barrier wait spins, which collapses throughput when another
  * process holds a core (measured: an LPGNN run went from 6 s to 26 s with 2 threads on
  * a busy 2-core machine). libgomp reads OMP_WAIT_POLICY before main runs, so unless the
- * user chose a policy, run ourselves again once with the passive one. */
+ * user chose a policy, run ourselves again once with the passive one.
+ * The re-exec escapes tools that run us: valgrind would lose the process (its
+ * /proc/self/exe is valgrind's own launcher), gdb would see a new image. So it is
+ * skipped when LDPGNN_NO_REEXEC is set, and under valgrind (whose preload library is
+ * in LD_PRELOAD); setting OMP_WAIT_POLICY yourself also avoids it (doc/debugging.md). */
+static gboolean running_under_valgrind(void)
+{
+  const char *preload = g_getenv("LD_PRELOAD");
+  return preload && strstr(preload, "vgpreload") != NULL;
+}
+
 static void prefer_passive_openmp(char **argv)
 {
 #ifdef _OPENMP
-  if (g_getenv("OMP_WAIT_POLICY") || !g_file_test("/proc/self/exe", G_FILE_TEST_EXISTS))
+  if (g_getenv("OMP_WAIT_POLICY") || g_getenv("LDPGNN_NO_REEXEC") || running_under_valgrind() ||
+      !g_file_test("/proc/self/exe", G_FILE_TEST_EXISTS))
     return;
   g_setenv("OMP_WAIT_POLICY", "passive", TRUE);
   execv("/proc/self/exe", argv);

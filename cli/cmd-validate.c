@@ -47,7 +47,7 @@ int ldp_cli_validate(const LdpCliGlobal *g, int argc, char **argv)
   g_string_free(names, TRUE);
   if (g->verbose) {
     g_autoptr(JsonNode) json = ldp_pipeline_to_json(p);
-    g_autofree char *text = json_to_string(json, TRUE);
+    g_autofree char *text = ldp_json_to_string(json, TRUE);
     printf("%s\n", text);
   }
   return 0;

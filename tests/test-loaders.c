@@ -282,7 +282,44 @@ static const BadCase bad_cases[] = {
     "train_idx-2.txt:2:" },
   { "/loaders/bad/gin/fold-missing", "gin_text", "dir=gin file=good.txt fold=5", LDP_DATA_ERROR_MISSING,
     "train_idx-6.txt: file not found" },
+  /* A graph count of 0 used to reach qsort(NULL, 0) (UBSan abort). */
+  { "/loaders/bad/gin/zero-graphs", "gin_text", "dir=gin file=zero.txt fold=-1", LDP_DATA_ERROR_INCONSISTENT,
+    "zero.txt:1: the file declares 0 graphs" },
+  /* A blank line amid the papers used to hash a NULL id (SEGV; found by fuzz-dataset-pubmed). */
+  { "/loaders/bad/pubmed/blank-line", "pubmed", "dir=pubmed/blankline", LDP_DATA_ERROR_PARSE,
+    "Pubmed-Diabetes.NODE.paper.tab:4: empty line" },
 };
+
+/* A first paper whose only attribute is 0 has an empty feature row; it used to index
+ * the still-empty entry array (UBSan: offset on NULL; found by fuzz-dataset-pubmed). */
+static void test_pubmed_empty_first_row(void)
+{
+  g_autoptr(GError) error = NULL;
+  LdpDataset *ds = load("pubmed", "dir=pubmed/noattr", &error);
+  g_assert_no_error(error);
+  const LdpCsr *x = ldp_dataset_features_sparse(ds);
+  g_assert_cmpuint(x->rows, ==, 3);
+  g_assert_cmpuint(x->indptr[1], ==, 0);
+  g_assert_cmpuint(x->nnz, ==, 3);
+  ldp_dataset_free(ds);
+}
+
+/* All-zero features (no non-zero entry at all) used to memcpy from NULL (UBSan abort):
+ * they load as an empty sparse matrix. */
+static void test_linqs_zero_features(void)
+{
+  g_autoptr(GError) error = NULL;
+  LdpDataset *ds = load("linqs", "dir=linqs prefix=zerofeat standard_split=false", &error);
+  g_assert_no_error(error);
+  g_assert_nonnull(ds);
+  const LdpCsr *x = ldp_dataset_features_sparse(ds);
+  g_assert_nonnull(x);
+  g_assert_cmpuint(x->rows, ==, 2);
+  g_assert_cmpuint(x->cols, ==, 2);
+  g_assert_cmpuint(x->nnz, ==, 0);
+  g_assert_cmpuint(ldp_dataset_n_classes(ds), ==, 2);
+  ldp_dataset_free(ds);
+}
 
 static void test_bad(gconstpointer data)
 {
@@ -442,6 +479,8 @@ int main(int argc, char **argv)
   g_test_init(&argc, &argv, NULL);
   registry = ldp_test_registry();
   g_test_add_func("/loaders/linqs/good", test_linqs_good);
+  g_test_add_func("/loaders/linqs/zero-features", test_linqs_zero_features);
+  g_test_add_func("/loaders/pubmed/empty-first-row", test_pubmed_empty_first_row);
   g_test_add_func("/loaders/pubmed/good", test_pubmed_good);
   g_test_add_func("/loaders/musae/good", test_musae_good);
   g_test_add_func("/loaders/tu/good", test_tu_good);

@@ -427,6 +427,44 @@ static void test_yaml_tree(void)
   ldp_yaml_node_free(root);
 }
 
+/* A mapping with 300 000 keys: accepted when the keys differ, rejected at the last line
+ * when it repeats the first one. The duplicate check used to compare each key with all
+ * earlier ones (300k keys took over a minute); bench/bench-yaml.c times it. */
+static char *many_keys(guint n, gboolean repeat_first)
+{
+  GString *s = g_string_new("m:\n");
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf(s, "  key%u: %u\n", i, i);
+  if (repeat_first)
+    g_string_append(s, "  key0: again\n");
+  return g_string_free(s, FALSE);
+}
+
+static void test_yaml_many_keys(void)
+{
+  const guint n = 300000;
+  gboolean empty;
+  g_autofree char *ok_text = many_keys(n, FALSE);
+  g_autoptr(GError) e = NULL;
+  LdpYamlNode *root = ldp_yaml_parse_string(ok_text, "t.yaml", TRUE, &empty, &e);
+  g_assert_no_error(e);
+  const LdpYamlNode *m = ldp_yaml_mapping_get(root, "m", NULL);
+  g_assert_nonnull(m);
+  g_assert_cmpuint(m->keys->len, ==, n);
+  g_assert_cmpstr(((LdpYamlNode *)ldp_yaml_mapping_get(m, "key299999", NULL))->text, ==, "299999");
+  ldp_yaml_node_free(root);
+
+  g_autofree char *dup_text = many_keys(n, TRUE);
+  g_assert_null(ldp_yaml_parse_string(dup_text, "t.yaml", TRUE, &empty, &e));
+  g_autofree char *want = g_strdup_printf("t.yaml:%u:3: duplicate key 'key0' (first given at line 2, column 3)", n + 2);
+  g_assert_cmpstr(e->message, ==, want);
+
+  /* The same key in two different mappings is no duplicate. */
+  root = ldp_yaml_parse_string("a: {x: 1, y: 2}\nb: {x: 1, y: 2}\n", "t.yaml", TRUE, &empty, NULL);
+  g_assert_nonnull(root);
+  ldp_yaml_node_free(root);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -438,5 +476,6 @@ int main(int argc, char **argv)
   g_test_add_func("/params/specs-check", test_specs_check);
   g_test_add_func("/params/did-you-mean", test_did_you_mean);
   g_test_add_func("/params/yaml-tree", test_yaml_tree);
+  g_test_add_func("/params/yaml-many-keys", test_yaml_many_keys);
   return g_test_run();
 }

@@ -14,7 +14,7 @@ check() { # description, then a command
   d="$1"; shift
   if "$@" >"$tmp/check.out" 2>&1; then ok "$d"; else not_ok "$d" "$tmp/check.out"; fi
 }
-echo "1..21"
+echo "1..24"
 
 # A small but real pipeline: two variants (GCN and MLP) over two seeds, with a feature
 # and a label mechanism so that the ledger has entries.
@@ -92,6 +92,28 @@ check "normalize: public_bounds uses declared bounds and says so" \
 sed 's/normalize: minmax/normalize: public_bounds/' "$tmp/pub.yaml" >"$tmp/pbx.yaml"
 check "normalize: public_bounds without feature_bounds is refused" \
   sh -c "! '$bin' validate '$tmp/pbx.yaml' 2>'$tmp/pbx.err' && grep -q 'public_bounds needs feature_bounds' '$tmp/pbx.err'"
+# The Gaussian mechanism's delta (1e-10) is printed in exponent form: json-glib used to
+# write "1e-10.0", which no JSON parser accepts.
+cat >"$tmp/gauss.yaml" <<'YAML'
+name: gauss
+seed: 3
+dataset: {plugin: synthetic, nodes: 120, classes: 3, features: 20, feature_density: 0.2}
+mechanisms:
+  - {plugin: gaussian, epsilon: 1, delta: 1e-10}
+backbone: {plugin: mlp, hidden: 4}
+train: {epochs: 2, lr: 1e-3, weight_decay: 5e-300}
+YAML
+check "a gaussian run exits 0" "$bin" run "$tmp/gauss.yaml" --out "$tmp/g"
+check "validate -v prints the resolved pipeline as JSON" \
+  sh -c "'$bin' -v validate '$tmp/gauss.yaml' | sed 1d >'$tmp/g/validate.json'"
+# Every JSON file this script produced, parsed by a strict parser (no NaN/Infinity, no
+# duplicate keys). Python is a build dependency of the test suite (./bootstrap --deps).
+if command -v python3 >/dev/null 2>&1; then
+  check "every JSON file written is strict JSON ($(find "$tmp" -name '*.json' | wc -l) files)" \
+    sh -c "find '$tmp' -name '*.json' -exec python3 '$src/tests/check-json.py' {} +"
+else
+  n=$((n + 1)); echo "ok $n # SKIP python3 not installed: strict JSON check"
+fi
 
 [ $fails -eq 0 ] && rm -rf "$tmp"
 exit 0

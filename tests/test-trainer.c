@@ -10,12 +10,16 @@
  * - evaluating every epoch or only at the end leaves training untouched;
  * - early stopping stops where the history says it must;
  * - flush_denormals sets FTZ/DAZ on every thread while training and restores it;
+ * - guards: a non-finite loss or parameter stops training with an error naming the
+ *   epoch and the tensor; an empty test set, or an empty validation set that model
+ *   selection or early stopping would read, is an error;
  * - memo: same op on the same variables returns the same variable; dropout and
  *   differing operands are never merged; gradients through a shared prefix equal
  *   those of two separate tapes.
  */
 #include "testutil.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -471,6 +475,111 @@ static void test_flush_denormals(void)
 }
 #endif
 
+/* Trains on the toy data with @cfg and expects an error containing @want. */
+static void expect_train_error(const LdpTrainConfig *cfg, LdpDataset *ds, const guint8 *roles, const gint *clean,
+                               Model *m, const char *want)
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, 5);
+  LdpTrainResult res;
+  g_autoptr(GError) error = NULL;
+  g_assert_false(ldp_train(cfg, ds, roles, clean, m->desc, m->inst, NULL, &rng, &res, &error));
+  g_assert_nonnull(error);
+  g_test_message("error: %s", error->message);
+  if (!strstr(error->message, want))
+    g_error("'%s' does not contain '%s'", error->message, want);
+  ldp_train_result_clear(&res);
+}
+
+/* lr 1e308 overflows the weights on the first Adam step (its step is about lr). */
+static void test_guard_huge_lr(void)
+{
+  guint8 roles[N_NODES];
+  gint clean[N_NODES];
+  LdpDataset *ds = toy_dataset(roles, clean);
+  Model m = model_new("gcn", 8);
+  LdpTrainConfig cfg = config(50, 1);
+  cfg.lr = 1e308;
+  g_autoptr(GPtrArray) w = model_weights(&m);
+  g_autofree char *want = g_strdup_printf("epoch 1: parameter '%s' is not finite after the optimiser step",
+                                          ldp_param_name(w->pdata[0]));
+  expect_train_error(&cfg, ds, roles, clean, &m, want);
+  model_clear(&m);
+  ldp_dataset_free(ds);
+}
+
+/* A NaN planted in the second parameter makes the first loss NaN: the message names it. */
+static void test_guard_nan_parameter(void)
+{
+  guint8 roles[N_NODES];
+  gint clean[N_NODES];
+  LdpDataset *ds = toy_dataset(roles, clean);
+  Model m = model_new("gcn", 8);
+  g_autoptr(GPtrArray) w = model_weights(&m);
+  g_assert_cmpuint(w->len, >=, 2);
+  LdpTensor *v = ldp_param_value(w->pdata[1]);
+  v->data[v->rows * v->cols - 1] = NAN;
+  g_autofree char *want = g_strdup_printf("epoch 1: the training loss is NaN: parameter '%s'",
+                                          ldp_param_name(w->pdata[1]));
+  LdpTrainConfig cfg = config(5, 1);
+  expect_train_error(&cfg, ds, roles, clean, &m, want);
+  model_clear(&m);
+  ldp_dataset_free(ds);
+}
+
+/* An infinite feature (what an overflowing noise sampler produces) is named as such. */
+static void test_guard_inf_feature(void)
+{
+  guint8 roles[N_NODES];
+  gint clean[N_NODES];
+  LdpDataset *ds = toy_dataset(roles, clean);
+  LdpTensor *x = ldp_tensor_copy(ldp_dataset_features_dense(ds));
+  ldp_tensor_row(x, 0)[0] = INFINITY; /* node 0 is a training node */
+  g_assert_cmpint(roles[0], ==, LDP_ROLE_TRAIN);
+  ldp_dataset_set_features_dense(ds, x);
+  Model m = model_new("gcn", 8);
+  LdpTrainConfig cfg = config(5, 1);
+  expect_train_error(&cfg, ds, roles, clean, &m, "epoch 1: the training loss is ");
+  expect_train_error(&cfg, ds, roles, clean, &m, "the node features hold non-finite values");
+  model_clear(&m);
+  ldp_dataset_free(ds);
+}
+
+/* Empty test set: always an error. Empty validation set: an error unless selection is
+ * 'last' and early stopping is off, where nothing reads it. */
+static void test_guard_empty_groups(void)
+{
+  guint8 roles[N_NODES];
+  gint clean[N_NODES];
+  LdpDataset *ds = toy_dataset(roles, clean);
+  Model m = model_new("gcn", 8);
+  LdpTrainConfig cfg = config(3, 1);
+
+  guint8 no_test[N_NODES], no_val[N_NODES];
+  for (guint v = 0; v < N_NODES; v++) {
+    no_test[v] = roles[v] == LDP_ROLE_TEST ? LDP_ROLE_VAL : roles[v];
+    no_val[v] = roles[v] == LDP_ROLE_VAL ? LDP_ROLE_TRAIN : roles[v];
+  }
+  expect_train_error(&cfg, ds, no_test, clean, &m, "the split has no test items");
+  expect_train_error(&cfg, ds, no_val, clean, &m, "no validation items, but model selection");
+  cfg.selection = LDP_SELECT_LAST;
+  cfg.patience = 3;
+  expect_train_error(&cfg, ds, no_val, clean, &m, "no validation items, but early stopping");
+
+  cfg.patience = 0;
+  LdpRng rng;
+  ldp_rng_init(&rng, 5);
+  LdpTrainResult res;
+  g_autoptr(GError) error = NULL;
+  g_assert_true(ldp_train(&cfg, ds, no_val, clean, m.desc, m.inst, NULL, &rng, &res, &error));
+  g_assert_no_error(error);
+  g_assert_cmpuint(res.selected.epoch, ==, 3);
+  g_assert_true(isnan(res.selected.val_loss));
+  ldp_train_result_clear(&res);
+  model_clear(&m);
+  ldp_dataset_free(ds);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -484,6 +593,10 @@ int main(int argc, char **argv)
   g_test_add_func("/trainer/flush-denormals", test_flush_denormals);
 #endif
   g_test_add_func("/trainer/memo-gradients", test_memo_gradients);
+  g_test_add_func("/trainer/guard/huge-lr", test_guard_huge_lr);
+  g_test_add_func("/trainer/guard/nan-parameter", test_guard_nan_parameter);
+  g_test_add_func("/trainer/guard/inf-feature", test_guard_inf_feature);
+  g_test_add_func("/trainer/guard/empty-groups", test_guard_empty_groups);
   int rc = g_test_run();
   ldp_registry_free(registry);
   return rc;

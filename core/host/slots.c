@@ -15,6 +15,10 @@ static const char *const split_kind_choices[] = { "random", "stratified", "stand
 static const char *const optimizer_choices[] = { "adam", "sgd", NULL };
 static const char *const selection_choices[] = { "best_val_loss", "last", NULL };
 
+/* Counts are read into guint and loops step up to them (epoch <= epochs, s += batch);
+ * the schema keeps them well inside guint so that nothing truncates or wraps. */
+#define LDP_MAX_COUNT G_MAXINT32
+
 static const LdpParamSpec top_specs[] = {
   { .name = "name", .type = LDP_PARAM_STRING, .doc = "pipeline name (default: file name without .yaml)" },
   { .name = "description", .type = LDP_PARAM_STRING, .doc = "free text" },
@@ -29,7 +33,7 @@ static const LdpParamSpec top_specs[] = {
 static const LdpParamSpec dataset_specs[] = {
   { .name = "undirected", .type = LDP_PARAM_BOOL, .default_value = "false",
     .doc = "symmetrise the graph, merge duplicate edges and drop self-loops" },
-  { .name = "top_classes", .type = LDP_PARAM_INTEGER, .default_value = "0", .min = 0, .max = INFINITY,
+  { .name = "top_classes", .type = LDP_PARAM_INTEGER, .default_value = "0", .min = 0, .max = LDP_MAX_COUNT,
     .doc = "keep only the nodes of the N most frequent classes (0 = all)" },
   { .name = "normalize", .type = LDP_PARAM_ENUM, .default_value = "none", .choices = normalize_choices,
     .doc = "feature scaling to [0, 1]: minmax drops constant columns, minmax_keep zeroes them (both read "
@@ -39,7 +43,7 @@ static const LdpParamSpec dataset_specs[] = {
     .doc = "declared public feature range [lo, hi] for normalize: public_bounds" },
   { .name = "node_features", .type = LDP_PARAM_ENUM, .default_value = "given",
     .choices = node_features_choices, .doc = "given features, a constant column, or one-hot degrees" },
-  { .name = "max_degree", .type = LDP_PARAM_INTEGER, .default_value = "64", .min = 1, .max = INFINITY,
+  { .name = "max_degree", .type = LDP_PARAM_INTEGER, .default_value = "64", .min = 1, .max = 100000,
     .doc = "degree clip for node_features: degree" },
 };
 
@@ -62,7 +66,7 @@ static const LdpParamSpec mechanism_specs[] = {
 };
 
 static const LdpParamSpec train_specs[] = {
-  { .name = "epochs", .type = LDP_PARAM_INTEGER, .default_value = "200", .min = 1, .max = INFINITY,
+  { .name = "epochs", .type = LDP_PARAM_INTEGER, .default_value = "200", .min = 1, .max = LDP_MAX_COUNT,
     .doc = "maximum number of epochs" },
   { .name = "lr", .type = LDP_PARAM_NUMBER, .default_value = "0.01", .min = 0, .max = INFINITY,
     .flags = LDP_PARAM_MIN_OPEN, .doc = "learning rate" },
@@ -72,15 +76,15 @@ static const LdpParamSpec train_specs[] = {
     .doc = "adam or sgd" },
   { .name = "momentum", .type = LDP_PARAM_NUMBER, .default_value = "0", .min = 0, .max = 1,
     .flags = LDP_PARAM_MAX_OPEN, .doc = "SGD momentum" },
-  { .name = "patience", .type = LDP_PARAM_INTEGER, .default_value = "0", .min = 0, .max = INFINITY,
+  { .name = "patience", .type = LDP_PARAM_INTEGER, .default_value = "0", .min = 0, .max = LDP_MAX_COUNT,
     .doc = "stop after this many epochs without improvement (0 = off)" },
-  { .name = "min_epochs", .type = LDP_PARAM_INTEGER, .default_value = "0", .min = 0, .max = INFINITY,
+  { .name = "min_epochs", .type = LDP_PARAM_INTEGER, .default_value = "0", .min = 0, .max = LDP_MAX_COUNT,
     .doc = "never stop early before this epoch" },
-  { .name = "batch_size", .type = LDP_PARAM_INTEGER, .default_value = "64", .min = 1, .max = INFINITY,
+  { .name = "batch_size", .type = LDP_PARAM_INTEGER, .default_value = "64", .min = 1, .max = LDP_MAX_COUNT,
     .doc = "graphs per batch (graph-level tasks)" },
   { .name = "selection", .type = LDP_PARAM_ENUM, .default_value = "best_val_loss",
     .choices = selection_choices, .doc = "which weights are evaluated: best validation loss or last" },
-  { .name = "eval_every", .type = LDP_PARAM_INTEGER, .default_value = "1", .min = 1, .max = INFINITY,
+  { .name = "eval_every", .type = LDP_PARAM_INTEGER, .default_value = "1", .min = 1, .max = LDP_MAX_COUNT,
     .doc = "evaluate every N epochs" },
   { .name = "flush_denormals", .type = LDP_PARAM_BOOL, .default_value = "true",
     .doc = "train with subnormal floats flushed to zero (x86 FTZ/DAZ, as torch.set_flush_denormal): "

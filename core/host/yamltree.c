@@ -329,9 +329,17 @@ typedef struct {
   gboolean positions;
   GPtrArray *stack;        /* open collections (LdpYamlNode *, borrowed from the tree) */
   GPtrArray *pending_keys; /* per open mapping: the key waiting for its value, or NULL */
+  GPtrArray *key_sets;     /* per open collection: GHashTable text -> key node (borrowed) of a
+                              mapping, NULL for a sequence; duplicate keys in O(1) each */
   LdpYamlNode *root;
   guint documents;
 } Builder;
+
+static void key_set_free(gpointer set)
+{
+  if (set)
+    g_hash_table_unref(set);
+}
 
 static void builder_position(Builder *b, LdpYamlNode *n, const yaml_mark_t *mark)
 {
@@ -387,19 +395,18 @@ static gboolean builder_attach(Builder *b, LdpYamlNode *n, GError **error)
     ldp_yaml_node_free(n);
     return FALSE;
   }
-  for (guint i = 0; i < parent->keys->len; i++) {
-    const LdpYamlNode *k = parent->keys->pdata[i];
-    if (strcmp(k->text, n->text) == 0) {
-      if (k->line)
-        ldp_yaml_error(error, n, LDP_PIPELINE_ERROR_DUPLICATE_KEY,
-                       "duplicate key '%s' (first given at line %u, column %u)", n->text, k->line,
-                       k->column);
-      else
-        ldp_yaml_error(error, n, LDP_PIPELINE_ERROR_DUPLICATE_KEY, "duplicate key '%s'", n->text);
-      ldp_yaml_node_free(n);
-      return FALSE;
-    }
+  GHashTable *seen = b->key_sets->pdata[b->key_sets->len - 1];
+  const LdpYamlNode *k = g_hash_table_lookup(seen, n->text);
+  if (k) {
+    if (k->line)
+      ldp_yaml_error(error, n, LDP_PIPELINE_ERROR_DUPLICATE_KEY,
+                     "duplicate key '%s' (first given at line %u, column %u)", n->text, k->line, k->column);
+    else
+      ldp_yaml_error(error, n, LDP_PIPELINE_ERROR_DUPLICATE_KEY, "duplicate key '%s'", n->text);
+    ldp_yaml_node_free(n);
+    return FALSE;
   }
+  g_hash_table_insert(seen, n->text, n); /* n ends up in parent->keys, which outlives the set */
   b->pending_keys->pdata[b->pending_keys->len - 1] = n;
   return TRUE;
 }
@@ -452,6 +459,7 @@ static gboolean builder_event(Builder *b, const yaml_event_t *ev, gboolean *done
     builder_position(b, n, &ev->start_mark);
     g_ptr_array_add(b->stack, n);
     g_ptr_array_add(b->pending_keys, NULL);
+    g_ptr_array_add(b->key_sets, seq ? NULL : g_hash_table_new(g_str_hash, g_str_equal));
     return TRUE;
   }
   case YAML_SEQUENCE_END_EVENT:
@@ -460,6 +468,7 @@ static gboolean builder_event(Builder *b, const yaml_event_t *ev, gboolean *done
     LdpYamlNode *n = g_ptr_array_steal_index(b->stack, b->stack->len - 1);
     LdpYamlNode *key = g_ptr_array_steal_index(b->pending_keys, b->pending_keys->len - 1);
     ldp_yaml_node_free(key); /* libyaml always completes pairs; defensive */
+    g_ptr_array_remove_index(b->key_sets, b->key_sets->len - 1);
     return builder_attach(b, n, error);
   }
   }
@@ -472,6 +481,7 @@ static LdpYamlNode *parse(yaml_parser_t *parser, const char *text, gsize len, co
   Builder b = { .origin = origin, .positions = positions };
   b.stack = g_ptr_array_new_with_free_func((GDestroyNotify)ldp_yaml_node_free);
   b.pending_keys = g_ptr_array_new_with_free_func((GDestroyNotify)ldp_yaml_node_free);
+  b.key_sets = g_ptr_array_new_with_free_func(key_set_free);
   gboolean ok = TRUE, done = FALSE;
   if (empty)
     *empty = FALSE;
@@ -518,6 +528,7 @@ static LdpYamlNode *parse(yaml_parser_t *parser, const char *text, gsize len, co
   }
   g_ptr_array_unref(b.stack);
   g_ptr_array_unref(b.pending_keys);
+  g_ptr_array_unref(b.key_sets);
   if (ok && !b.root && empty)
     *empty = TRUE;
   return b.root;

@@ -370,6 +370,9 @@ static gboolean check_split(const LdpParams *split, const LdpYamlNode *at, GErro
   if (tr > 0 && tr + va + te > 1 + 1e-9)
     return ldp_yaml_error(error, at, LDP_PIPELINE_ERROR_INVALID,
                           "split fractions add up to more than 1 (train %g + val %g + test %g)", tr, va, te);
+  if (te == 0)
+    return ldp_yaml_error(error, at, LDP_PIPELINE_ERROR_INVALID,
+                          "split test fraction is 0: a run needs test items to report anything");
   if (tr == 0 && va + te >= 1 - 1e-9)
     return ldp_yaml_error(error, at, LDP_PIPELINE_ERROR_INVALID,
                           "val %g + test %g leave nothing for training (train 0 means the rest)", va, te);

@@ -13,6 +13,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
 
 #include "host/host.h"
 
@@ -234,6 +237,27 @@ static void json_add_double(JsonBuilder *b, double v)
     json_builder_add_string_value(b, isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
 }
 
+/* Creates @dir and proves it writable by creating and removing a file in it, so that a
+ * bad --out fails before hours of training rather than after. */
+static gboolean check_out_dir(const char *dir, GError **error)
+{
+  if (g_mkdir_with_parents(dir, 0755) != 0) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: cannot create the output directory: %s", dir,
+                g_strerror(errno));
+    return FALSE;
+  }
+  g_autofree char *probe = g_build_filename(dir, ".ldpgnn-write-test-XXXXXX", NULL);
+  int fd = g_mkstemp(probe);
+  if (fd < 0) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: the output directory is not writable: %s", dir,
+                g_strerror(errno));
+    return FALSE;
+  }
+  close(fd);
+  g_unlink(probe);
+  return TRUE;
+}
+
 static gboolean write_outputs(const char *dir, LdpPipeline *p, RunRecord *recs, guint n_runs, guint n_seeds,
                               GError **error)
 {
@@ -290,12 +314,10 @@ static gboolean write_outputs(const char *dir, LdpPipeline *p, RunRecord *recs, 
   json_builder_add_value(b, ldp_pipeline_to_json(p));
   json_builder_end_object(b);
 
-  g_autoptr(JsonGenerator) gen = json_generator_new();
+  /* Not json_generator: it prints 1e-10 as "1e-10.0" (see json-write.h). */
   g_autoptr(JsonNode) root = json_builder_get_root(b);
-  json_generator_set_root(gen, root);
-  json_generator_set_pretty(gen, TRUE);
   g_autofree char *summary_path = g_build_filename(dir, "summary.json", NULL);
-  if (!json_generator_to_file(gen, summary_path, error)) {
+  if (!ldp_json_write_file(root, summary_path, error)) {
     g_prefix_error(error, "%s: ", summary_path);
     return FALSE;
   }
@@ -385,6 +407,8 @@ gboolean ldp_run_pipeline(LdpPipeline *p, const char *out_dir, const char *data_
   if (!data_dir)
     data_dir = g_getenv("LDPGNN_DATA");
   guint64 base_seed = ldp_pipeline_seed(p);
+  if (!check_out_dir(out_dir, error))
+    return FALSE;
   RunRecord *recs = g_new0(RunRecord, n_runs);
   g_autoptr(GPtrArray) cache = g_ptr_array_new_with_free_func(cached_dataset_free);
   gboolean ok = FALSE;

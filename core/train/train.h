@@ -38,6 +38,7 @@ struct _LdpTrainContext {
   gboolean graph_task;
   gboolean hooks;                     /* some calibrator has a 1.1 training hook */
   LdpTensor *x_override;              /* from transform_input (owned), node tasks */
+  GPtrArray *params;                  /* every trained LdpParam (borrowed), for the guards */
 
   /* the current step */
   guint epoch;
@@ -59,5 +60,22 @@ LdpVar *ldp_train_loss(const LdpTrainContext *ctx, LdpTape *tape, LdpVar *logits
  * backbone step (after_step), for every calibrator in order. */
 gboolean ldp_train_hooks_epoch_begin(LdpTrainContext *ctx, GError **error);
 gboolean ldp_train_hooks_after_step(LdpTrainContext *ctx, GError **error);
+
+/* ---- guards (guard.c): cheap checks that stop training once numbers stop being
+ * numbers, so that a diverged run ends with an error instead of reporting chance
+ * accuracy with exit status 0. ---- */
+
+/* TRUE if all @n floats of @x are finite. One pass, vectorisable. */
+gboolean ldp_floats_all_finite(const float *x, gsize n);
+
+/* The first LdpParam of @params (LdpParam *, transfer none) holding a non-finite
+ * value, or NULL. (transfer none, nullable) */
+LdpParam *ldp_params_first_nonfinite(GPtrArray *params);
+
+/* Sets @error for a non-finite training loss @loss at @epoch and names the first
+ * non-finite tensor that explains it: a parameter of @params, else the node features
+ * of @data, else the loss itself. Always returns FALSE. */
+gboolean ldp_train_guard_loss_error(GError **error, guint epoch, double loss, GPtrArray *params,
+                                            const LdpDataset *data);
 
 G_END_DECLS

@@ -196,6 +196,11 @@ static gboolean train_on_tape(LdpTrainContext *c, LdpTape *tape, const LdpTrainU
   ldp_optimizer_zero_grad(c->opt);
   for (guint g = 0; g < c->groups->len; g++)
     ldp_param_group_zero_grad(c->groups->pdata[g]);
+  /* A diverged run must stop, not train on and report chance accuracy: one check of
+   * the loss before the step and one pass over the parameters after it. */
+  const double total_loss = ldp_var_value(loss)->data[0];
+  if (!isfinite(total_loss))
+    return ldp_train_guard_loss_error(error, c->epoch, total_loss, c->params, c->data);
   ldp_tape_backward(tape, loss);
   ldp_optimizer_step(c->opt);
   for (guint g = 0; g < c->groups->len; g++)
@@ -207,6 +212,13 @@ static gboolean train_on_tape(LdpTrainContext *c, LdpTape *tape, const LdpTrainU
     gboolean (*post_step)(gpointer, GError **) = LDP_CALIBRATOR_SLOT(cal->desc, post_step);
     if (post_step && !post_step(cal->inst, error))
       return FALSE;
+  }
+  LdpParam *bad = ldp_params_first_nonfinite(c->params);
+  if (bad) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
+                "epoch %u: parameter '%s' is not finite after the optimiser step (loss %g; lower train.lr?)",
+                c->epoch, ldp_param_name(bad), total_loss);
+    return FALSE;
   }
   *loss_sum += main_loss * n;
   *correct += ldp_metric_accuracy(ldp_var_value(logits), labels, rows, n) * n;
@@ -528,7 +540,7 @@ static void context_init(LdpTrainContext *c, const LdpTrainConfig *cfg, const Ld
   c->rng = rng;
   c->graph_task = ldp_dataset_level(data) == LDP_TASK_GRAPH;
   c->groups = g_ptr_array_new_with_free_func((GDestroyNotify)ldp_param_group_free);
-  g_autoptr(GPtrArray) params = g_ptr_array_new();
+  GPtrArray *params = g_ptr_array_new();
   bb->parameters(model, params);
   for (guint i = 0; cals && i < cals->len; i++) {
     const LdpCalibratorSlot *cal = &g_array_index(cals, LdpCalibratorSlot, i);
@@ -546,11 +558,19 @@ static void context_init(LdpTrainContext *c, const LdpTrainConfig *cfg, const Ld
   c->edge_cal = FIRST_WITH(cals, edge_weights);
   c->opt = cfg->sgd ? ldp_sgd_new(params, cfg->lr, cfg->weight_decay, cfg->momentum)
                     : ldp_adam_new(params, cfg->lr, cfg->weight_decay, 0.9, 0.999, 1e-8);
+  /* the guards watch the groups' parameters too */
+  for (guint g = 0; g < c->groups->len; g++) {
+    GPtrArray *gp = ldp_param_group_params(c->groups->pdata[g]);
+    for (guint i = 0; i < gp->len; i++)
+      g_ptr_array_add(params, gp->pdata[i]);
+  }
+  c->params = params;
 }
 
 static void context_clear(LdpTrainContext *c)
 {
   ldp_optimizer_free(c->opt);
+  g_clear_pointer(&c->params, g_ptr_array_unref);
   g_clear_pointer(&c->groups, g_ptr_array_unref);
   g_clear_pointer(&c->x_override, ldp_tensor_free);
 }
@@ -574,6 +594,24 @@ static gboolean train_run(const LdpTrainConfig *cfg, const LdpDataset *data, con
   r.test = rows_with_role(roles, n_items, LDP_ROLE_TEST, &r.n_test);
   if (r.n_train == 0) {
     g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "the split has no training items");
+    split_rows_clear(&r);
+    return FALSE;
+  }
+  /* An empty group would be scored as accuracy 0 (or NaN loss) and look like a
+   * result. Validation may be empty only when nothing reads it: selection 'last'
+   * and no early stopping. */
+  if (r.n_test == 0) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
+                "the split has no test items (%u labelled items; raise split.test)", n_items);
+    split_rows_clear(&r);
+    return FALSE;
+  }
+  if (r.n_val == 0 && (cfg->selection != LDP_SELECT_LAST || cfg->patience > 0)) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
+                "the split has no validation items, but %s reads the validation loss (raise "
+                "split.val, or set train.selection: last%s)",
+                cfg->patience > 0 ? "early stopping (train.patience)" : "model selection (train.selection: best_val_loss)",
+                cfg->patience > 0 ? " and train.patience: 0" : "");
     split_rows_clear(&r);
     return FALSE;
   }

@@ -94,6 +94,10 @@ static LdpDataset *gin_load(const LdpParams *params, const LdpDatasetEnv *env, G
   char *line = ldp_text_next_line(&tf);
   if (!ldp_text_uint(&tf, &line, &n_graphs, "the number of graphs", error) || !ldp_text_end(&tf, &line, error))
     goto out;
+  if (n_graphs == 0) {
+    ldp_text_error(&tf, error, LDP_DATA_ERROR_INCONSISTENT, "the file declares 0 graphs");
+    goto out;
+  }
   if (n_graphs > tf.len) { /* each graph needs at least a line: a corrupt count */
     ldp_text_error(&tf, error, LDP_DATA_ERROR_INCONSISTENT, "%u graphs cannot fit in a %" G_GSIZE_FORMAT "-byte file",
                    n_graphs, tf.len);
@@ -172,7 +176,9 @@ static LdpDataset *gin_load(const LdpParams *params, const LdpDatasetEnv *env, G
   LdpCsr *x = NULL;
   if (want_tags) {
     /* Distinct tags in sorted order -> one-hot columns. */
-    g_autofree gint64 *sorted = g_memdup2(tags->data, sizeof(gint64) * tags->len);
+    g_autofree gint64 *sorted = g_new(gint64, tags->len + 1); /* never NULL, even for 0 nodes */
+    if (tags->len)
+      memcpy(sorted, tags->data, sizeof(gint64) * tags->len);
     qsort(sorted, tags->len, sizeof(gint64), gin_cmp_i64);
     guint k = 0;
     for (guint i = 0; i < tags->len; i++)

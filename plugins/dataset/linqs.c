@@ -248,8 +248,10 @@ static LdpDataset *linqs_load(const LdpParams *params, const LdpDatasetEnv *env,
   memcpy(x->indptr, indptr->data, sizeof(guint) * indptr->len);
   for (guint i = n_content; i < n; i++) /* dangling nodes: empty rows */
     x->indptr[i + 1] = cols->len;
-  memcpy(x->indices, cols->data, sizeof(guint) * cols->len);
-  memcpy(x->values, vals->data, sizeof(float) * vals->len);
+  if (cols->len) { /* all-zero features: an empty GArray's data is NULL */
+    memcpy(x->indices, cols->data, sizeof(guint) * cols->len);
+    memcpy(x->values, vals->data, sizeof(float) * vals->len);
+  }
 
   guint n_classes = 0;
   gint *content_labels =

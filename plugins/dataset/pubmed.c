@@ -121,6 +121,10 @@ static gboolean pubmed_read_nodes(const char *path, GHashTable *ids, GArray *lab
   while ((line = ldp_text_next_line(&tf)) != NULL) {
     char *p = line;
     char *id = ldp_text_token(&p);
+    if (id == NULL) {
+      ldp_text_error(&tf, error, LDP_DATA_ERROR_PARSE, "empty line: expected a paper id");
+      goto out;
+    }
     if (g_hash_table_contains(ids, id)) {
       ldp_text_error(&tf, error, LDP_DATA_ERROR_INCONSISTENT, "paper id '%s' appears twice", id);
       goto out;
@@ -173,9 +177,11 @@ static gboolean pubmed_read_nodes(const char *path, GHashTable *ids, GArray *lab
       ldp_text_error(&tf, error, LDP_DATA_ERROR_PARSE, "paper '%s' has no label=... field", id);
       goto out;
     }
-    PubmedEntry *row = &g_array_index(entries, PubmedEntry, row_start);
     guint len = entries->len - row_start;
-    qsort(row, len, sizeof(PubmedEntry), pubmed_cmp_entry);
+    /* a paper without attributes may come before any entry exists (data still NULL) */
+    PubmedEntry *row = len ? &g_array_index(entries, PubmedEntry, row_start) : NULL;
+    if (len > 1)
+      qsort(row, len, sizeof(PubmedEntry), pubmed_cmp_entry);
     for (guint k = 1; k < len; k++)
       if (row[k].col == row[k - 1].col) {
         ldp_text_error(&tf, error, LDP_DATA_ERROR_INCONSISTENT, "an attribute is given twice for paper '%s'", id);
