@@ -12,6 +12,7 @@
 #include <ldpgnn/privacy.h>
 #include <ldpgnn/trainer.h>
 #include <ldpgnn/audit.h>
+#include <ldpgnn/workbench.h>
 
 G_BEGIN_DECLS
 
