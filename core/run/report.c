@@ -166,6 +166,7 @@ static const char *dim_value(const char *by, JsonObject *cell_values, const char
 LdpReportTable *ldp_report_table_build(const char *dir, const LdpReportOptions *opt, GError **error)
 {
   LdpReportOptions o = opt ? *opt : (LdpReportOptions){ 0 };
+  gboolean explicit_baseline = o.baseline != NULL;
   g_autofree char *sweep_path = g_build_filename(dir, "sweep.json", NULL);
   g_autoptr(JsonNode) sweep = NULL;
   g_autoptr(GPtrArray) axes = g_ptr_array_new_with_free_func(g_free);
@@ -324,7 +325,12 @@ LdpReportTable *ldp_report_table_build(const char *dir, const LdpReportOptions *
   for (guint r = 0; r < t->rows->len; r++)
     if (strcmp(t->rows->pdata[r], t->baseline) == 0)
       base = (gint)r;
-  if (base < 0 && o.baseline) {
+  if (base < 0 && o.baseline && !explicit_baseline) {
+    /* the sweep's default baseline names a row of its default layout only */
+    g_free(t->baseline);
+    t->baseline = g_strdup(t->rows->len ? t->rows->pdata[0] : "");
+    base = t->rows->len ? 0 : -1;
+  } else if (base < 0 && o.baseline) {
     g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "%s: unknown baseline '%s'; the rows are by %s",
                 dir, o.baseline, o.rows);
     ldp_report_table_free(t);
