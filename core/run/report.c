@@ -134,6 +134,7 @@ static guint index_of(GPtrArray *a, const char *s)
 
 typedef struct {
   char *row, *col;
+  char *qual;  /* the row's qualifier: " (axis=value, ...)" or "" */
   GArray *values, *seeds;
 } Obs;
 
@@ -142,6 +143,7 @@ static void obs_free(gpointer p)
   Obs *o = p;
   g_free(o->row);
   g_free(o->col);
+  g_free(o->qual);
   g_array_unref(o->values);
   g_array_unref(o->seeds);
   g_free(o);
@@ -286,6 +288,7 @@ LdpReportTable *ldp_report_table_build(const char *dir, const LdpReportOptions *
       if (!first)
         g_string_append_c(row, ')');
       Obs *ob = g_new0(Obs, 1);
+      ob->qual = g_strdup(row->str + strlen(rv));
       ob->row = g_string_free(row, FALSE);
       ob->col = g_strdup(cv);
       ob->values = g_array_new(FALSE, FALSE, sizeof(double));
@@ -307,9 +310,12 @@ LdpReportTable *ldp_report_table_build(const char *dir, const LdpReportOptions *
   }
 
   t->grid = g_new0(LdpReportCell *, MAX(t->rows->len * t->cols->len, 1));
+  g_autoptr(GPtrArray) quals = g_ptr_array_new();  /* per row, borrowed from obs */
+  g_ptr_array_set_size(quals, t->rows->len);
   for (guint i = 0; i < obs->len; i++) {
     Obs *ob = obs->pdata[i];
     guint r = index_of(t->rows, ob->row), c = index_of(t->cols, ob->col);
+    quals->pdata[r] = ob->qual;
     LdpReportCell **slot = &t->grid[r * t->cols->len + c];
     if (!*slot) {
       *slot = g_new0(LdpReportCell, 1);
@@ -320,17 +326,37 @@ LdpReportTable *ldp_report_table_build(const char *dir, const LdpReportOptions *
     g_array_append_vals((*slot)->seeds, ob->seeds->data, ob->seeds->len);
   }
 
-  t->baseline = g_strdup(o.baseline ? o.baseline : t->rows->len ? t->rows->pdata[0] : "");
+  /* The baseline is given without qualifier: each row pairs with the baseline row of
+   * the same qualifier (the same values of the other axes). */
+  const char *first_qual = t->rows->len ? quals->pdata[0] : "";
+  t->baseline = o.baseline ? g_strdup(o.baseline)
+                           : t->rows->len ? g_strndup(t->rows->pdata[0], strlen(t->rows->pdata[0]) - strlen(first_qual))
+                                          : g_strdup("");
+  gint *base_of = g_new(gint, MAX(t->rows->len, 1));
   gint base = -1;
-  for (guint r = 0; r < t->rows->len; r++)
-    if (strcmp(t->rows->pdata[r], t->baseline) == 0)
-      base = (gint)r;
+  for (guint r = 0; r < t->rows->len; r++) {
+    g_autofree char *want = g_strconcat(t->baseline, (char *)quals->pdata[r], NULL);
+    base_of[r] = -1;
+    for (guint q = 0; q < t->rows->len; q++)
+      if (strcmp(t->rows->pdata[q], want) == 0)
+        base_of[r] = (gint)q;
+    if (base_of[r] >= 0)
+      base = base_of[r];
+  }
   if (base < 0 && o.baseline && !explicit_baseline) {
     /* the sweep's default baseline names a row of its default layout only */
     g_free(t->baseline);
-    t->baseline = g_strdup(t->rows->len ? t->rows->pdata[0] : "");
-    base = t->rows->len ? 0 : -1;
+    t->baseline = t->rows->len ? g_strndup(t->rows->pdata[0], strlen(t->rows->pdata[0]) - strlen(first_qual))
+                               : g_strdup("");
+    for (guint r = 0; r < t->rows->len; r++) {
+      g_autofree char *want = g_strconcat(t->baseline, (char *)quals->pdata[r], NULL);
+      base_of[r] = -1;
+      for (guint q = 0; q < t->rows->len; q++)
+        if (strcmp(t->rows->pdata[q], want) == 0)
+          base_of[r] = (gint)q;
+    }
   } else if (base < 0 && o.baseline) {
+    g_free(base_of);
     g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "%s: unknown baseline '%s'; the rows are by %s",
                 dir, o.baseline, o.rows);
     ldp_report_table_free(t);
@@ -347,7 +373,7 @@ LdpReportTable *ldp_report_table_build(const char *dir, const LdpReportOptions *
       mean_std(x, cell->n, &cell->mean, &cell->std);
       ldp_bootstrap_ci(x, cell->n, LDP_BOOTSTRAP_RESAMPLES, LDP_BOOTSTRAP_LEVEL, cell_key(rn, cn, 0), &cell->lo,
                        &cell->hi);
-      LdpReportCell *bc = base >= 0 && (guint)base != r ? ldp_report_at(t, (guint)base, c) : NULL;
+      LdpReportCell *bc = base_of[r] >= 0 && (guint)base_of[r] != r ? ldp_report_at(t, (guint)base_of[r], c) : NULL;
       if (!bc)
         continue;
       g_autoptr(GArray) d = g_array_new(FALSE, FALSE, sizeof(double));
@@ -366,6 +392,7 @@ LdpReportTable *ldp_report_table_build(const char *dir, const LdpReportOptions *
                          cell_key(rn, cn, 1), &cell->diff_lo, &cell->diff_hi);
       }
     }
+  g_free(base_of);
   return t;
 }
 
@@ -459,7 +486,10 @@ gboolean ldp_report_write(const char *dir, const LdpReportOptions *opt, GString 
       g_string_append(md, "|---:");
     g_string_append(md, "|\n");
     for (guint r = 0; r < t->rows->len; r++) {
-      if (strcmp(t->rows->pdata[r], t->baseline) == 0)
+      gboolean has = FALSE;
+      for (guint c = 0; c < t->cols->len; c++)
+        has |= ldp_report_at(t, r, c) && ldp_report_at(t, r, c)->diff_n > 0;
+      if (!has)
         continue;
       g_string_append(md, "| ");
       md_escape(md, t->rows->pdata[r]);
