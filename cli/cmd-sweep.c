@@ -14,10 +14,12 @@
   "usage: ldpgnn sweep FILE.yaml [--grid PATH=V1,V2,...]... [--set PATH=VALUE]... [--seeds N] [-j N]\n"         \
   "                    [--out DIR] [--data-dir DIR] [--shard K/N] [--mpi] [--no-plot] [--quiet]\n"
 
+#ifdef LDP_WITH_MPI
 static gboolean under_mpi_launcher(void)
 {
   return g_getenv("OMPI_COMM_WORLD_SIZE") || g_getenv("PMIX_RANK") || g_getenv("PMI_RANK");
 }
+#endif
 
 /* Report and figures of a finished sweep; the table and the figure paths end stdout. */
 static int finish(const char *out, gboolean plot)
@@ -29,6 +31,7 @@ static int finish(const char *out, gboolean plot)
     return 1;
   }
   printf("\n%s\n", md->str);
+  printf("report: %s/report-*.{md,csv,json}\n", out);
   if (plot) {
     g_autoptr(GPtrArray) written = g_ptr_array_new_with_free_func(g_free);
     if (!ldp_plot_dir(out, NULL, written, &error)) {
@@ -41,7 +44,6 @@ static int finish(const char *out, gboolean plot)
     for (guint i = 0; i < written->len; i++)
       printf("figure: %s\n", (char *)written->pdata[i]);
   }
-  printf("report: %s/report-*.{md,csv,json}\n", out);
   return 0;
 }
 

@@ -251,7 +251,7 @@ static gboolean plot_history(const char *dir, const char *fig_dir, GPtrArray *wr
                            r ? ", " : "", r, r + 1);
     gp_quote(plot, runs->pdata[r]);
   }
-  g_string_append(plot, "\nset ylabel 'training loss (cross-entropy, nats)'\nplot ");
+  g_string_append(plot, "\nset ylabel 'training loss (nats)'\nplot ");
   for (guint r = 0; r < runs->len; r++) {
     g_string_append_printf(plot, "%s'training-curves.dat' index %u using 1:3 with lines linecolor %u title ",
                            r ? ", " : "", r, r + 1);
@@ -292,7 +292,7 @@ static gboolean plot_degrees(const char *dir, const char *fig_dir, GPtrArray *wr
   }
   GString *gp = g_string_new(NULL);
   script_begin(gp);
-  g_string_append(gp, "set grid\nset key top left box\nset border 3\nset tics nomirror\n"
+  g_string_append(gp, "set grid\nset key top left box reverse Left width 1\nset border 3\nset tics nomirror\n"
                       "set xlabel 'true degree (neighbours)'\nset ylabel 'degree after DPRR (neighbours)'\n"
                       "set title 'DPRR: noisy vs true degree per node'\n");
   script_outputs(gp, "degree-scatter",
