@@ -15,7 +15,7 @@ check() { # description, then a command
   d="$1"; shift
   if "$@" >"$tmp/check.out" 2>&1; then ok "$d"; else not_ok "$d" "$tmp/check.out"; fi
 }
-echo "1..16"
+echo "1..19"
 
 # Two methods x three epsilons; the non-private row has no mechanism, so its numbers
 # repeat in every column (same seeds, same data).
@@ -110,6 +110,18 @@ if [ -n "${LDPGNN_MPIRUN:-}" ]; then
   else not_ok "mpirun -n 2 gives byte-identical results to one process" "$tmp/m.out"; fi
 else
   skip "mpirun -n 2 gives byte-identical results to one process" "ldpgnn was built without MPI"
+fi
+
+# Progress: only on a terminal (script(1) gives the sweep one), never in logs.
+check "no progress line when stdout is not a terminal" sh -c "! grep -q 'ETA' '$tmp/a.out' && ! grep -q \"\$(printf '\\r')\" '$tmp/a.out'"
+if command -v script >/dev/null 2>&1; then
+  check "on a terminal the sweep shows cells done/total, elapsed and ETA" \
+    sh -c "script -qec \"'$bin' sweep '$tmp/grid.yaml' --out '$tmp/t1' --no-plot\" /dev/null >'$tmp/t1.out' 2>&1 && grep -q 'sweep: 3/3 cells  elapsed [0-9]*:[0-9][0-9]  ETA' '$tmp/t1.out'"
+  check "--quiet silences it on a terminal" \
+    sh -c "script -qec \"'$bin' sweep '$tmp/grid.yaml' --out '$tmp/t2' --no-plot --quiet\" /dev/null >'$tmp/t2.out' 2>&1 && grep -q 'cell 3/3' '$tmp/t2.out' && ! grep -q 'ETA' '$tmp/t2.out'"
+else
+  skip "on a terminal the sweep shows cells done/total, elapsed and ETA" "no script(1)"
+  skip "--quiet silences it on a terminal" "no script(1)"
 fi
 
 [ $fails -eq 0 ]
