@@ -15,7 +15,7 @@ check() { # description, then a command
   d="$1"; shift
   if "$@" >"$tmp/check.out" 2>&1; then ok "$d"; else not_ok "$d" "$tmp/check.out"; fi
 }
-echo "1..19"
+echo "1..20"
 
 # Two methods x three epsilons; the non-private row has no mechanism, so its numbers
 # repeat in every column (same seeds, same data).
@@ -68,6 +68,15 @@ check "report names the choices for an unknown --rows" \
 
 check "sweep -j 2 exits 0" sh -c "'$bin' sweep '$tmp/grid.yaml' --out '$tmp/b' -j 2 --no-plot >/dev/null 2>&1"
 if same_results "$tmp/a" "$tmp/b" >"$tmp/cmp.out" 2>&1; then ok "-j 2 files equal -j 1 files"; else not_ok "-j 2 files equal -j 1 files" "$tmp/cmp.out"; fi
+
+# A job array without MPI: two shards, then the plain sweep finds every cell complete.
+"$bin" sweep "$tmp/grid.yaml" --out "$tmp/sh" --shard 0/2 --no-plot >"$tmp/sh0.out" 2>&1 &&
+"$bin" sweep "$tmp/grid.yaml" --out "$tmp/sh" --shard 1/2 --no-plot >"$tmp/sh1.out" 2>&1 &&
+"$bin" sweep "$tmp/grid.yaml" --out "$tmp/sh" --no-plot >"$tmp/sh.out" 2>&1
+if [ $? -eq 0 ] && [ "$(grep -c 'not run again' "$tmp/sh.out")" -eq 3 ] && grep -q 'cell 2/3' "$tmp/sh1.out" &&
+   ! grep -q 'cell 2/3' "$tmp/sh0.out" && same_results "$tmp/a" "$tmp/sh" >"$tmp/cmp.out" 2>&1
+then ok "shards 0/2 and 1/2 split the cells; the final sweep only reports, equal to one sweep"
+else cat "$tmp/sh0.out" "$tmp/sh1.out" "$tmp/sh.out" >>"$tmp/cmp.out"; not_ok "shards split the cells" "$tmp/cmp.out"; fi
 
 # Resume: a longer grid, killed once the first cell is complete.
 "$bin" sweep "$tmp/grid.yaml" --grid train.lr=0.01,0.02 --set train.epochs=40 --out "$tmp/full" --no-plot >/dev/null 2>&1
