@@ -15,7 +15,7 @@ check() { # description, then a command
   d="$1"; shift
   if "$@" >"$tmp/check.out" 2>&1; then ok "$d"; else not_ok "$d" "$tmp/check.out"; fi
 }
-echo "1..20"
+echo "1..21"
 
 # Two methods x three epsilons; the non-private row has no mechanism, so its numbers
 # repeat in every column (same seeds, same data).
@@ -103,6 +103,10 @@ check "a cell whose pipeline changed is run again" \
 
 check "a bad grid path names the cell and the path" \
   sh -c "! '$bin' sweep '$tmp/grid.yaml' --grid variants.5.train.lr=1 --out '$tmp/bad' >'$tmp/bad.out' 2>&1 && grep -q 'sweep cell 000-epsilon=0.5-variants.5.train.lr=1: --set variants.5.train.lr: index 5 is out of range' '$tmp/bad.out'"
+
+sed 's/      values: \[0.5, 1, 4\]/      vals: [0.5, 1, 4]/' "$tmp/grid.yaml" >"$tmp/bad.yaml"
+check "a bad sweep section is reported at file:line:col" \
+  sh -c "! '$bin' sweep '$tmp/bad.yaml' --out '$tmp/bad2' >'$tmp/bad2.out' 2>&1 && grep -q \"bad.yaml:17:7: unknown key 'vals' in sweep axis 'epsilon' (known keys: paths, values)\" '$tmp/bad2.out'"
 
 if command -v "${LDPGNN_GNUPLOT:-gnuplot}" >/dev/null 2>&1; then
   check "plot renders accuracy vs epsilon as PNG and SVG" \
