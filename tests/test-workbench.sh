@@ -137,4 +137,6 @@ else
   skip "--quiet silences it on a terminal" "no script(1)"
 fi
 
+# keep the files of a failure for inspection
+[ $fails -eq 0 ] && rm -rf "$tmp"
 [ $fails -eq 0 ]
