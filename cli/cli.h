@@ -25,9 +25,28 @@ int ldp_cli_describe(const LdpCliGlobal *g, int argc, char **argv);
 int ldp_cli_validate(const LdpCliGlobal *g, int argc, char **argv);
 /* `ldpgnn datasets FILE.yaml | PLUGIN [key=value]...`: statistics. (cli/cmd-datasets.c) */
 int ldp_cli_datasets(const LdpCliGlobal *g, int argc, char **argv);
-/* `ldpgnn run FILE.yaml [--set P=V]... [--seeds N] [--out DIR]`. (cli/cmd-run.c) */
+/* `ldpgnn run FILE.yaml [--set P=V]... [--seeds N] [--out DIR] [--quiet]`. (cli/cmd-run.c) */
 int ldp_cli_run(const LdpCliGlobal *g, int argc, char **argv);
 /* `ldpgnn audit MECHANISM [--epsilon E] [--trials N] [--seed S]`. (cli/cmd-audit.c) */
 int ldp_cli_audit(const LdpCliGlobal *g, int argc, char **argv);
+
+/* `ldpgnn sweep FILE.yaml [--grid P=V1,V2]... [-j N]`. (cli/cmd-sweep.c) */
+int ldp_cli_sweep(const LdpCliGlobal *g, int argc, char **argv);
+/* `ldpgnn report DIR [--rows R] [--cols C] [--metric M]`. (cli/cmd-report.c) */
+int ldp_cli_report(const LdpCliGlobal *g, int argc, char **argv);
+/* `ldpgnn plot DIR [--metric M]`; exit status 3 when gnuplot is missing. (cli/cmd-report.c) */
+int ldp_cli_plot(const LdpCliGlobal *g, int argc, char **argv);
+
+#ifdef LDP_WITH_MPI
+/* MPI (cli/sweep-mpi.c, built --with-mpi). Initialises MPI once; FALSE on failure
+ * (reported on stderr). */
+gboolean ldp_cli_mpi_init(void);
+void ldp_cli_mpi_finalize(void);
+/* Runs the cells of @s over the ranks: rank 0 hands out cells one at a time to the
+ * ranks that ask (dynamic queue) and returns *@is_root = TRUE once all are done;
+ * the other ranks run cells and return *@is_root = FALSE. One rank alone runs all. */
+gboolean ldp_cli_sweep_mpi(LdpSweep *s, const char *out_dir, const char *data_dir, gboolean progress,
+                           gboolean *is_root, GError **error);
+#endif
 
 G_END_DECLS

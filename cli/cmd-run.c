@@ -10,6 +10,7 @@ int ldp_cli_run(const LdpCliGlobal *g, int argc, char **argv)
 {
   g_autoptr(GPtrArray) overrides = g_ptr_array_new_with_free_func(g_free);
   const char *file = NULL, *out_dir = NULL, *data_dir = NULL;
+  gboolean quiet = FALSE;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if ((strcmp(a, "--set") == 0 || strcmp(a, "-s") == 0) && i + 1 < argc)
@@ -22,17 +23,19 @@ int ldp_cli_run(const LdpCliGlobal *g, int argc, char **argv)
       out_dir = argv[++i];
     else if (strcmp(a, "--data-dir") == 0 && i + 1 < argc)
       data_dir = argv[++i];
+    else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0)
+      quiet = TRUE;  /* no epoch progress line (it only ever goes to a terminal) */
     else if (a[0] != '-' && !file)
       file = a;
     else {
       fprintf(stderr, "ldpgnn run: unexpected argument '%s'\n"
-                      "usage: ldpgnn run FILE.yaml [--set PATH=VALUE]... [--seeds N] [--out DIR] [--data-dir DIR]\n",
+                      "usage: ldpgnn run FILE.yaml [--set PATH=VALUE]... [--seeds N] [--out DIR] [--data-dir DIR] [--quiet]\n",
               a);
       return 2;
     }
   }
   if (!file) {
-    fprintf(stderr, "usage: ldpgnn run FILE.yaml [--set PATH=VALUE]... [--seeds N] [--out DIR] [--data-dir DIR]\n");
+    fprintf(stderr, "usage: ldpgnn run FILE.yaml [--set PATH=VALUE]... [--seeds N] [--out DIR] [--data-dir DIR] [--quiet]\n");
     return 2;
   }
   g_ptr_array_add(overrides, NULL);
@@ -46,7 +49,7 @@ int ldp_cli_run(const LdpCliGlobal *g, int argc, char **argv)
   }
   g_autofree char *default_out = g_build_filename("runs", ldp_pipeline_name(p), NULL);
   g_autoptr(GString) line = g_string_new(NULL);
-  if (!ldp_run_pipeline(p, out_dir ? out_dir : default_out, data_dir, TRUE, line, &error)) {
+  if (!ldp_run_pipeline(p, out_dir ? out_dir : default_out, data_dir, !quiet, line, &error)) {
     fprintf(stderr, "ldpgnn run: %s: %s\n", file, error->message);
     return 1;
   }

@@ -26,7 +26,9 @@ static guint slot_n_specs(LdpSlot slot)
 
 /* Top-level keys that hold sections rather than values. */
 static const char *const section_keys[] = { "dataset", "split", "mechanisms", "calibrators", "backbone",
-                                            "train", "variants" };
+                                            "train", "variants",
+                                            /* read by sweeps (core/run/sweep.c); a run ignores it */
+                                            "sweep" };
 static const char *const variant_keys[] = { "name", "dataset", "split", "mechanisms", "calibrators",
                                             "backbone", "train" };
 

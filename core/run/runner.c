@@ -41,6 +41,7 @@ typedef struct {
   GArray *values[N_METRICS];  /* double per seed */
   GArray *seconds;            /* training wall time per seed */
   GArray *ms_per_epoch;
+  GString *history;           /* history.csv lines: every evaluated epoch of every seed */
   JsonNode *ledger;           /* of the first seed (identical for all seeds) */
   double epsilon[4];          /* features, labels, edges, total (from that ledger) */
   gboolean has_public[4];     /* some users of that target sent raw data */
@@ -52,6 +53,8 @@ static void run_record_clear(RunRecord *r)
     g_clear_pointer(&r->values[m], g_array_unref);
   g_clear_pointer(&r->seconds, g_array_unref);
   g_clear_pointer(&r->ms_per_epoch, g_array_unref);
+  if (r->history)
+    g_string_free(g_steal_pointer(&r->history), TRUE);
   g_clear_pointer(&r->ledger, json_node_unref);
 }
 
@@ -339,6 +342,15 @@ static gboolean write_outputs(const char *dir, LdpPipeline *p, RunRecord *recs, 
                              g_array_index(recs[r].seconds, double, s),
                              g_array_index(recs[r].ms_per_epoch, double, s));
     }
+  /* Training curves for `ldpgnn plot`: reproducible like seeds.csv, outside summary.json. */
+  GString *hist = g_string_new("run,seed,epoch,train_loss,train_acc,val_loss,val_acc,test_acc\n");
+  for (guint r = 0; r < n_runs; r++)
+    g_string_append(hist, recs[r].history->str);
+  g_autofree char *hist_path = g_build_filename(dir, "history.csv", NULL);
+  gboolean hist_ok = g_file_set_contents(hist_path, hist->str, -1, error);
+  g_string_free(hist, TRUE);
+  if (!hist_ok)
+    return FALSE;
   g_autofree char *csv_path = g_build_filename(dir, "seeds.csv", NULL);
   g_autofree char *timing_path = g_build_filename(dir, "timing.csv", NULL);
   gboolean ok = g_file_set_contents(csv_path, csv->str, -1, error) &&
@@ -421,6 +433,7 @@ gboolean ldp_run_pipeline(LdpPipeline *p, const char *out_dir, const char *data_
       rec->values[m] = g_array_new(FALSE, FALSE, sizeof(double));
     rec->seconds = g_array_new(FALSE, FALSE, sizeof(double));
     rec->ms_per_epoch = g_array_new(FALSE, FALSE, sizeof(double));
+    rec->history = g_string_new(NULL);
 
     /* Datasets are loaded once per distinct dataset stage and shared by variants. */
     g_autofree char *key = params_key(&spec->dataset);
@@ -489,6 +502,12 @@ gboolean ldp_run_pipeline(LdpPipeline *p, const char *out_dir, const char *data_
       add_metric(rec, 7, b->epoch);
       add_metric(rec, 8, res.epochs_run);
       double ms = res.epochs_run ? 1e3 * res.seconds / res.epochs_run : 0;
+      for (guint e = 0; res.history && e < res.history->len; e++) {
+        const LdpEpochStats *h = &g_array_index(res.history, LdpEpochStats, e);
+        g_string_append_printf(rec->history, "%s,%" G_GUINT64_FORMAT ",%u,%.9g,%.9g,%.9g,%.9g,%.9g\n",
+                               spec->name, seed, h->epoch, h->train_loss, h->train_acc, h->val_loss, h->val_acc,
+                               h->test_acc);
+      }
       g_array_append_val(rec->seconds, res.seconds);
       g_array_append_val(rec->ms_per_epoch, ms);
       printf("  seed %" G_GUINT64_FORMAT ": test accuracy %.4f (selected epoch %u of %u, %.2f ms/epoch)\n",

@@ -48,7 +48,8 @@ typedef enum {
 typedef enum {
   LDP_RUN_ERROR_FAILED,
   LDP_RUN_ERROR_INCOMPATIBLE,     /* e.g. node-level backbone on a graph-level dataset */
-  LDP_RUN_ERROR_IO
+  LDP_RUN_ERROR_IO,
+  LDP_RUN_ERROR_NOT_FOUND         /* an external program (gnuplot) is missing */
 } LdpRunError;
 
 LDP_API GQuark ldp_plugin_error_quark(void);

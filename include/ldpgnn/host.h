@@ -13,6 +13,7 @@
 #include <ldpgnn/trainer.h>
 #include <ldpgnn/audit.h>
 #include <ldpgnn/json.h>
+#include <ldpgnn/workbench.h>
 
 G_BEGIN_DECLS
 

@@ -1,0 +1,341 @@
+/* plot.c: `ldpgnn plot`: figures through gnuplot (doc/workbench.md explains the choice).
+ *
+ * Each figure is a data file and a gnuplot script in DIR/figures/ (kept, so a figure
+ * can be restyled by hand) and the SVG and PNG they produce. Text is not "enhanced"
+ * (method names hold underscores) and sized for a one-column figure of a paper: the
+ * PNG is 1500 x 1000 px at 22 pt text, i.e. 5 x 3.3 in at 300 dpi.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "host/host.h"
+#include "run/report.h"
+
+static void gp_quote(GString *s, const char *text)
+{
+  g_string_append_c(s, '"');
+  for (const char *c = text; *c; c++) {
+    if (*c == '"' || *c == '\\')
+      g_string_append_c(s, '\\');
+    g_string_append_c(s, *c);
+  }
+  g_string_append_c(s, '"');
+}
+
+/* Axis labels with units for the keys people sweep; other axes by their name. */
+static const char *axis_label(const char *axis)
+{
+  const char *leaf = strrchr(axis, '.');
+  leaf = leaf ? leaf + 1 : axis;
+  if (strstr(axis, "epsilon") || strcmp(axis, "eps") == 0)
+    return "privacy budget ε per user (dimensionless, log scale)";
+  if (strcmp(leaf, "public_fraction") == 0)
+    return "fraction of public users";
+  if (strcmp(leaf, "steps") == 0)
+    return "propagation steps K";
+  return NULL;
+}
+
+static const char *metric_label(const char *metric, gboolean percent)
+{
+  if (strcmp(metric, "test_accuracy") == 0)
+    return "test accuracy (%)";
+  if (strcmp(metric, "test_auc") == 0)
+    return "test ROC-AUC (%)";
+  return percent ? NULL : metric;
+}
+
+static const char *find_gnuplot(char **owned)
+{
+  const char *env = g_getenv("LDPGNN_GNUPLOT");
+  if (env && *env)
+    return env;
+  *owned = g_find_program_in_path("gnuplot");
+  return *owned;
+}
+
+/* Header of a script drawing to @name.svg, then to @name.png with the same plot. */
+static void script_begin(GString *gp)
+{
+  g_string_append(gp, "set encoding utf8\n"
+                      "set terminal svg size 750,500 dynamic noenhanced font 'sans,11' linewidth 1.5\n");
+}
+
+static void script_outputs(GString *gp, const char *name, const char *plot)
+{
+  g_string_append_printf(gp, "set output '%s.svg'\n%s\nunset output\n"
+                             "set terminal pngcairo size 1500,1000 noenhanced font 'sans,22' linewidth 3\n"
+                             "set output '%s.png'\n%s\nunset output\n",
+                         name, plot, name, plot);
+}
+
+static gboolean run_gnuplot(const char *fig_dir, const char *name, const char *script, const char *data,
+                            GPtrArray *written, GError **error)
+{
+  g_autofree char *owned = NULL;
+  const char *gnuplot = find_gnuplot(&owned);
+  if (!gnuplot) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_NOT_FOUND,
+                "gnuplot not found: install it (Debian: apt-get install gnuplot-nox) or set $LDPGNN_GNUPLOT");
+    return FALSE;
+  }
+  g_autofree char *gp_name = g_strdup_printf("%s.gp", name);
+  g_autofree char *dat_name = g_strdup_printf("%s.dat", name);
+  g_autofree char *gp_path = g_build_filename(fig_dir, gp_name, NULL);
+  g_autofree char *dat_path = g_build_filename(fig_dir, dat_name, NULL);
+  if (!g_file_set_contents(gp_path, script, -1, error) || !g_file_set_contents(dat_path, data, -1, error))
+    return FALSE;
+  const char *argv[] = { gnuplot, gp_name, NULL };
+  g_autofree char *err = NULL;
+  gint status = 0;
+  if (!g_spawn_sync(fig_dir, (char **)argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
+                    NULL, &err, &status, error)) {
+    g_prefix_error(error, "%s: ", gnuplot);
+    return FALSE;
+  }
+  if (!g_spawn_check_wait_status(status, NULL) || (err && *err)) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "gnuplot failed on %s: %s", gp_path,
+                err && *err ? err : "no message");
+    return FALSE;
+  }
+  g_ptr_array_add(written, g_strdup_printf("%s/%s.png", fig_dir, name));
+  return TRUE;
+}
+
+static int cmp_x(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* @metric against numeric axis @axis of a sweep, one line and CI band per method. */
+static gboolean plot_axis(const char *dir, const char *fig_dir, const char *axis, const char *metric,
+                          GPtrArray *written, GError **error)
+{
+  LdpReportOptions o = { .rows = "method", .cols = axis, .metric = metric };
+  g_autoptr(LdpReportTable) t = ldp_report_table_build(dir, &o, error);
+  if (!t)
+    return FALSE;
+  double k = t->percent ? 100 : 1;
+  GString *dat = g_string_new("# x mean ci_low ci_high, one block per method\n");
+  gboolean all_pos = TRUE;
+  double xmin = INFINITY, xmax = -INFINITY;
+  for (guint r = 0; r < t->rows->len; r++) {
+    g_string_append_printf(dat, "# %s\n", (char *)t->rows->pdata[r]);
+    guint n = 0;
+    double *pts = g_new(double, 4 * MAX(t->cols->len, 1));
+    for (guint c = 0; c < t->cols->len; c++) {
+      LdpReportCell *x = ldp_report_at(t, r, c);
+      if (!x || !x->n)
+        continue;
+      double xv = g_ascii_strtod(t->cols->pdata[c], NULL);
+      pts[4 * n] = xv;
+      pts[4 * n + 1] = k * x->mean;
+      pts[4 * n + 2] = k * x->lo;
+      pts[4 * n + 3] = k * x->hi;
+      n++;
+      all_pos &= xv > 0;
+      xmin = MIN(xmin, xv);
+      xmax = MAX(xmax, xv);
+    }
+    qsort(pts, n, 4 * sizeof(double), cmp_x);
+    for (guint i = 0; i < n; i++)
+      g_string_append_printf(dat, "%.10g %.10g %.10g %.10g\n", pts[4 * i], pts[4 * i + 1], pts[4 * i + 2],
+                             pts[4 * i + 3]);
+    g_free(pts);
+    g_string_append(dat, "\n\n");
+  }
+  g_autofree char *name = g_strdup_printf("%s-vs-%s", metric, axis);
+  for (char *c = name; *c; c++)
+    if (!g_ascii_isalnum(*c) && *c != '-' && *c != '_')
+      *c = '_';
+  const char *xl = axis_label(axis);
+  gboolean logx = all_pos && strstr(axis, "epsilon") && xmax / xmin >= 3.9;
+  const char *yl = metric_label(metric, t->percent);
+  GString *gp = g_string_new(NULL);
+  script_begin(gp);
+  g_string_append(gp, "set title ");
+  g_autofree char *title = g_strdup_printf("%s: mean over seeds, 95%% bootstrap CI bands", t->name ? t->name : "");
+  gp_quote(gp, title);
+  g_string_append(gp, "\nset xlabel ");
+  if (xl && (logx || !strstr(xl, "log scale")))
+    gp_quote(gp, xl);
+  else if (xl) {
+    g_autofree char *plain = g_strndup(xl, (gsize)(strstr(xl, ", log scale") - xl));
+    g_autofree char *closed = g_strdup_printf("%s)", plain);
+    gp_quote(gp, closed);
+  } else
+    gp_quote(gp, axis);
+  g_string_append(gp, "\nset ylabel ");
+  g_autofree char *ylt = yl ? NULL : g_strdup_printf("%s (%%)", metric);
+  gp_quote(gp, yl ? yl : ylt);
+  g_string_append_printf(gp, "\nset grid\nset key outside right center box\nset border 3\nset tics nomirror\n%s"
+                             "set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05\n",
+                         logx ? "set logscale x 2\n" : "");
+  GString *plot = g_string_new("plot ");
+  g_autofree char *datfile = g_strdup_printf("%s.dat", name);
+  for (guint r = 0; r < t->rows->len; r++)
+    g_string_append_printf(plot, "%s'%s' index %u using 1:3:4 with filledcurves fillstyle transparent solid 0.18 "
+                                 "noborder linecolor %u notitle",
+                           r ? ", " : "", datfile, r, r + 1);
+  for (guint r = 0; r < t->rows->len; r++) {
+    g_string_append_printf(plot, ", '%s' index %u using 1:2 with linespoints pointtype %u pointsize 1.2 "
+                                 "linecolor %u title ",
+                           datfile, r, 5 + 2 * (r % 4), r + 1);
+    gp_quote(plot, t->rows->pdata[r]);
+  }
+  script_outputs(gp, name, plot->str);
+  g_string_free(plot, TRUE);
+  gboolean ok = run_gnuplot(fig_dir, name, gp->str, dat->str, written, error);
+  g_string_free(gp, TRUE);
+  g_string_free(dat, TRUE);
+  return ok;
+}
+
+/* Training curves from DIR/history.csv: validation accuracy and training loss per
+ * epoch of the first seed of every run. */
+static gboolean plot_history(const char *dir, const char *fig_dir, GPtrArray *written, GError **error)
+{
+  g_autofree char *path = g_build_filename(dir, "history.csv", NULL);
+  g_autofree char *text = NULL;
+  if (!g_file_get_contents(path, &text, NULL, error))
+    return FALSE;
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  if (!lines[0] || !g_str_has_prefix(lines[0], "run,seed,epoch,train_loss,train_acc,val_loss,val_acc,test_acc")) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO,
+                "%s:1: expected the header run,seed,epoch,train_loss,train_acc,val_loss,val_acc,test_acc", path);
+    return FALSE;
+  }
+  GString *dat = g_string_new("# epoch val_acc(%) train_loss, one block per run (first seed)\n");
+  g_autoptr(GPtrArray) runs = g_ptr_array_new_with_free_func(g_free);
+  g_autofree char *cur = NULL, *cur_seed = NULL;
+  for (guint i = 1; lines[i]; i++) {
+    if (!*lines[i])
+      continue;
+    g_auto(GStrv) f = g_strsplit(lines[i], ",", -1);
+    if (g_strv_length(f) < 8) {
+      g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s:%u: expected 8 fields", path, i + 1);
+      g_string_free(dat, TRUE);
+      return FALSE;
+    }
+    if (!cur || strcmp(cur, f[0]) != 0) {
+      gboolean seen = FALSE;
+      for (guint r = 0; r < runs->len; r++)
+        seen |= strcmp(runs->pdata[r], f[0]) == 0;
+      if (seen)
+        continue;
+      if (cur)
+        g_string_append(dat, "\n\n");
+      g_free(cur);
+      g_free(cur_seed);
+      cur = g_strdup(f[0]);
+      cur_seed = g_strdup(f[1]);
+      g_ptr_array_add(runs, g_strdup(f[0]));
+    }
+    if (strcmp(cur_seed, f[1]) != 0)
+      continue;
+    g_string_append_printf(dat, "%s %.6g %s\n", f[2], 100 * g_ascii_strtod(f[6], NULL), f[3]);
+  }
+  GString *gp = g_string_new(NULL);
+  script_begin(gp);
+  g_string_append(gp, "set grid\nset key outside right center box\nset border 3\nset tics nomirror\n"
+                      "set xlabel 'epoch'\n");
+  GString *plot = g_string_new("set multiplot layout 2,1 title 'training curves (first seed)'\n"
+                               "set ylabel 'validation accuracy (%)'\nplot ");
+  for (guint r = 0; r < runs->len; r++) {
+    g_string_append_printf(plot, "%s'training-curves.dat' index %u using 1:2 with lines linecolor %u title ",
+                           r ? ", " : "", r, r + 1);
+    gp_quote(plot, runs->pdata[r]);
+  }
+  g_string_append(plot, "\nset ylabel 'training loss (nats)'\nplot ");
+  for (guint r = 0; r < runs->len; r++) {
+    g_string_append_printf(plot, "%s'training-curves.dat' index %u using 1:3 with lines linecolor %u title ",
+                           r ? ", " : "", r, r + 1);
+    gp_quote(plot, runs->pdata[r]);
+  }
+  g_string_append(plot, "\nunset multiplot");
+  script_outputs(gp, "training-curves", plot->str);
+  g_string_free(plot, TRUE);
+  gboolean ok = run_gnuplot(fig_dir, "training-curves", gp->str, dat->str, written, error);
+  g_string_free(gp, TRUE);
+  g_string_free(dat, TRUE);
+  return ok;
+}
+
+/* DPRR's degree scatter from DIR/degrees.csv (node,true_degree,noisy_degree). */
+static gboolean plot_degrees(const char *dir, const char *fig_dir, GPtrArray *written, GError **error)
+{
+  g_autofree char *path = g_build_filename(dir, "degrees.csv", NULL);
+  g_autofree char *text = NULL;
+  if (!g_file_get_contents(path, &text, NULL, error))
+    return FALSE;
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  GString *dat = g_string_new("# true_degree noisy_degree\n");
+  for (guint i = 1; lines[0] && lines[i]; i++) {
+    if (!*lines[i])
+      continue;
+    g_auto(GStrv) f = g_strsplit(lines[i], ",", -1);
+    char *e1 = NULL, *e2 = NULL;
+    double a = g_strv_length(f) >= 3 ? g_ascii_strtod(f[1], &e1) : NAN;
+    double b = g_strv_length(f) >= 3 ? g_ascii_strtod(f[2], &e2) : NAN;
+    if (!isfinite(a) || !isfinite(b) || e1 == f[1] || e2 == f[2]) {
+      g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s:%u: expected node,true_degree,noisy_degree", path,
+                  i + 1);
+      g_string_free(dat, TRUE);
+      return FALSE;
+    }
+    g_string_append_printf(dat, "%.10g %.10g\n", a, b);
+  }
+  GString *gp = g_string_new(NULL);
+  script_begin(gp);
+  g_string_append(gp, "set grid\nset key top left box reverse Left width 1\nset border 3\nset tics nomirror\n"
+                      "set xlabel 'true degree (neighbours)'\nset ylabel 'degree after DPRR (neighbours)'\n"
+                      "set title 'DPRR: noisy vs true degree per node'\n");
+  script_outputs(gp, "degree-scatter",
+                 "plot 'degree-scatter.dat' using 1:2 with points pointtype 7 pointsize 0.5 linecolor 1 "
+                 "title 'node', x with lines linecolor 8 dashtype 2 title 'y = x'");
+  gboolean ok = run_gnuplot(fig_dir, "degree-scatter", gp->str, dat->str, written, error);
+  g_string_free(gp, TRUE);
+  g_string_free(dat, TRUE);
+  return ok;
+}
+
+gboolean ldp_plot_dir(const char *dir, const char *metric, GPtrArray *written, GError **error)
+{
+  g_return_val_if_fail(dir != NULL && written != NULL, FALSE);
+  if (!metric)
+    metric = "test_accuracy";
+  g_autofree char *fig_dir = g_build_filename(dir, "figures", NULL);
+  if (g_mkdir_with_parents(fig_dir, 0755) != 0) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: cannot create directory: %s", fig_dir,
+                g_strerror(errno));
+    return FALSE;
+  }
+  guint before = written->len;
+  g_autofree char *sweep = g_build_filename(dir, "sweep.json", NULL);
+  if (g_file_test(sweep, G_FILE_TEST_EXISTS)) {
+    LdpReportOptions o = { .metric = metric };
+    g_autoptr(LdpReportTable) t = ldp_report_table_build(dir, &o, error);
+    if (!t)
+      return FALSE;
+    for (guint a = 0; a < t->numeric_axes->len; a++)
+      if (!plot_axis(dir, fig_dir, t->numeric_axes->pdata[a], metric, written, error))
+        return FALSE;
+  }
+  g_autofree char *hist = g_build_filename(dir, "history.csv", NULL);
+  if (g_file_test(hist, G_FILE_TEST_EXISTS) && !plot_history(dir, fig_dir, written, error))
+    return FALSE;
+  g_autofree char *deg = g_build_filename(dir, "degrees.csv", NULL);
+  if (g_file_test(deg, G_FILE_TEST_EXISTS) && !plot_degrees(dir, fig_dir, written, error))
+    return FALSE;
+  if (written->len == before) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
+                "%s: nothing to plot (no sweep.json with a numeric axis, no history.csv, no degrees.csv)", dir);
+    return FALSE;
+  }
+  return TRUE;
+}

@@ -1,0 +1,623 @@
+/* report.c: statistics over seeds and the report tables of a sweep or a run
+ * (doc/workbench.md).
+ *
+ * Confidence intervals are percentile bootstraps of the mean: 1000 resamples of the n
+ * seed values with replacement, bounds at the 2.5 % and 97.5 % quantiles of the
+ * resampled means. The resampling stream of each table cell is keyed by a fixed seed
+ * and the cell's row and column names, so a report is reproducible byte for byte and
+ * does not depend on the order cells were run in. Paired differences take, for each
+ * seed that a method and the baseline share (same data split and noise streams), the
+ * difference of their values, and bootstrap the mean of those differences.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "host/host.h"
+#include "run/report.h"
+
+/* The report's own stream: independent of every run's seeds. */
+#define REPORT_SEED G_GUINT64_CONSTANT(0x6c6470676e6e)
+
+static int cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Type-7 quantile of sorted @v[0..n). */
+static double quantile(const double *v, guint n, double p)
+{
+  double h = (n - 1) * p;
+  guint lo = (guint)floor(h);
+  guint hi = MIN(lo + 1, n - 1);
+  return v[lo] + (h - lo) * (v[hi] - v[lo]);
+}
+
+void ldp_bootstrap_ci(const double *x, guint n, guint resamples, double level, guint64 seed, double *lo,
+                      double *hi)
+{
+  g_return_if_fail(lo != NULL && hi != NULL);
+  if (n == 0 || resamples == 0) {
+    *lo = *hi = NAN;
+    return;
+  }
+  if (n == 1) {
+    *lo = *hi = x[0];
+    return;
+  }
+  LdpRng rng;
+  ldp_rng_init(&rng, seed);
+  double *means = g_new(double, resamples);
+  for (guint b = 0; b < resamples; b++) {
+    double s = 0;
+    for (guint i = 0; i < n; i++)
+      s += x[ldp_rng_below(&rng, n)];
+    means[b] = s / n;
+  }
+  qsort(means, resamples, sizeof *means, cmp_double);
+  *lo = quantile(means, resamples, (1 - level) / 2);
+  *hi = quantile(means, resamples, (1 + level) / 2);
+  g_free(means);
+}
+
+static void mean_std(const double *x, guint n, double *mean, double *std)
+{
+  double s = 0, ss = 0;
+  for (guint i = 0; i < n; i++)
+    s += x[i];
+  *mean = n ? s / n : NAN;
+  for (guint i = 0; i < n; i++)
+    ss += (x[i] - *mean) * (x[i] - *mean);
+  *std = n > 1 ? sqrt(ss / (n - 1)) : 0.0;  /* ddof 1, as summary.json */
+}
+
+static guint64 cell_key(const char *row, const char *col, guint salt)
+{
+  return ldp_rng_derive_key(ldp_rng_derive_key(ldp_rng_derive_key(REPORT_SEED, g_str_hash(row)), g_str_hash(col)),
+                            salt);
+}
+
+static void cell_free(LdpReportCell *c)
+{
+  if (!c)
+    return;
+  g_array_unref(c->values);
+  g_array_unref(c->seeds);
+  g_free(c);
+}
+
+void ldp_report_table_free(LdpReportTable *t)
+{
+  if (!t)
+    return;
+  for (guint i = 0; t->grid && i < t->rows->len * t->cols->len; i++)
+    cell_free(t->grid[i]);
+  g_free(t->grid);
+  g_ptr_array_unref(t->rows);
+  g_ptr_array_unref(t->cols);
+  g_ptr_array_unref(t->numeric_axes);
+  g_free(t->rows_by);
+  g_free(t->cols_by);
+  g_free(t->metric);
+  g_free(t->baseline);
+  g_free(t->name);
+  g_free(t);
+}
+
+static JsonNode *read_json(const char *path, GError **error)
+{
+  g_autoptr(JsonParser) parser = json_parser_new();
+  if (!json_parser_load_from_file(parser, path, error)) {
+    g_prefix_error(error, "%s: ", path);
+    return NULL;
+  }
+  JsonNode *root = json_parser_get_root(parser);
+  if (!root || !JSON_NODE_HOLDS_OBJECT(root)) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: expected a JSON object", path);
+    return NULL;
+  }
+  return json_node_copy(root);
+}
+
+static guint index_of(GPtrArray *a, const char *s)
+{
+  for (guint i = 0; i < a->len; i++)
+    if (strcmp(a->pdata[i], s) == 0)
+      return i;
+  g_ptr_array_add(a, g_strdup(s));
+  return a->len - 1;
+}
+
+typedef struct {
+  char *row, *col;
+  char *qual;  /* the row's qualifier: " (axis=value, ...)" or "" */
+  GArray *values, *seeds;
+} Obs;
+
+static void obs_free(gpointer p)
+{
+  Obs *o = p;
+  g_free(o->row);
+  g_free(o->col);
+  g_free(o->qual);
+  g_array_unref(o->values);
+  g_array_unref(o->seeds);
+  g_free(o);
+}
+
+static gboolean is_number(const char *s)
+{
+  char *end = NULL;
+  double v = g_ascii_strtod(s, &end);
+  return end != s && *end == '\0' && isfinite(v);
+}
+
+/* The value of dimension @by ("method" or an axis) for one run of one cell. */
+static const char *dim_value(const char *by, JsonObject *cell_values, const char *run_name)
+{
+  if (strcmp(by, "method") == 0)
+    return run_name;
+  return cell_values && json_object_has_member(cell_values, by) ? json_object_get_string_member(cell_values, by)
+                                                                 : NULL;
+}
+
+LdpReportTable *ldp_report_table_build(const char *dir, const LdpReportOptions *opt, GError **error)
+{
+  LdpReportOptions o = opt ? *opt : (LdpReportOptions){ 0 };
+  gboolean explicit_baseline = o.baseline != NULL;
+  g_autofree char *sweep_path = g_build_filename(dir, "sweep.json", NULL);
+  g_autoptr(JsonNode) sweep = NULL;
+  g_autoptr(GPtrArray) axes = g_ptr_array_new_with_free_func(g_free);
+  g_autoptr(GPtrArray) numeric = g_ptr_array_new_with_free_func(g_free);
+  g_autoptr(GPtrArray) varying = g_ptr_array_new_with_free_func(g_free);
+  JsonArray *cells = NULL;
+  if (g_file_test(sweep_path, G_FILE_TEST_EXISTS)) {
+    if (!(sweep = read_json(sweep_path, error)))
+      return NULL;
+    JsonObject *so = json_node_get_object(sweep);
+    JsonArray *ax = json_object_get_array_member(so, "axes");
+    cells = json_object_get_array_member(so, "cells");
+    if (!ax || !cells) {
+      g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: no 'axes' or 'cells'", sweep_path);
+      return NULL;
+    }
+    for (guint a = 0; a < json_array_get_length(ax); a++) {
+      JsonObject *ao = json_array_get_object_element(ax, a);
+      const char *name = json_object_get_string_member(ao, "name");
+      JsonArray *vals = json_object_get_array_member(ao, "values");
+      g_ptr_array_add(axes, g_strdup(name));
+      gboolean num = vals && json_array_get_length(vals) > 1;
+      for (guint v = 0; num && v < json_array_get_length(vals); v++)
+        num = is_number(json_array_get_string_element(vals, v));
+      if (num)
+        g_ptr_array_add(numeric, g_strdup(name));
+      if (vals && json_array_get_length(vals) > 1)
+        g_ptr_array_add(varying, g_strdup(name));
+    }
+    /* defaults from the sweep section */
+    JsonObject *rep = json_object_get_object_member(so, "report");
+    if (rep) {
+      if (!o.rows && json_object_has_member(rep, "rows"))
+        o.rows = json_object_get_string_member(rep, "rows");
+      if (!o.cols && json_object_has_member(rep, "cols"))
+        o.cols = json_object_get_string_member(rep, "cols");
+      if (!o.metric && json_object_has_member(rep, "metric"))
+        o.metric = json_object_get_string_member(rep, "metric");
+      if (!o.baseline && json_object_has_member(rep, "baseline"))
+        o.baseline = json_object_get_string_member(rep, "baseline");
+    }
+  }
+  if (!o.rows)
+    o.rows = "method";
+  if (!o.cols)
+    o.cols = axes->len ? axes->pdata[0] : "method";
+  if (!o.metric)
+    o.metric = "test_accuracy";
+  const char *dims[2] = { o.rows, o.cols };
+  for (guint d = 0; d < 2; d++) {
+    gboolean ok = strcmp(dims[d], "method") == 0;
+    for (guint a = 0; a < axes->len && !ok; a++)
+      ok = strcmp(dims[d], axes->pdata[a]) == 0;
+    if (!ok) {
+      g_ptr_array_add(axes, NULL);
+      g_autofree char *list = g_strjoinv(", ", (char **)axes->pdata);
+      g_ptr_array_remove_index(axes, axes->len - 1);
+      g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
+                  "%s: unknown %s '%s'; expected 'method'%s%s", dir, d ? "--cols" : "--rows", dims[d],
+                  axes->len ? " or an axis of the sweep: " : " (this is not a sweep directory)", list);
+      return NULL;
+    }
+  }
+
+  LdpReportTable *t = g_new0(LdpReportTable, 1);
+  t->rows_by = g_strdup(o.rows);
+  t->cols_by = g_strdup(o.cols);
+  t->metric = g_strdup(o.metric);
+  t->rows = g_ptr_array_new_with_free_func(g_free);
+  t->cols = g_ptr_array_new_with_free_func(g_free);
+  t->numeric_axes = g_steal_pointer(&numeric);
+  t->percent = strstr(o.metric, "accuracy") || strstr(o.metric, "f1") || strstr(o.metric, "auc");
+  g_autoptr(GPtrArray) obs = g_ptr_array_new_with_free_func(obs_free);
+
+  guint n_cells = cells ? json_array_get_length(cells) : 1;
+  for (guint i = 0; i < n_cells; i++) {
+    JsonObject *co = cells ? json_array_get_object_element(cells, i) : NULL;
+    const char *cdir = co ? json_object_get_string_member(co, "dir") : NULL;
+    JsonObject *cvals = co ? json_object_get_object_member(co, "values") : NULL;
+    g_autofree char *spath = cdir ? g_build_filename(dir, cdir, "summary.json", NULL)
+                                  : g_build_filename(dir, "summary.json", NULL);
+    g_autoptr(JsonNode) sum = read_json(spath, error);
+    if (!sum) {
+      if (cdir)
+        g_prefix_error(error, "sweep cell %s not complete (run the sweep again to resume): ", cdir);
+      ldp_report_table_free(t);
+      return NULL;
+    }
+    JsonObject *so = json_node_get_object(sum);
+    if (!t->name && json_object_has_member(so, "pipeline_name"))
+      t->name = g_strdup(json_object_get_string_member(so, "pipeline_name"));
+    JsonArray *seeds = json_object_get_array_member(so, "seeds");
+    JsonArray *runs = json_object_get_array_member(so, "runs");
+    for (guint r = 0; runs && r < json_array_get_length(runs); r++) {
+      JsonObject *ro = json_array_get_object_element(runs, r);
+      const char *rname = json_object_get_string_member(ro, "name");
+      JsonObject *metrics = json_object_get_object_member(ro, "metrics");
+      JsonObject *mo = metrics && json_object_has_member(metrics, o.metric)
+                           ? json_object_get_object_member(metrics, o.metric) : NULL;
+      if (!mo) {
+        g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "%s: run '%s' has no metric '%s'", spath, rname,
+                    o.metric);
+        ldp_report_table_free(t);
+        return NULL;
+      }
+      const char *rv = dim_value(o.rows, cvals, rname), *cv = dim_value(o.cols, cvals, rname);
+      /* Axes that vary but are neither rows nor columns qualify the row. */
+      GString *row = g_string_new(rv);
+      gboolean first = TRUE;
+      for (guint a = 0; a < varying->len; a++) {
+        const char *an = varying->pdata[a];
+        if (strcmp(an, o.rows) == 0 || strcmp(an, o.cols) == 0)
+          continue;
+        g_string_append_printf(row, "%s%s=%s", first ? " (" : ", ", an, dim_value(an, cvals, rname));
+        first = FALSE;
+      }
+      if (!first)
+        g_string_append_c(row, ')');
+      Obs *ob = g_new0(Obs, 1);
+      ob->qual = g_strdup(row->str + strlen(rv));
+      ob->row = g_string_free(row, FALSE);
+      ob->col = g_strdup(cv);
+      ob->values = g_array_new(FALSE, FALSE, sizeof(double));
+      ob->seeds = g_array_new(FALSE, FALSE, sizeof(gint64));
+      JsonArray *vals = json_object_get_array_member(mo, "values");
+      for (guint k = 0; vals && k < json_array_get_length(vals); k++) {
+        JsonNode *vn = json_array_get_element(vals, k);
+        if (json_node_get_value_type(vn) != G_TYPE_DOUBLE && json_node_get_value_type(vn) != G_TYPE_INT64)
+          continue;  /* "nan": a metric that does not apply (e.g. AUC of a multi-class task) */
+        double v = json_node_get_double(vn);
+        gint64 sd = seeds && k < json_array_get_length(seeds) ? json_array_get_int_element(seeds, k) : (gint64)k;
+        g_array_append_val(ob->values, v);
+        g_array_append_val(ob->seeds, sd);
+      }
+      index_of(t->rows, ob->row);
+      index_of(t->cols, ob->col);
+      g_ptr_array_add(obs, ob);
+    }
+  }
+
+  t->grid = g_new0(LdpReportCell *, MAX(t->rows->len * t->cols->len, 1));
+  g_autoptr(GPtrArray) quals = g_ptr_array_new();  /* per row, borrowed from obs */
+  g_ptr_array_set_size(quals, t->rows->len);
+  for (guint i = 0; i < obs->len; i++) {
+    Obs *ob = obs->pdata[i];
+    guint r = index_of(t->rows, ob->row), c = index_of(t->cols, ob->col);
+    quals->pdata[r] = ob->qual;
+    LdpReportCell **slot = &t->grid[r * t->cols->len + c];
+    if (!*slot) {
+      *slot = g_new0(LdpReportCell, 1);
+      (*slot)->values = g_array_new(FALSE, FALSE, sizeof(double));
+      (*slot)->seeds = g_array_new(FALSE, FALSE, sizeof(gint64));
+    }
+    g_array_append_vals((*slot)->values, ob->values->data, ob->values->len);
+    g_array_append_vals((*slot)->seeds, ob->seeds->data, ob->seeds->len);
+  }
+
+  /* The baseline is given without qualifier: each row pairs with the baseline row of
+   * the same qualifier (the same values of the other axes). */
+  const char *first_qual = t->rows->len ? quals->pdata[0] : "";
+  t->baseline = o.baseline ? g_strdup(o.baseline)
+                           : t->rows->len ? g_strndup(t->rows->pdata[0], strlen(t->rows->pdata[0]) - strlen(first_qual))
+                                          : g_strdup("");
+  gint *base_of = g_new(gint, MAX(t->rows->len, 1));
+  gint base = -1;
+  for (guint r = 0; r < t->rows->len; r++) {
+    g_autofree char *want = g_strconcat(t->baseline, (char *)quals->pdata[r], NULL);
+    base_of[r] = -1;
+    for (guint q = 0; q < t->rows->len; q++)
+      if (strcmp(t->rows->pdata[q], want) == 0)
+        base_of[r] = (gint)q;
+    if (base_of[r] >= 0)
+      base = base_of[r];
+  }
+  if (base < 0 && o.baseline && !explicit_baseline) {
+    /* the sweep's default baseline names a row of its default layout only */
+    g_free(t->baseline);
+    t->baseline = t->rows->len ? g_strndup(t->rows->pdata[0], strlen(t->rows->pdata[0]) - strlen(first_qual))
+                               : g_strdup("");
+    for (guint r = 0; r < t->rows->len; r++) {
+      g_autofree char *want = g_strconcat(t->baseline, (char *)quals->pdata[r], NULL);
+      base_of[r] = -1;
+      for (guint q = 0; q < t->rows->len; q++)
+        if (strcmp(t->rows->pdata[q], want) == 0)
+          base_of[r] = (gint)q;
+    }
+  } else if (base < 0 && o.baseline) {
+    g_free(base_of);
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "%s: unknown baseline '%s'; the rows are by %s",
+                dir, o.baseline, o.rows);
+    ldp_report_table_free(t);
+    return NULL;
+  }
+  for (guint r = 0; r < t->rows->len; r++)
+    for (guint c = 0; c < t->cols->len; c++) {
+      LdpReportCell *cell = ldp_report_at(t, r, c);
+      if (!cell)
+        continue;
+      const char *rn = t->rows->pdata[r], *cn = t->cols->pdata[c];
+      double *x = (double *)cell->values->data;
+      cell->n = cell->values->len;
+      mean_std(x, cell->n, &cell->mean, &cell->std);
+      ldp_bootstrap_ci(x, cell->n, LDP_BOOTSTRAP_RESAMPLES, LDP_BOOTSTRAP_LEVEL, cell_key(rn, cn, 0), &cell->lo,
+                       &cell->hi);
+      LdpReportCell *bc = base_of[r] >= 0 && (guint)base_of[r] != r ? ldp_report_at(t, (guint)base_of[r], c) : NULL;
+      if (!bc)
+        continue;
+      g_autoptr(GArray) d = g_array_new(FALSE, FALSE, sizeof(double));
+      for (guint i = 0; i < cell->n; i++)
+        for (guint j = 0; j < bc->values->len; j++)
+          if (g_array_index(cell->seeds, gint64, i) == g_array_index(bc->seeds, gint64, j)) {
+            double v = x[i] - g_array_index(bc->values, double, j);
+            g_array_append_val(d, v);
+            break;
+          }
+      cell->diff_n = d->len;
+      if (d->len) {
+        double sd;
+        mean_std((double *)d->data, d->len, &cell->diff_mean, &sd);
+        ldp_bootstrap_ci((double *)d->data, d->len, LDP_BOOTSTRAP_RESAMPLES, LDP_BOOTSTRAP_LEVEL,
+                         cell_key(rn, cn, 1), &cell->diff_lo, &cell->diff_hi);
+      }
+    }
+  g_free(base_of);
+  return t;
+}
+
+/* ---- writing ---- */
+
+static void json_num(JsonBuilder *b, double v)
+{
+  if (isfinite(v))
+    json_builder_add_double_value(b, v);
+  else
+    json_builder_add_null_value(b);
+}
+
+static void csv_field(GString *s, const char *text)
+{
+  if (strpbrk(text, ",\"\n")) {
+    g_string_append_c(s, '"');
+    for (const char *c = text; *c; c++) {
+      if (*c == '"')
+        g_string_append_c(s, '"');
+      g_string_append_c(s, *c);
+    }
+    g_string_append_c(s, '"');
+  } else {
+    g_string_append(s, text);
+  }
+}
+
+static void md_escape(GString *s, const char *text)
+{
+  for (const char *c = text; *c; c++) {
+    if (*c == '|')
+      g_string_append_c(s, '\\');
+    g_string_append_c(s, *c);
+  }
+}
+
+gboolean ldp_report_write(const char *dir, const LdpReportOptions *opt, GString *markdown, GError **error)
+{
+  g_return_val_if_fail(dir != NULL, FALSE);
+  g_autoptr(LdpReportTable) t = ldp_report_table_build(dir, opt, error);
+  if (!t)
+    return FALSE;
+  double k = t->percent ? 100 : 1;
+  const char *unit = t->percent ? " (%)" : "";
+  const char *dunit = t->percent ? "percentage points" : "metric units";
+
+  GString *md = g_string_new(NULL);
+  g_string_append_printf(md, "%s: %s%s, mean ± std [95%% bootstrap CI] (n seeds)\n\n", t->name ? t->name : dir,
+                         t->metric, unit);
+  g_string_append(md, "| ");
+  md_escape(md, t->rows_by);
+  g_string_append(md, " \\ ");
+  md_escape(md, t->cols_by);
+  for (guint c = 0; c < t->cols->len; c++) {
+    g_string_append(md, " | ");
+    md_escape(md, t->cols->pdata[c]);
+  }
+  g_string_append(md, " |\n|---");
+  for (guint c = 0; c < t->cols->len; c++)
+    g_string_append(md, "|---:");
+  g_string_append(md, "|\n");
+  for (guint r = 0; r < t->rows->len; r++) {
+    g_string_append(md, "| ");
+    md_escape(md, t->rows->pdata[r]);
+    for (guint c = 0; c < t->cols->len; c++) {
+      LdpReportCell *x = ldp_report_at(t, r, c);
+      if (!x || !x->n)
+        g_string_append(md, " | –");
+      else
+        g_string_append_printf(md, " | %.1f ± %.1f [%.1f, %.1f] (%u)", k * x->mean, k * x->std, k * x->lo,
+                               k * x->hi, x->n);
+    }
+    g_string_append(md, " |\n");
+  }
+  gboolean any_diff = FALSE;
+  for (guint i = 0; i < t->rows->len * t->cols->len; i++)
+    any_diff |= t->grid[i] && t->grid[i]->diff_n > 0;
+  if (any_diff) {
+    g_string_append_printf(md, "\npaired difference to '%s' on the same seeds (%s), mean [95%% bootstrap CI] "
+                               "(n pairs)\n\n| ", t->baseline, dunit);
+    md_escape(md, t->rows_by);
+    g_string_append(md, " \\ ");
+    md_escape(md, t->cols_by);
+    for (guint c = 0; c < t->cols->len; c++) {
+      g_string_append(md, " | ");
+      md_escape(md, t->cols->pdata[c]);
+    }
+    g_string_append(md, " |\n|---");
+    for (guint c = 0; c < t->cols->len; c++)
+      g_string_append(md, "|---:");
+    g_string_append(md, "|\n");
+    for (guint r = 0; r < t->rows->len; r++) {
+      gboolean has = FALSE;
+      for (guint c = 0; c < t->cols->len; c++)
+        has |= ldp_report_at(t, r, c) && ldp_report_at(t, r, c)->diff_n > 0;
+      if (!has)
+        continue;
+      g_string_append(md, "| ");
+      md_escape(md, t->rows->pdata[r]);
+      for (guint c = 0; c < t->cols->len; c++) {
+        LdpReportCell *x = ldp_report_at(t, r, c);
+        if (!x || !x->diff_n)
+          g_string_append(md, " | –");
+        else
+          g_string_append_printf(md, " | %+.1f [%+.1f, %+.1f] (%u)", k * x->diff_mean, k * x->diff_lo,
+                                 k * x->diff_hi, x->diff_n);
+      }
+      g_string_append(md, " |\n");
+    }
+  }
+
+  GString *csv = g_string_new(NULL);
+  g_string_append_printf(csv, "%s,%s,metric,n,mean,std,ci_low,ci_high,baseline,paired_n,diff_mean,diff_ci_low,"
+                              "diff_ci_high\n", strcmp(t->rows_by, "method") ? t->rows_by : "method",
+                         t->cols_by);
+  g_autoptr(JsonBuilder) b = json_builder_new();
+  json_builder_begin_object(b);
+  json_builder_set_member_name(b, "name");
+  json_builder_add_string_value(b, t->name ? t->name : "");
+  json_builder_set_member_name(b, "metric");
+  json_builder_add_string_value(b, t->metric);
+  json_builder_set_member_name(b, "rows_by");
+  json_builder_add_string_value(b, t->rows_by);
+  json_builder_set_member_name(b, "cols_by");
+  json_builder_add_string_value(b, t->cols_by);
+  json_builder_set_member_name(b, "baseline");
+  json_builder_add_string_value(b, t->baseline);
+  json_builder_set_member_name(b, "bootstrap");
+  json_builder_begin_object(b);
+  json_builder_set_member_name(b, "method");
+  json_builder_add_string_value(b, "percentile");
+  json_builder_set_member_name(b, "resamples");
+  json_builder_add_int_value(b, LDP_BOOTSTRAP_RESAMPLES);
+  json_builder_set_member_name(b, "level");
+  json_builder_add_double_value(b, LDP_BOOTSTRAP_LEVEL);
+  json_builder_end_object(b);
+  json_builder_set_member_name(b, "rows");
+  json_builder_begin_array(b);
+  for (guint r = 0; r < t->rows->len; r++)
+    json_builder_add_string_value(b, t->rows->pdata[r]);
+  json_builder_end_array(b);
+  json_builder_set_member_name(b, "cols");
+  json_builder_begin_array(b);
+  for (guint c = 0; c < t->cols->len; c++)
+    json_builder_add_string_value(b, t->cols->pdata[c]);
+  json_builder_end_array(b);
+  json_builder_set_member_name(b, "cells");
+  json_builder_begin_array(b);
+  for (guint r = 0; r < t->rows->len; r++)
+    for (guint c = 0; c < t->cols->len; c++) {
+      LdpReportCell *x = ldp_report_at(t, r, c);
+      if (!x)
+        continue;
+      csv_field(csv, t->rows->pdata[r]);
+      g_string_append_c(csv, ',');
+      csv_field(csv, t->cols->pdata[c]);
+      g_string_append_printf(csv, ",%s,%u,%.10g,%.10g,%.10g,%.10g,", t->metric, x->n, x->mean, x->std, x->lo,
+                             x->hi);
+      csv_field(csv, t->baseline);
+      if (x->diff_n)
+        g_string_append_printf(csv, ",%u,%.10g,%.10g,%.10g\n", x->diff_n, x->diff_mean, x->diff_lo, x->diff_hi);
+      else
+        g_string_append(csv, ",0,,,\n");
+      json_builder_begin_object(b);
+      json_builder_set_member_name(b, "row");
+      json_builder_add_string_value(b, t->rows->pdata[r]);
+      json_builder_set_member_name(b, "col");
+      json_builder_add_string_value(b, t->cols->pdata[c]);
+      json_builder_set_member_name(b, "n");
+      json_builder_add_int_value(b, x->n);
+      json_builder_set_member_name(b, "mean");
+      json_num(b, x->mean);
+      json_builder_set_member_name(b, "std");
+      json_num(b, x->std);
+      json_builder_set_member_name(b, "ci");
+      json_builder_begin_array(b);
+      json_num(b, x->lo);
+      json_num(b, x->hi);
+      json_builder_end_array(b);
+      json_builder_set_member_name(b, "seeds");
+      json_builder_begin_array(b);
+      for (guint i = 0; i < x->n; i++)
+        json_builder_add_int_value(b, g_array_index(x->seeds, gint64, i));
+      json_builder_end_array(b);
+      json_builder_set_member_name(b, "values");
+      json_builder_begin_array(b);
+      for (guint i = 0; i < x->n; i++)
+        json_num(b, g_array_index(x->values, double, i));
+      json_builder_end_array(b);
+      json_builder_set_member_name(b, "paired");
+      if (x->diff_n) {
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "n");
+        json_builder_add_int_value(b, x->diff_n);
+        json_builder_set_member_name(b, "mean");
+        json_num(b, x->diff_mean);
+        json_builder_set_member_name(b, "ci");
+        json_builder_begin_array(b);
+        json_num(b, x->diff_lo);
+        json_num(b, x->diff_hi);
+        json_builder_end_array(b);
+        json_builder_end_object(b);
+      } else {
+        json_builder_add_null_value(b);
+      }
+      json_builder_end_object(b);
+    }
+  json_builder_end_array(b);
+  json_builder_end_object(b);
+  g_autoptr(JsonGenerator) gen = json_generator_new();
+  g_autoptr(JsonNode) root = json_builder_get_root(b);
+  json_generator_set_root(gen, root);
+  json_generator_set_pretty(gen, TRUE);
+  g_autofree char *json_text = json_generator_to_data(gen, NULL);
+
+  g_autofree char *base = g_strdup_printf("report-%s", t->metric);
+  g_autofree char *p_md = g_strdup_printf("%s/%s.md", dir, base);
+  g_autofree char *p_csv = g_strdup_printf("%s/%s.csv", dir, base);
+  g_autofree char *p_json = g_strdup_printf("%s/%s.json", dir, base);
+  gboolean ok = g_file_set_contents(p_md, md->str, -1, error) && g_file_set_contents(p_csv, csv->str, -1, error) &&
+                g_file_set_contents(p_json, json_text, -1, error);
+  if (ok && markdown)
+    g_string_append(markdown, md->str);
+  g_string_free(md, TRUE);
+  g_string_free(csv, TRUE);
+  return ok;
+}

@@ -1,0 +1,39 @@
+/* report.h (private to the run layer): the table behind `ldpgnn report` and the
+ * figures of `ldpgnn plot` (core/run/report.c, core/run/plot.c). */
+#pragma once
+
+#include <ldpgnn/workbench.h>
+
+G_BEGIN_DECLS
+
+/* One row x column of a report: the metric's values over seeds (NaN values dropped)
+ * and their statistics; the paired difference to the baseline row on shared seeds. */
+typedef struct {
+  GArray *values;        /* double */
+  GArray *seeds;         /* gint64, parallel to values */
+  double mean, std, lo, hi;
+  guint n;
+  guint diff_n;          /* 0: no paired difference (the baseline itself, no shared seeds) */
+  double diff_mean, diff_lo, diff_hi;
+} LdpReportCell;
+
+typedef struct {
+  char *rows_by, *cols_by, *metric, *baseline;
+  char *name;            /* the pipeline's name */
+  GPtrArray *rows, *cols; /* char *, in order of appearance */
+  LdpReportCell **grid;  /* rows->len x cols->len, row-major; NULL where nothing was run */
+  gboolean percent;      /* a fraction shown in percent (accuracy, F1, AUC) */
+  GPtrArray *numeric_axes; /* char *: axes whose values are all numbers */
+} LdpReportTable;
+
+/* (transfer full) */
+LdpReportTable *ldp_report_table_build(const char *dir, const LdpReportOptions *opt, GError **error);
+void ldp_report_table_free(LdpReportTable *t);
+static inline LdpReportCell *ldp_report_at(const LdpReportTable *t, guint r, guint c)
+{
+  return t->grid[r * t->cols->len + c];
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(LdpReportTable, ldp_report_table_free)
+
+G_END_DECLS

@@ -1,0 +1,653 @@
+/* sweep.c: a cartesian grid of pipeline runs (doc/workbench.md).
+ *
+ * The `sweep:` section of a pipeline names axes; each axis sets one or more dotted
+ * parameter paths (the --set paths) to each of its values. A cell is the pipeline
+ * loaded with one value of every axis as overrides, i.e. exactly what `ldpgnn run
+ * --set ...` would run, so a cell's summary.json is the one of an ordinary run.
+ *
+ * Completion: after a cell's outputs are written, CELL/pipeline.sha256 receives the
+ * SHA-256 of the cell's resolved pipeline (JSON, defaults filled in) and the version.
+ * It is written last and atomically, so a killed cell has no mark and is run again;
+ * a cell whose pipeline changed (another value, another default) has a different hash.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <glib/gstdio.h>
+#include <unistd.h>
+
+#include "host/host.h"
+#include "host/yamltree.h"
+#include <ldpgnn/workbench.h>
+
+#define MARK_FILE "pipeline.sha256"
+
+typedef struct {
+  char *name;
+  GPtrArray *paths;   /* char * */
+  GPtrArray *values;  /* char *, as written */
+} Axis;
+
+typedef struct {
+  char *dir;
+  guint *value_idx;   /* per axis */
+  LdpPipeline *pipeline;
+  char *hash;
+} Cell;
+
+struct _LdpSweep {
+  char *path;
+  GPtrArray *axes;    /* Axis * */
+  Cell *cells;
+  guint n_cells;
+  GHashTable *report; /* report settings: key -> value */
+};
+
+static void axis_free(gpointer p)
+{
+  Axis *a = p;
+  g_free(a->name);
+  g_ptr_array_unref(a->paths);
+  g_ptr_array_unref(a->values);
+  g_free(a);
+}
+
+static Axis *axis_new(const char *name)
+{
+  Axis *a = g_new0(Axis, 1);
+  a->name = g_strdup(name);
+  a->paths = g_ptr_array_new_with_free_func(g_free);
+  a->values = g_ptr_array_new_with_free_func(g_free);
+  return a;
+}
+
+void ldp_sweep_free(LdpSweep *s)
+{
+  if (!s)
+    return;
+  for (guint i = 0; i < s->n_cells; i++) {
+    g_free(s->cells[i].dir);
+    g_free(s->cells[i].value_idx);
+    ldp_pipeline_free(s->cells[i].pipeline);
+    g_free(s->cells[i].hash);
+  }
+  g_free(s->cells);
+  g_ptr_array_unref(s->axes);
+  g_hash_table_unref(s->report);
+  g_free(s->path);
+  g_free(s);
+}
+
+/* Scalars of a YAML list into @out; anything else is refused at its position. */
+static gboolean scalar_list(const LdpYamlNode *n, const char *what, GPtrArray *out, GError **error)
+{
+  if (n->kind == LDP_YAML_SCALAR) {
+    g_ptr_array_add(out, g_strdup(n->text));
+    return TRUE;
+  }
+  if (n->kind != LDP_YAML_SEQUENCE || n->items->len == 0) {
+    g_autofree char *got = ldp_yaml_describe(n);
+    return ldp_yaml_error(error, n, LDP_PIPELINE_ERROR_TYPE, "%s: expected a non-empty list of values, got %s",
+                          what, got);
+  }
+  for (guint i = 0; i < n->items->len; i++) {
+    const LdpYamlNode *v = n->items->pdata[i];
+    if (v->kind != LDP_YAML_SCALAR) {
+      g_autofree char *got = ldp_yaml_describe(v);
+      return ldp_yaml_error(error, v, LDP_PIPELINE_ERROR_TYPE, "%s: expected a value (number, string, bool), got %s",
+                            what, got);
+    }
+    g_ptr_array_add(out, g_strdup(v->text));
+  }
+  return TRUE;
+}
+
+static Axis *find_axis(GPtrArray *axes, const char *name)
+{
+  for (guint i = 0; i < axes->len; i++)
+    if (strcmp(((Axis *)axes->pdata[i])->name, name) == 0)
+      return axes->pdata[i];
+  return NULL;
+}
+
+/* The `sweep:` section: {axes: {NAME: [v...] | {path|paths, values}}, report: {...}}. */
+static gboolean parse_section(const LdpYamlNode *sec, GPtrArray *axes, GHashTable *report, GError **error)
+{
+  if (sec->kind != LDP_YAML_MAPPING) {
+    g_autofree char *got = ldp_yaml_describe(sec);
+    return ldp_yaml_error(error, sec, LDP_PIPELINE_ERROR_TYPE, "'sweep' must be a mapping with 'axes' and "
+                          "optionally 'report', got %s", got);
+  }
+  for (guint i = 0; i < sec->keys->len; i++) {
+    const LdpYamlNode *k = sec->keys->pdata[i], *v = sec->items->pdata[i];
+    if (strcmp(k->text, "axes") == 0) {
+      if (v->kind != LDP_YAML_MAPPING) {
+        g_autofree char *got = ldp_yaml_describe(v);
+        return ldp_yaml_error(error, v, LDP_PIPELINE_ERROR_TYPE,
+                              "'sweep.axes' must map axis names to lists of values, got %s", got);
+      }
+      for (guint a = 0; a < v->keys->len; a++) {
+        const LdpYamlNode *an = v->keys->pdata[a], *av = v->items->pdata[a];
+        Axis *axis = axis_new(an->text);
+        g_ptr_array_add(axes, axis);
+        g_autofree char *what = g_strdup_printf("sweep axis '%s'", an->text);
+        if (av->kind != LDP_YAML_MAPPING) {
+          g_ptr_array_add(axis->paths, g_strdup(an->text));
+          if (!scalar_list(av, what, axis->values, error))
+            return FALSE;
+          continue;
+        }
+        const LdpYamlNode *paths = NULL, *values = NULL;
+        for (guint q = 0; q < av->keys->len; q++) {
+          const LdpYamlNode *qk = av->keys->pdata[q];
+          if (strcmp(qk->text, "path") == 0 || strcmp(qk->text, "paths") == 0)
+            paths = av->items->pdata[q];
+          else if (strcmp(qk->text, "values") == 0)
+            values = av->items->pdata[q];
+          else
+            return ldp_yaml_error(error, qk, LDP_PIPELINE_ERROR_UNKNOWN_KEY,
+                                  "unknown key '%s' in %s (known keys: paths, values)", qk->text, what);
+        }
+        if (!paths || !values)
+          return ldp_yaml_error(error, av, LDP_PIPELINE_ERROR_MISSING, "%s needs 'paths' and 'values'", what);
+        if (!scalar_list(paths, what, axis->paths, error) || !scalar_list(values, what, axis->values, error))
+          return FALSE;
+      }
+    } else if (strcmp(k->text, "report") == 0) {
+      if (v->kind != LDP_YAML_MAPPING) {
+        g_autofree char *got = ldp_yaml_describe(v);
+        return ldp_yaml_error(error, v, LDP_PIPELINE_ERROR_TYPE, "'sweep.report' must be a mapping, got %s", got);
+      }
+      for (guint q = 0; q < v->keys->len; q++) {
+        const LdpYamlNode *qk = v->keys->pdata[q], *qv = v->items->pdata[q];
+        static const char *const keys[] = { "rows", "cols", "metric", "baseline" };
+        gboolean known = FALSE;
+        for (guint z = 0; z < G_N_ELEMENTS(keys); z++)
+          known |= strcmp(qk->text, keys[z]) == 0;
+        if (!known)
+          return ldp_yaml_error(error, qk, LDP_PIPELINE_ERROR_UNKNOWN_KEY,
+                                "unknown key '%s' in sweep.report (known keys: rows, cols, metric, baseline)",
+                                qk->text);
+        if (qv->kind != LDP_YAML_SCALAR)
+          return ldp_yaml_error(error, qv, LDP_PIPELINE_ERROR_TYPE, "sweep.report.%s must be a string", qk->text);
+        g_hash_table_replace(report, g_strdup(qk->text), g_strdup(qv->text));
+      }
+    } else {
+      return ldp_yaml_error(error, k, LDP_PIPELINE_ERROR_UNKNOWN_KEY,
+                            "unknown key '%s' in 'sweep' (known keys: axes, report)", k->text);
+    }
+  }
+  return TRUE;
+}
+
+/* "--grid path=v1,v2": a new axis named by its path, or new values of a named axis. */
+static gboolean parse_grid(const char *arg, GPtrArray *axes, GError **error)
+{
+  const char *eq = strchr(arg, '=');
+  if (!eq || eq == arg || !eq[1]) {
+    g_set_error(error, LDP_PIPELINE_ERROR, LDP_PIPELINE_ERROR_SYNTAX,
+                "--grid %s: expected PATH=V1,V2,... (e.g. mechanisms.0.epsilon=0.5,1,2)", arg);
+    return FALSE;
+  }
+  g_autofree char *name = g_strndup(arg, (gsize)(eq - arg));
+  Axis *axis = find_axis(axes, name);
+  if (axis) {
+    g_ptr_array_set_size(axis->values, 0);
+  } else {
+    axis = axis_new(name);
+    g_ptr_array_add(axis->paths, g_strdup(name));
+    g_ptr_array_add(axes, axis);
+  }
+  g_auto(GStrv) vals = g_strsplit(eq + 1, ",", -1);
+  for (char **v = vals; *v; v++) {
+    g_autofree char *t = g_strstrip(g_strdup(*v));
+    if (!*t) {
+      g_set_error(error, LDP_PIPELINE_ERROR, LDP_PIPELINE_ERROR_SYNTAX, "--grid %s: empty value", arg);
+      return FALSE;
+    }
+    g_ptr_array_add(axis->values, g_steal_pointer(&t));
+  }
+  return TRUE;
+}
+
+/* Directory names keep letters, digits and ._=- of "name=value" parts. */
+static void append_sanitized(GString *s, const char *text)
+{
+  for (const char *c = text; *c; c++)
+    g_string_append_c(s, g_ascii_isalnum(*c) || strchr("._=-", *c) ? *c : '_');
+}
+
+static char *cell_hash(LdpPipeline *p)
+{
+  g_autoptr(JsonNode) j = ldp_pipeline_to_json(p);
+  g_autofree char *text = json_to_string(j, FALSE);
+  g_autofree char *all = g_strdup_printf("ldpgnn %s\n%s", LDP_VERSION_STRING, text);
+  return g_compute_checksum_for_string(G_CHECKSUM_SHA256, all, -1);
+}
+
+LdpSweep *ldp_sweep_load(const char *path, const LdpRegistry *reg, const char *const *overrides,
+                         const char *const *grid, GError **error)
+{
+  g_return_val_if_fail(path != NULL && reg != NULL, NULL);
+  g_autoptr(GPtrArray) axes = g_ptr_array_new_with_free_func(axis_free);
+  g_autoptr(GHashTable) report = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+
+  /* The plain pipeline first: its errors are the user's first problem. */
+  LdpPipeline *base = ldp_pipeline_load(path, reg, overrides, error);
+  if (!base)
+    return NULL;
+  ldp_pipeline_free(base);
+
+  gboolean empty = FALSE;
+  LdpYamlNode *root = ldp_yaml_parse_file(path, path, &empty, error);
+  if (!root)
+    return NULL;
+  const LdpYamlNode *sec = root->kind == LDP_YAML_MAPPING ? ldp_yaml_mapping_get(root, "sweep", NULL) : NULL;
+  gboolean ok = !sec || parse_section(sec, axes, report, error);
+  ldp_yaml_node_free(root);
+  if (!ok)
+    return NULL;
+  for (const char *const *g = grid; g && *g; g++)
+    if (!parse_grid(*g, axes, error))
+      return NULL;
+
+  guint n_cells = 1;
+  for (guint a = 0; a < axes->len; a++) {
+    guint nv = ((Axis *)axes->pdata[a])->values->len;
+    if (n_cells > G_MAXUINT / MAX(nv, 1) || n_cells * nv > 100000) {
+      g_set_error(error, LDP_PIPELINE_ERROR, LDP_PIPELINE_ERROR_RANGE,
+                  "%s: the sweep grid has more than 100000 cells", path);
+      return NULL;
+    }
+    n_cells *= nv;
+  }
+
+  LdpSweep *s = g_new0(LdpSweep, 1);
+  s->path = g_strdup(path);
+  s->axes = g_steal_pointer(&axes);
+  s->report = g_steal_pointer(&report);
+  s->cells = g_new0(Cell, n_cells);
+  s->n_cells = n_cells;
+  guint width = 3;
+  for (guint n = n_cells - 1; n >= 1000; n /= 10)
+    width++;
+  for (guint i = 0; i < n_cells; i++) {
+    Cell *c = &s->cells[i];
+    c->value_idx = g_new0(guint, MAX(s->axes->len, 1));
+    /* Row-major: the first axis varies slowest. */
+    guint rest = i;
+    for (guint a = s->axes->len; a-- > 0;) {
+      guint nv = ((Axis *)s->axes->pdata[a])->values->len;
+      c->value_idx[a] = rest % nv;
+      rest /= nv;
+    }
+    GString *dir = g_string_new(NULL);
+    g_string_append_printf(dir, "%0*u", (int)width, i);
+    g_autoptr(GPtrArray) ov = g_ptr_array_new_with_free_func(g_free);
+    for (const char *const *o = overrides; o && *o; o++)
+      g_ptr_array_add(ov, g_strdup(*o));
+    for (guint a = 0; a < s->axes->len; a++) {
+      Axis *axis = s->axes->pdata[a];
+      const char *v = axis->values->pdata[c->value_idx[a]];
+      g_string_append_c(dir, '-');
+      append_sanitized(dir, axis->name);
+      g_string_append_c(dir, '=');
+      append_sanitized(dir, v);
+      for (guint q = 0; q < axis->paths->len; q++)
+        g_ptr_array_add(ov, g_strdup_printf("%s=%s", (char *)axis->paths->pdata[q], v));
+    }
+    g_ptr_array_add(ov, NULL);
+    c->dir = g_string_free(dir, FALSE);
+    c->pipeline = ldp_pipeline_load(path, reg, (const char *const *)ov->pdata, error);
+    if (!c->pipeline) {
+      g_prefix_error(error, "sweep cell %s: ", c->dir);
+      ldp_sweep_free(s);
+      return NULL;
+    }
+    c->hash = cell_hash(c->pipeline);
+  }
+  return s;
+}
+
+guint ldp_sweep_n_cells(const LdpSweep *s)
+{
+  return s->n_cells;
+}
+
+guint ldp_sweep_n_axes(const LdpSweep *s)
+{
+  return s->axes->len;
+}
+
+const char *ldp_sweep_axis_name(const LdpSweep *s, guint axis)
+{
+  g_return_val_if_fail(axis < s->axes->len, NULL);
+  return ((Axis *)s->axes->pdata[axis])->name;
+}
+
+const char *ldp_sweep_cell_dir(const LdpSweep *s, guint cell)
+{
+  g_return_val_if_fail(cell < s->n_cells, NULL);
+  return s->cells[cell].dir;
+}
+
+const char *ldp_sweep_cell_value(const LdpSweep *s, guint cell, guint axis)
+{
+  g_return_val_if_fail(cell < s->n_cells && axis < s->axes->len, NULL);
+  return ((Axis *)s->axes->pdata[axis])->values->pdata[s->cells[cell].value_idx[axis]];
+}
+
+LdpPipeline *ldp_sweep_cell_pipeline(const LdpSweep *s, guint cell)
+{
+  g_return_val_if_fail(cell < s->n_cells, NULL);
+  return s->cells[cell].pipeline;
+}
+
+const char *ldp_sweep_report_setting(const LdpSweep *s, const char *key)
+{
+  return g_hash_table_lookup(s->report, key);
+}
+
+gboolean ldp_sweep_cell_done(const LdpSweep *s, guint cell, const char *out_dir)
+{
+  g_return_val_if_fail(cell < s->n_cells, FALSE);
+  g_autofree char *mark = g_build_filename(out_dir, s->cells[cell].dir, MARK_FILE, NULL);
+  g_autofree char *summary = g_build_filename(out_dir, s->cells[cell].dir, "summary.json", NULL);
+  g_autofree char *text = NULL;
+  if (!g_file_get_contents(mark, &text, NULL, NULL) || !g_file_test(summary, G_FILE_TEST_IS_REGULAR))
+    return FALSE;
+  return strcmp(g_strstrip(text), s->cells[cell].hash) == 0;
+}
+
+gboolean ldp_sweep_run_cell(LdpSweep *s, guint cell, const char *out_dir, const char *data_dir, GError **error)
+{
+  g_return_val_if_fail(cell < s->n_cells, FALSE);
+  Cell *c = &s->cells[cell];
+  g_autofree char *dir = g_build_filename(out_dir, c->dir, NULL);
+  g_autofree char *mark = g_build_filename(dir, MARK_FILE, NULL);
+  g_autofree char *log = g_build_filename(dir, "run.log", NULL);
+  if (g_mkdir_with_parents(dir, 0755) != 0) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: cannot create directory: %s", dir, g_strerror(errno));
+    return FALSE;
+  }
+  /* A stale mark must not survive a cell that is being redone. */
+  if (g_unlink(mark) != 0 && errno != ENOENT) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: cannot remove: %s", mark, g_strerror(errno));
+    return FALSE;
+  }
+  int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: %s", log, g_strerror(errno));
+    return FALSE;
+  }
+  /* The run prints its report on stdout; in a sweep that report belongs in the cell. */
+  fflush(stdout);
+  int saved = dup(STDOUT_FILENO);
+  dup2(fd, STDOUT_FILENO);
+  close(fd);
+  g_autoptr(GString) line = g_string_new(NULL);
+  gboolean ok = ldp_run_pipeline(c->pipeline, dir, data_dir, FALSE, line, error);
+  if (ok)
+    printf("%s\n", line->str);
+  fflush(stdout);
+  if (saved >= 0) {
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+  }
+  if (!ok) {
+    g_prefix_error(error, "sweep cell %s: ", c->dir);
+    return FALSE;
+  }
+  g_autofree char *text = g_strdup_printf("%s\n", c->hash);
+  return g_file_set_contents(mark, text, -1, error);
+}
+
+gboolean ldp_sweep_write_index(const LdpSweep *s, const char *out_dir, GError **error)
+{
+  if (g_mkdir_with_parents(out_dir, 0755) != 0) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: cannot create directory: %s", out_dir,
+                g_strerror(errno));
+    return FALSE;
+  }
+  g_autoptr(JsonBuilder) b = json_builder_new();
+  json_builder_begin_object(b);
+  json_builder_set_member_name(b, "ldpgnn_version");
+  json_builder_add_string_value(b, LDP_VERSION_STRING);
+  json_builder_set_member_name(b, "pipeline_name");
+  json_builder_add_string_value(b, s->n_cells ? ldp_pipeline_name(s->cells[0].pipeline) : "");
+  json_builder_set_member_name(b, "axes");
+  json_builder_begin_array(b);
+  for (guint a = 0; a < s->axes->len; a++) {
+    Axis *axis = s->axes->pdata[a];
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "name");
+    json_builder_add_string_value(b, axis->name);
+    json_builder_set_member_name(b, "paths");
+    json_builder_begin_array(b);
+    for (guint q = 0; q < axis->paths->len; q++)
+      json_builder_add_string_value(b, axis->paths->pdata[q]);
+    json_builder_end_array(b);
+    json_builder_set_member_name(b, "values");
+    json_builder_begin_array(b);
+    for (guint q = 0; q < axis->values->len; q++)
+      json_builder_add_string_value(b, axis->values->pdata[q]);
+    json_builder_end_array(b);
+    json_builder_end_object(b);
+  }
+  json_builder_end_array(b);
+  json_builder_set_member_name(b, "report");
+  json_builder_begin_object(b);
+  static const char *const keys[] = { "rows", "cols", "metric", "baseline" };
+  for (guint k = 0; k < G_N_ELEMENTS(keys); k++) {
+    const char *v = g_hash_table_lookup(s->report, keys[k]);
+    if (v) {
+      json_builder_set_member_name(b, keys[k]);
+      json_builder_add_string_value(b, v);
+    }
+  }
+  json_builder_end_object(b);
+  json_builder_set_member_name(b, "cells");
+  json_builder_begin_array(b);
+  for (guint i = 0; i < s->n_cells; i++) {
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "dir");
+    json_builder_add_string_value(b, s->cells[i].dir);
+    json_builder_set_member_name(b, "values");
+    json_builder_begin_object(b);
+    for (guint a = 0; a < s->axes->len; a++) {
+      json_builder_set_member_name(b, ldp_sweep_axis_name(s, a));
+      json_builder_add_string_value(b, ldp_sweep_cell_value(s, i, a));
+    }
+    json_builder_end_object(b);
+    json_builder_set_member_name(b, "pipeline_sha256");
+    json_builder_add_string_value(b, s->cells[i].hash);
+    json_builder_end_object(b);
+  }
+  json_builder_end_array(b);
+  json_builder_end_object(b);
+  g_autoptr(JsonGenerator) gen = json_generator_new();
+  g_autoptr(JsonNode) root = json_builder_get_root(b);
+  json_generator_set_root(gen, root);
+  json_generator_set_pretty(gen, TRUE);
+  g_autofree char *p = g_build_filename(out_dir, "sweep.json", NULL);
+  if (!json_generator_to_file(gen, p, error)) {
+    g_prefix_error(error, "%s: ", p);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* ---- running ---- */
+
+typedef struct {
+  const LdpSweepOptions *opt;
+  gint64 t0;
+  guint total, done, skipped;
+  gboolean tty;
+} Progress;
+
+static void progress_clear(Progress *pg)
+{
+  if (pg->tty) {
+    printf("\r%*s\r", 72, "");
+    fflush(stdout);
+  }
+}
+
+static void progress_show(Progress *pg)
+{
+  if (!pg->tty)
+    return;
+  double el = (g_get_monotonic_time() - pg->t0) / 1e6;
+  guint ran = pg->done - pg->skipped, left = pg->total - pg->done;
+  char eta[32] = "?";
+  if (ran > 0) {
+    guint e = (guint)(el / ran * left + 0.5);
+    g_snprintf(eta, sizeof eta, "%u:%02u", e / 60, e % 60);
+  }
+  guint ie = (guint)el;
+  printf("\r  sweep: %u/%u cells  elapsed %u:%02u  ETA %s   ", pg->done, pg->total, ie / 60, ie % 60, eta);
+  fflush(stdout);
+}
+
+static void cell_finished(Progress *pg, const LdpSweep *s, guint i, const char *what, double seconds)
+{
+  pg->done++;
+  progress_clear(pg);
+  if (pg->opt->log) {
+    if (seconds >= 0)
+      fprintf(pg->opt->log, "  cell %u/%u %s: %s (%.1f s)\n", i + 1, s->n_cells, s->cells[i].dir, what, seconds);
+    else
+      fprintf(pg->opt->log, "  cell %u/%u %s: %s\n", i + 1, s->n_cells, s->cells[i].dir, what);
+    fflush(pg->opt->log);
+  }
+  progress_show(pg);
+}
+
+static char **child_env(guint jobs)
+{
+  char **env = g_get_environ();
+  /* N cells at once share the cores: one OpenMP team per core, not per process.
+   * Results do not depend on the thread count (tests/test-run.sh). */
+  if (!g_environ_getenv(env, "OMP_NUM_THREADS")) {
+    guint per = MAX(1u, g_get_num_processors() / MAX(jobs, 1u));
+    g_autofree char *v = g_strdup_printf("%u", per);
+    env = g_environ_setenv(env, "OMP_NUM_THREADS", v, TRUE);
+  }
+  return env;
+}
+
+typedef struct {
+  GPid pid;
+  guint cell;
+  gint64 t0;
+} Child;
+
+gboolean ldp_sweep_run(LdpSweep *s, const char *out_dir, const LdpSweepOptions *opt, GError **error)
+{
+  g_return_val_if_fail(s != NULL && out_dir != NULL && opt != NULL, FALSE);
+  guint jobs = MAX(opt->jobs, 1u);
+  if (jobs > 1 && !opt->self_command) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "parallel sweeps need a command that runs one cell");
+    return FALSE;
+  }
+  if (!ldp_sweep_write_index(s, out_dir, error))
+    return FALSE;
+  Progress pg = { .opt = opt, .t0 = g_get_monotonic_time(), .tty = opt->progress && isatty(STDOUT_FILENO) };
+  g_autoptr(GArray) todo = g_array_new(FALSE, FALSE, sizeof(guint));
+  for (guint i = 0; i < s->n_cells; i++) {
+    if (opt->n_shards > 1 && i % opt->n_shards != opt->shard)
+      continue;
+    pg.total++;
+    g_array_append_val(todo, i);
+  }
+  progress_show(&pg);
+
+  guint failed = 0;
+  GString *errors = g_string_new(NULL);
+  char **env = jobs > 1 ? child_env(jobs) : NULL;
+  g_autoptr(GArray) running = g_array_new(FALSE, FALSE, sizeof(Child));
+  guint next = 0;
+  while (next < todo->len || running->len > 0) {
+    /* Start what fits; finished and skipped cells are accounted for at once. */
+    while (next < todo->len && running->len < jobs) {
+      guint i = g_array_index(todo, guint, next++);
+      if (ldp_sweep_cell_done(s, i, out_dir)) {
+        pg.skipped++;
+        cell_finished(&pg, s, i, "complete, not run again", -1);
+        continue;
+      }
+      if (jobs == 1) {
+        gint64 t0 = g_get_monotonic_time();
+        GError *e = NULL;
+        if (ldp_sweep_run_cell(s, i, out_dir, opt->data_dir, &e)) {
+          cell_finished(&pg, s, i, "done", (g_get_monotonic_time() - t0) / 1e6);
+        } else {
+          failed++;
+          g_string_append_printf(errors, "\n  %s", e->message);
+          cell_finished(&pg, s, i, "FAILED", (g_get_monotonic_time() - t0) / 1e6);
+          g_error_free(e);
+        }
+        continue;
+      }
+      g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func(g_free);
+      for (const char *const *a = opt->self_command; *a; a++)
+        g_ptr_array_add(argv, g_strdup(*a));
+      g_ptr_array_add(argv, g_strdup("--cell"));
+      g_ptr_array_add(argv, g_strdup_printf("%u", i));
+      g_ptr_array_add(argv, NULL);
+      Child ch = { .cell = i, .t0 = g_get_monotonic_time() };
+      GError *e = NULL;
+      if (!g_spawn_async(NULL, (char **)argv->pdata, env, G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL,
+                         NULL, NULL, &ch.pid, &e)) {
+        failed++;
+        g_string_append_printf(errors, "\n  sweep cell %s: cannot start: %s", s->cells[i].dir, e->message);
+        g_error_free(e);
+        cell_finished(&pg, s, i, "FAILED", 0);
+        continue;
+      }
+      g_array_append_val(running, ch);
+    }
+    if (running->len == 0)
+      continue;
+    int status = 0;
+    pid_t pid = waitpid(-1, &status, 0);
+    if (pid < 0) {
+      if (errno == EINTR)
+        continue;
+      break;  /* no children left: cannot happen while running->len > 0 */
+    }
+    for (guint r = 0; r < running->len; r++) {
+      Child *ch = &g_array_index(running, Child, r);
+      if (ch->pid != pid)
+        continue;
+      guint i = ch->cell;
+      double sec = (g_get_monotonic_time() - ch->t0) / 1e6;
+      g_spawn_close_pid(ch->pid);
+      g_array_remove_index(running, r);
+      if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && ldp_sweep_cell_done(s, i, out_dir)) {
+        cell_finished(&pg, s, i, "done", sec);
+      } else {
+        failed++;
+        g_string_append_printf(errors, "\n  sweep cell %s: the cell process %s (see its messages above)",
+                               s->cells[i].dir, WIFSIGNALED(status) ? "was killed" : "failed");
+        cell_finished(&pg, s, i, "FAILED", sec);
+      }
+      break;
+    }
+  }
+  g_strfreev(env);
+  progress_clear(&pg);
+  if (failed) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "%u of %u sweep cells failed:%s", failed, pg.total,
+                errors->str);
+    g_string_free(errors, TRUE);
+    return FALSE;
+  }
+  g_string_free(errors, TRUE);
+  return TRUE;
+}

@@ -1,0 +1,115 @@
+/* workbench.h: sweeps over pipeline parameters, statistics, report tables and figures
+ * (host API, see registry.h; doc/workbench.md).
+ *
+ * A sweep is a pipeline with a `sweep:` section (and/or --grid arguments): a cartesian
+ * grid of axes, each axis setting one or several dotted parameter paths (the paths of
+ * --set) to each of its values. Every cell of the grid is an ordinary run of the
+ * pipeline with those overrides, written to its own directory under the sweep's output
+ * directory with its own summary.json. A cell is complete when its directory holds the
+ * SHA-256 of the cell's resolved pipeline (written last, after summary.json), so an
+ * interrupted sweep resumes where it stopped and a changed cell is run again.
+ */
+#pragma once
+
+#include <stdio.h>
+
+#include <ldpgnn/registry.h>
+#include <ldpgnn/pipeline.h>
+
+G_BEGIN_DECLS
+
+/* ---- statistics ---- */
+
+/* Percentile bootstrap confidence interval of the mean of @x[0..@n): @resamples means
+ * of @n draws with replacement from a random stream keyed by @seed; the bounds are the
+ * (1 - @level)/2 and (1 + @level)/2 quantiles of those means (linear interpolation
+ * between order statistics, "type 7"). n = 1 gives [x0, x0]; n = 0 gives NaN. */
+LDP_API void ldp_bootstrap_ci(const double *x, guint n, guint resamples, double level, guint64 seed,
+                              double *lo, double *hi);
+
+/* The report's bootstrap settings (doc/workbench.md). */
+#define LDP_BOOTSTRAP_RESAMPLES 1000
+#define LDP_BOOTSTRAP_LEVEL 0.95
+
+/* ---- sweeps ---- */
+
+typedef struct _LdpSweep LdpSweep;
+
+/* (transfer full): loads the pipeline at @path with its `sweep:` section, adds one axis
+ * per @grid entry ("path=v1,v2,..."; an entry naming an existing axis replaces that
+ * axis's values), expands the grid and loads and validates every cell with @overrides
+ * (nullable, NULL-terminated "path=value", applied before the cell's own) so that all
+ * errors come before anything runs. A pipeline without axes is a sweep of one cell. */
+LDP_API LdpSweep *ldp_sweep_load(const char *path, const LdpRegistry *reg, const char *const *overrides,
+                                 const char *const *grid, GError **error);
+LDP_API void ldp_sweep_free(LdpSweep *s);
+LDP_API guint ldp_sweep_n_cells(const LdpSweep *s);
+LDP_API guint ldp_sweep_n_axes(const LdpSweep *s);
+/* (transfer none) */
+LDP_API const char *ldp_sweep_axis_name(const LdpSweep *s, guint axis);
+/* (transfer none): the cell's directory name under the output directory, e.g.
+ * "003-epsilon=2". */
+LDP_API const char *ldp_sweep_cell_dir(const LdpSweep *s, guint cell);
+/* (transfer none): the cell's value of @axis as written in the grid. */
+LDP_API const char *ldp_sweep_cell_value(const LdpSweep *s, guint cell, guint axis);
+/* (transfer none): the cell's validated pipeline. */
+LDP_API LdpPipeline *ldp_sweep_cell_pipeline(const LdpSweep *s, guint cell);
+/* TRUE when @out_dir/CELL holds a complete result of exactly this cell's pipeline. */
+LDP_API gboolean ldp_sweep_cell_done(const LdpSweep *s, guint cell, const char *out_dir);
+/* Runs one cell in this process: its run log goes to @out_dir/CELL/run.log instead of
+ * stdout, then the completion mark is written. @data_dir (nullable) as ldp_run_pipeline. */
+LDP_API gboolean ldp_sweep_run_cell(LdpSweep *s, guint cell, const char *out_dir, const char *data_dir,
+                                    GError **error);
+
+typedef struct {
+  guint jobs;                         /* cells at once; 0 or 1: in this process, one by one */
+  const char *const *self_command;    /* for jobs > 1: argv (NULL-terminated) that runs one
+                                         cell when "--cell" "I" is appended (transfer none) */
+  const char *data_dir;               /* (nullable) */
+  guint shard, n_shards;              /* run only cells with index % n_shards == shard (0/0: all) */
+  gboolean progress;                  /* cells done/total, elapsed, ETA on stdout if it is a TTY */
+  FILE *log;                          /* (nullable) one line per cell finished */
+} LdpSweepOptions;
+
+/* Runs every cell of @s that is not complete (resume), @opt->jobs at a time, then
+ * writes @out_dir/sweep.json (axes, cells and their hashes). Fails if a cell failed,
+ * after the others have finished. Results do not depend on @opt->jobs. */
+LDP_API gboolean ldp_sweep_run(LdpSweep *s, const char *out_dir, const LdpSweepOptions *opt, GError **error);
+/* Writes @out_dir/sweep.json. */
+LDP_API gboolean ldp_sweep_write_index(const LdpSweep *s, const char *out_dir, GError **error);
+
+/* (transfer none, nullable): report settings from the sweep section (`report:`
+ * rows, cols, metric, baseline), NULL where not given. */
+LDP_API const char *ldp_sweep_report_setting(const LdpSweep *s, const char *key);
+
+/* ---- reports ---- */
+
+typedef struct {
+  const char *rows;      /* "method" (a run's name) or an axis name; NULL: "method" */
+  const char *cols;      /* the same; NULL: the first axis, or "method" without axes */
+  const char *metric;    /* summary.json metric; NULL: "test_accuracy" */
+  const char *baseline;  /* (nullable) row that paired differences are taken against;
+                            NULL: the first row */
+} LdpReportOptions;
+
+/* Reads @dir (a sweep directory with sweep.json, or a run directory with summary.json)
+ * and writes @dir/report-METRIC.md, .csv and .json: per row x column mean, std, n and
+ * the bootstrap CI; paired differences to the baseline on the seeds both share. The
+ * Markdown table is appended to @markdown (nullable). */
+LDP_API gboolean ldp_report_write(const char *dir, const LdpReportOptions *opt, GString *markdown,
+                                  GError **error);
+
+/* ---- figures ---- */
+
+/* Draws the figures of @dir with gnuplot ($LDPGNN_GNUPLOT, or gnuplot on the PATH)
+ * into @dir/figures/NAME.svg and NAME.png, keeping the data and script next to them:
+ * for a sweep, @metric (NULL: test_accuracy) against every numeric axis, one line per
+ * method with its bootstrap CI band; for a run, training curves (history.csv) and the
+ * DPRR degree scatter when degrees.csv exists. Appends the paths of the PNG files to
+ * @written (element: char *, transfer full). Fails with LDP_RUN_ERROR_NOT_FOUND when
+ * gnuplot is missing. */
+LDP_API gboolean ldp_plot_dir(const char *dir, const char *metric, GPtrArray *written, GError **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(LdpSweep, ldp_sweep_free)
+
+G_END_DECLS

@@ -1,0 +1,142 @@
+#!/bin/sh
+# test-workbench.sh: `ldpgnn sweep`, `report` and `plot` end to end (TAP output):
+# a small grid, resume after a kill, -j 2 = -j 1 byte for byte, mpirun -n 2 = one
+# process (when built with MPI), a figure rendered by gnuplot (skipped without it).
+set -u
+bin="$LDPGNN_BUILDDIR/ldpgnn"
+tmp="$LDPGNN_BUILDDIR/test-workbench.tmp"
+rm -rf "$tmp" && mkdir -p "$tmp"
+n=0
+fails=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && sed 's/^/# /' "$2"; }
+check() { # description, then a command
+  d="$1"; shift
+  if "$@" >"$tmp/check.out" 2>&1; then ok "$d"; else not_ok "$d" "$tmp/check.out"; fi
+}
+echo "1..21"
+
+# Two methods x three epsilons; the non-private row has no mechanism, so its numbers
+# repeat in every column (same seeds, same data).
+cat >"$tmp/grid.yaml" <<'YAML'
+name: grid
+seed: 7
+seeds: 3
+dataset: {plugin: synthetic, nodes: 200, classes: 3, features: 30, feature_density: 0.1}
+split: {kind: random, val: 0.25, test: 0.25}
+backbone: {plugin: gcn, hidden: 8}
+train: {epochs: 8, lr: 0.01}
+variants:
+  - name: nonpriv
+  - name: lpgnn
+    mechanisms:
+      - {plugin: multibit, epsilon: 1}
+sweep:
+  axes:
+    epsilon:
+      paths: [variants.1.mechanisms.0.epsilon]
+      values: [0.5, 1, 4]
+  report: {rows: method, cols: epsilon, baseline: nonpriv}
+YAML
+
+# Every result file of a sweep except logs and timings (wall times differ).
+results() {
+  (cd "$1" && find . -type f ! -name run.log ! -name timing.csv ! -path './figures/*' | LC_ALL=C sort)
+}
+same_results() { # dir1 dir2
+  [ "$(results "$1")" = "$(results "$2")" ] || { echo "different file lists"; return 1; }
+  for f in $(results "$1"); do cmp "$1/$f" "$2/$f" || return 1; done
+}
+
+check "sweep on a 3-cell grid exits 0" sh -c "'$bin' sweep '$tmp/grid.yaml' --out '$tmp/a' --no-plot >'$tmp/a.out' 2>&1"
+check "every cell is an ordinary run with its summary.json and completion mark" \
+  sh -c "for c in 0-epsilon=0.5 1-epsilon=1 2-epsilon=4; do test -s '$tmp/a/00'\$c/summary.json && test -s '$tmp/a/00'\$c/pipeline.sha256 || exit 1; done"
+check "the cell's override reached the run (epsilon 4 in the third cell's ledger)" \
+  sh -c "grep -A1 '\"features\" : {' '$tmp/a/002-epsilon=4/summary.json' | grep -q '\"epsilon\" : 4'"
+check "the sweep ends with the report table (methods x epsilons, CI, paired differences)" \
+  sh -c "grep -q '^| method \\\\ epsilon | 0.5 | 1 | 4 |' '$tmp/a.out' && grep -q '^| lpgnn | .* ± .* \\[.*, .*\\] (3)' '$tmp/a.out' && grep -q \"paired difference to 'nonpriv'\" '$tmp/a.out'"
+check "report writes Markdown, CSV and JSON" \
+  sh -c "test -s '$tmp/a/report-test_accuracy.md' && head -n1 '$tmp/a/report-test_accuracy.csv' | grep -q '^method,epsilon,metric,n,mean,std,ci_low,ci_high' && grep -q '\"resamples\" : 1000' '$tmp/a/report-test_accuracy.json'"
+# The report's numbers follow from the runs: the mean of the CSV equals summary.json's.
+check "report mean equals the cell's summary.json mean" \
+  sh -c "m=\$(grep '^lpgnn,1,' '$tmp/a/report-test_accuracy.csv' | cut -d, -f5); s=\$(grep -A2 '\"test_accuracy\"' '$tmp/a/001-epsilon=1/summary.json' | sed -n 's/.*\"mean\" : \\([0-9.e-]*\\).*/\\1/p' | sed -n 2p); awk -v a=\"\$m\" -v b=\"\$s\" 'BEGIN { d = a - b; exit !(d < 1e-9 && d > -1e-9) }'"
+check "report with rows and columns swapped" \
+  sh -c "cp -r '$tmp/a' '$tmp/a2' && '$bin' report '$tmp/a2' --rows epsilon --cols method --metric test_f1_macro >'$tmp/r.out' 2>&1 && grep -q '^| epsilon \\\\ method | nonpriv | lpgnn |' '$tmp/r.out' && test -s '$tmp/a2/report-test_f1_macro.csv'"
+check "report names the choices for an unknown --rows" \
+  sh -c "'$bin' report '$tmp/a' --rows lr >'$tmp/u.out' 2>&1; test \$? -eq 1 && grep -q \"unknown --rows 'lr'; expected 'method' or an axis of the sweep: epsilon\" '$tmp/u.out'"
+
+check "sweep -j 2 exits 0" sh -c "'$bin' sweep '$tmp/grid.yaml' --out '$tmp/b' -j 2 --no-plot >/dev/null 2>&1"
+if same_results "$tmp/a" "$tmp/b" >"$tmp/cmp.out" 2>&1; then ok "-j 2 files equal -j 1 files"; else not_ok "-j 2 files equal -j 1 files" "$tmp/cmp.out"; fi
+
+# A job array without MPI: two shards, then the plain sweep finds every cell complete.
+"$bin" sweep "$tmp/grid.yaml" --out "$tmp/sh" --shard 0/2 --no-plot >"$tmp/sh0.out" 2>&1 &&
+"$bin" sweep "$tmp/grid.yaml" --out "$tmp/sh" --shard 1/2 --no-plot >"$tmp/sh1.out" 2>&1 &&
+"$bin" sweep "$tmp/grid.yaml" --out "$tmp/sh" --no-plot >"$tmp/sh.out" 2>&1
+if [ $? -eq 0 ] && [ "$(grep -c 'not run again' "$tmp/sh.out")" -eq 3 ] && grep -q 'cell 2/3' "$tmp/sh1.out" &&
+   ! grep -q 'cell 2/3' "$tmp/sh0.out" && same_results "$tmp/a" "$tmp/sh" >"$tmp/cmp.out" 2>&1
+then ok "shards 0/2 and 1/2 split the cells; the final sweep only reports, equal to one sweep"
+else cat "$tmp/sh0.out" "$tmp/sh1.out" "$tmp/sh.out" >>"$tmp/cmp.out"; not_ok "shards split the cells" "$tmp/cmp.out"; fi
+
+# Resume: a longer grid, killed once the first cell is complete.
+"$bin" sweep "$tmp/grid.yaml" --grid train.lr=0.01,0.02 --set train.epochs=40 --out "$tmp/full" --no-plot >/dev/null 2>&1
+"$bin" sweep "$tmp/grid.yaml" --grid train.lr=0.01,0.02 --set train.epochs=40 --out "$tmp/k" --no-plot >"$tmp/k1.out" 2>&1 &
+pid=$!
+i=0
+while [ ! -f "$tmp/k/000-epsilon=0.5-train.lr=0.01/pipeline.sha256" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+kill -9 $pid 2>/dev/null
+wait $pid 2>/dev/null
+marks=$(ls "$tmp"/k/*/pipeline.sha256 2>/dev/null | wc -l)
+if [ "$marks" -ge 1 ] && [ "$marks" -lt 6 ]; then
+  "$bin" sweep "$tmp/grid.yaml" --grid train.lr=0.01,0.02 --set train.epochs=40 --out "$tmp/k" --no-plot >"$tmp/k2.out" 2>&1
+  if [ "$(grep -c 'complete, not run again' "$tmp/k2.out")" -eq "$marks" ] && grep -q ': done' "$tmp/k2.out"; then
+    ok "after a kill, complete cells ($marks of 6) are not run again, the others are"
+  else not_ok "after a kill, complete cells are not run again" "$tmp/k2.out"; fi
+  if same_results "$tmp/full" "$tmp/k" >"$tmp/cmp.out" 2>&1; then ok "the resumed sweep equals an uninterrupted one"
+  else not_ok "the resumed sweep equals an uninterrupted one" "$tmp/cmp.out"; fi
+else
+  skip "resume after a kill" "the kill came too late or too early ($marks marks)"
+  skip "the resumed sweep equals an uninterrupted one" "no interrupted sweep"
+fi
+check "a cell whose pipeline changed is run again" \
+  sh -c "'$bin' sweep '$tmp/grid.yaml' --set train.epochs=9 --out '$tmp/a' --no-plot >'$tmp/c.out' 2>&1 && ! grep -q 'not run again' '$tmp/c.out'"
+
+check "a bad grid path names the cell and the path" \
+  sh -c "! '$bin' sweep '$tmp/grid.yaml' --grid variants.5.train.lr=1 --out '$tmp/bad' >'$tmp/bad.out' 2>&1 && grep -q 'sweep cell 000-epsilon=0.5-variants.5.train.lr=1: --set variants.5.train.lr: index 5 is out of range' '$tmp/bad.out'"
+
+sed 's/      values: \[0.5, 1, 4\]/      vals: [0.5, 1, 4]/' "$tmp/grid.yaml" >"$tmp/bad.yaml"
+check "a bad sweep section is reported at file:line:col" \
+  sh -c "! '$bin' sweep '$tmp/bad.yaml' --out '$tmp/bad2' >'$tmp/bad2.out' 2>&1 && grep -q \"bad.yaml:17:7: unknown key 'vals' in sweep axis 'epsilon' (known keys: paths, values)\" '$tmp/bad2.out'"
+
+if command -v "${LDPGNN_GNUPLOT:-gnuplot}" >/dev/null 2>&1; then
+  check "plot renders accuracy vs epsilon as PNG and SVG" \
+    sh -c "'$bin' plot '$tmp/b' >'$tmp/p.out' 2>&1 && head -c 8 '$tmp/b/figures/test_accuracy-vs-epsilon.png' | od -An -c | grep -q 'P   N   G' && test \$(wc -c <'$tmp/b/figures/test_accuracy-vs-epsilon.png') -gt 10000 && grep -q '<svg' '$tmp/b/figures/test_accuracy-vs-epsilon.svg' && grep -q 'lpgnn' '$tmp/b/figures/test_accuracy-vs-epsilon.svg'"
+else
+  skip "plot renders accuracy vs epsilon as PNG and SVG" "gnuplot is not installed"
+fi
+
+if [ -n "${LDPGNN_MPIRUN:-}" ]; then
+  # root may run mpirun only when it says so (CI containers run as root)
+  if OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "$LDPGNN_MPIRUN" --allow-run-as-root --oversubscribe -n 2 \
+       "$bin" sweep "$tmp/grid.yaml" --out "$tmp/m" --no-plot >"$tmp/m.out" 2>&1 && same_results "$tmp/b" "$tmp/m" >>"$tmp/m.out" 2>&1
+  then ok "mpirun -n 2 gives byte-identical results to one process"
+  else not_ok "mpirun -n 2 gives byte-identical results to one process" "$tmp/m.out"; fi
+else
+  skip "mpirun -n 2 gives byte-identical results to one process" "ldpgnn was built without MPI"
+fi
+
+# Progress: only on a terminal (script(1) gives the sweep one), never in logs.
+check "no progress line when stdout is not a terminal" sh -c "! grep -q 'ETA' '$tmp/a.out' && ! grep -q \"\$(printf '\\r')\" '$tmp/a.out'"
+if command -v script >/dev/null 2>&1; then
+  check "on a terminal the sweep shows cells done/total, elapsed and ETA" \
+    sh -c "script -qec \"'$bin' sweep '$tmp/grid.yaml' --out '$tmp/t1' --no-plot\" /dev/null >'$tmp/t1.out' 2>&1 && grep -q 'sweep: 3/3 cells  elapsed [0-9]*:[0-9][0-9]  ETA' '$tmp/t1.out'"
+  check "--quiet silences it on a terminal" \
+    sh -c "script -qec \"'$bin' sweep '$tmp/grid.yaml' --out '$tmp/t2' --no-plot --quiet\" /dev/null >'$tmp/t2.out' 2>&1 && grep -q 'cell 3/3' '$tmp/t2.out' && ! grep -q 'ETA' '$tmp/t2.out'"
+else
+  skip "on a terminal the sweep shows cells done/total, elapsed and ETA" "no script(1)"
+  skip "--quiet silences it on a terminal" "no script(1)"
+fi
+
+# keep the files of a failure for inspection
+[ $fails -eq 0 ] && rm -rf "$tmp"
+[ $fails -eq 0 ]
