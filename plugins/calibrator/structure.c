@@ -39,6 +39,7 @@ typedef enum { MODE_SHIPPED, MODE_LEARNED } StructureMode;
 typedef struct {
   StructureMode mode;
   double lambda1, lambda2, lr;
+  gboolean adam;
   guint tau;
   gboolean symmetric;
   guint feature_steps, recompute_every;
@@ -58,6 +59,7 @@ typedef struct {
 } Structure;
 
 static const char *const structure_modes[] = { "shipped", "learned", NULL };
+static const char *const structure_optimizers[] = { "sgd", "adam", NULL };
 static const char *const structure_aggregators[] = { "sym", "gcn", "mean", NULL };
 
 /* Defaults inside the paper's grids (λ1, λ2 ∈ {1e-5 .. 1e-2}, lr ∈ {1e-4 .. 1e-1}). */
@@ -71,6 +73,9 @@ static const LdpParamSpec structure_params[] = {
     .default_value = "0.0001", .min = 0, .max = INFINITY },
   { .name = "lr", .type = LDP_PARAM_NUMBER, .doc = "learned: step size eta_A of the weight updates",
     .default_value = "0.1", .flags = LDP_PARAM_MIN_OPEN },
+  { .name = "optimizer", .type = LDP_PARAM_ENUM,
+    .doc = "learned: sgd (plain projected/prox steps, sound); adam (the paper's alternating Adam, prox applied after it: heuristic)",
+    .default_value = "sgd", .choices = structure_optimizers },
   { .name = "inner_steps", .type = LDP_PARAM_INTEGER,
     .doc = "tau_A: weight steps after every backbone step (the authors' inner_epoch)", .default_value = "2",
     .min = 1, .max = 1000 },
@@ -116,6 +121,7 @@ static gpointer structure_create(const LdpParams *params, const LdpDataset *nois
   s->lambda2 = ldp_params_get_number(params, "lambda2");
   s->lr = ldp_params_get_number(params, "lr");
   s->tau = (guint)ldp_params_get_int(params, "inner_steps");
+  s->adam = strcmp(ldp_params_get_string(params, "optimizer"), "adam") == 0;
   s->symmetric = ldp_params_get_bool(params, "symmetric");
   s->feature_steps = (guint)ldp_params_get_int(params, "feature_steps");
   s->recompute_every = (guint)ldp_params_get_int(params, "recompute_every");
@@ -172,7 +178,7 @@ static gboolean structure_prepare(gpointer inst, LdpDataset *noisy, LdpRng *rng,
   s->ones = ldp_tensor_new(MAX(s->n_weights, 1), 1);
   ldp_tensor_fill(s->ones, 1.0f);
   if (s->mode == MODE_LEARNED) {
-    s->group = ldp_param_group_new("structure", LDP_OPTIM_SGD, s->lr, 0.0, 0.0);
+    s->group = ldp_param_group_new("structure", s->adam ? LDP_OPTIM_ADAM : LDP_OPTIM_SGD, s->lr, 0.0, 0.0);
     ldp_param_group_add(s->group, s->w);
     ldp_param_group_set_prox(s->group, s->lambda2, 0.0, 1.0);
   } else {
