@@ -3,7 +3,10 @@
  * no-op on the edge set, O(|support|) memory, and learned weights that separate
  * injected from true edges. */
 #include <math.h>
+#include <stdlib.h>
 #include <sys/resource.h>
+
+#include <json-glib/json-glib.h>
 
 #include "testutil.h"
 
@@ -392,6 +395,67 @@ static void test_learned_separates(void)
   ldp_dataset_free(ds);
 }
 
+/* ---- the runner's report: the clean graph reaches only the diagnostics ---- */
+
+static const char report_yaml[] =
+  "name: solitude-report\n"
+  "seed: 7\n"
+  "seeds: 2\n"
+  "dataset: {plugin: synthetic, nodes: 200, classes: 3, avg_degree: 4, features: 8}\n"
+  "split: {kind: random, val: 0.25, test: 0.25}\n"
+  "mechanisms:\n"
+  "  - {plugin: rr, epsilon: 4, diagonal: true, aggregation: in_reports}\n"
+  "backbone: {plugin: sage, hidden: 8}\n"
+  "train: {epochs: 3, lr: 0.01}\n"
+  "variants:\n"
+  "  - name: plain\n"
+  "  - name: learned\n"
+  "    calibrators: [{plugin: structure, mode: learned}]\n";
+
+static char *run_report(const char *dir, const char *yaml_path)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LdpPipeline) p = ldp_pipeline_load(yaml_path, reg, NULL, &error);
+  g_assert_no_error(error);
+  g_autoptr(GString) line = g_string_new(NULL);
+  g_assert_true(ldp_run_pipeline(p, dir, NULL, FALSE, line, &error));
+  g_assert_no_error(error);
+  g_autofree char *path = g_build_filename(dir, "summary.json", NULL);
+  char *text = NULL;
+  g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+  return text;
+}
+
+static void test_runner_report(void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp("ldpgnn-solitude-XXXXXX", &error);
+  g_assert_no_error(error);
+  g_autofree char *yaml = g_build_filename(dir, "p.yaml", NULL);
+  g_assert_true(g_file_set_contents(yaml, report_yaml, -1, NULL));
+  g_autofree char *out1 = g_build_filename(dir, "a", NULL), *out2 = g_build_filename(dir, "b", NULL);
+  g_autofree char *s1 = run_report(out1, yaml), *s2 = run_report(out2, yaml);
+  g_assert_cmpstr(s1, ==, s2); /* reproducible, diagnostics included */
+  g_autoptr(JsonParser) parser = json_parser_new();
+  g_assert_true(json_parser_load_from_data(parser, s1, -1, &error));
+  JsonArray *runs = json_object_get_array_member(json_node_get_object(json_parser_get_root(parser)), "runs");
+  JsonObject *plain = json_array_get_object_element(runs, 0), *learned = json_array_get_object_element(runs, 1);
+  g_assert_false(json_object_has_member(plain, "diagnostics")); /* unchanged without the slot */
+  JsonObject *diag = json_object_get_object_member(learned, "diagnostics");
+  g_assert_nonnull(diag);
+  /* RR at epsilon 4 on 200 x 200 bits flips ~ 40 000 / (1 + e^4) = 723 zeros into
+   * edges per seed: injected edges exist, and the true ones are those RR kept. */
+  JsonArray *inj = json_object_get_array_member(json_object_get_object_member(diag, "structure.injected_edges"), "values");
+  JsonArray *tru = json_object_get_array_member(json_object_get_object_member(diag, "structure.true_edges"), "values");
+  g_assert_cmpuint(json_array_get_length(inj), ==, 2);
+  for (guint i = 0; i < 2; i++) {
+    g_assert_cmpfloat(json_array_get_double_element(inj, i), >, 300);
+    g_assert_cmpfloat(json_array_get_double_element(tru, i), >, 100);
+  }
+  g_autofree char *rm = g_strdup_printf("rm -rf '%s'", dir);
+  g_assert_cmpint(system(rm), ==, 0);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -401,6 +465,7 @@ int main(int argc, char **argv)
   g_test_add_func("/solitude/shipped-keeps-support", test_shipped_keeps_support);
   g_test_add_func("/solitude/learned-memory", test_learned_memory);
   g_test_add_func("/solitude/learned-separates", test_learned_separates);
+  g_test_add_func("/solitude/runner-report", test_runner_report);
   int rc = g_test_run();
   ldp_registry_free(reg);
   return rc;
