@@ -223,6 +223,18 @@ static void print_kind_details(const LdpPluginDesc *d)
     HOOK(post_step);
     HOOK(accept);
 #undef HOOK
+    /* slots of ABI 1.1, read only when the plugin's minor has them */
+#define HOOK11(slot)                                                                               \
+  do {                                                                                             \
+    if (LDP_CALIBRATOR_SLOT(d, slot))                                                              \
+      g_string_append_printf(hooks, "%s%s", hooks->len ? ", " : "", #slot);                       \
+  } while (0)
+    HOOK11(param_groups);
+    HOOK11(transform_input);
+    HOOK11(epoch_begin);
+    HOOK11(after_step);
+    HOOK11(diagnostics);
+#undef HOOK11
     printf("hooks:    %s\n", hooks->len ? hooks->str : "none");
     g_string_free(hooks, TRUE);
   }

@@ -24,7 +24,7 @@ gsize ldp_vtable_size(LdpPluginKind kind, guint minor)
   case LDP_PLUGIN_BACKBONE:
     return sizeof(LdpBackboneVTable);
   case LDP_PLUGIN_CALIBRATOR:
-    /* 1.1 appended param_groups, transform_input, epoch_begin, after_step */
+    /* 1.1 appended param_groups, transform_input, epoch_begin, after_step, diagnostics */
     return minor >= 1 ? sizeof(LdpCalibratorVTable) : G_STRUCT_OFFSET(LdpCalibratorVTable, param_groups);
   }
   return 0;

@@ -44,6 +44,8 @@ typedef struct {
   GString *history;           /* history.csv lines: every evaluated epoch of every seed */
   JsonNode *ledger;           /* of the first seed (identical for all seeds) */
   double epsilon[4];          /* features, labels, edges, total (from that ledger) */
+  GPtrArray *diag_names;      /* calibrator diagnostics: names (char *) in first-seen order */
+  GPtrArray *diag_values;     /* ... and per name a GArray of double, one per seed */
   gboolean has_public[4];     /* some users of that target sent raw data */
 } RunRecord;
 
@@ -56,6 +58,24 @@ static void run_record_clear(RunRecord *r)
   if (r->history)
     g_string_free(g_steal_pointer(&r->history), TRUE);
   g_clear_pointer(&r->ledger, json_node_unref);
+  g_clear_pointer(&r->diag_names, g_ptr_array_unref);
+  g_clear_pointer(&r->diag_values, g_ptr_array_unref);
+}
+
+/* Appends one seed's calibrator diagnostics (LdpDiagnostic) to @r. */
+static void add_diagnostics(RunRecord *r, const GArray *diag)
+{
+  for (guint i = 0; i < diag->len; i++) {
+    const LdpDiagnostic *d = &g_array_index(diag, LdpDiagnostic, i);
+    guint k = 0;
+    while (k < r->diag_names->len && strcmp(r->diag_names->pdata[k], d->name) != 0)
+      k++;
+    if (k == r->diag_names->len) {
+      g_ptr_array_add(r->diag_names, g_strndup(d->name, sizeof d->name));
+      g_ptr_array_add(r->diag_values, g_array_new(FALSE, FALSE, sizeof(double)));
+    }
+    g_array_append_val((GArray *)r->diag_values->pdata[k], d->value);
+  }
 }
 
 static char *params_key(const LdpStageSpec *st)
@@ -125,7 +145,8 @@ static void free_calibrators(GArray *cals)
 
 /* Runs one seed of one variant on @base (which is not modified). */
 static gboolean run_seed(const LdpRunSpec *spec, const LdpDataset *base, const guint8 *roles, guint64 key,
-                         gboolean progress, LdpTrainResult *result, LdpLedger *ledger, GError **error)
+                         gboolean progress, LdpTrainResult *result, LdpLedger *ledger, GArray *diag,
+                         GError **error)
 {
   guint n_items = ldp_dataset_n_labels(base);
   const gint *clean = ldp_dataset_labels(base);
@@ -204,6 +225,14 @@ static gboolean run_seed(const LdpRunSpec *spec, const LdpDataset *base, const g
   cfg.progress = progress;
   ok = ldp_train(&cfg, data, roles, clean, ldp_plugin_desc(spec->backbone.plugin), model, cals, &train_rng, result,
                  error);
+  /* Reporting only: the graph before the mechanisms reaches the calibrators after
+   * training is over. */
+  for (guint c = 0; ok && c < cals->len; c++) {
+    const LdpCalibratorSlot *s = &g_array_index(cals, LdpCalibratorSlot, c);
+    void (*diagnostics)(gpointer, LdpGraph *, GArray *) = LDP_CALIBRATOR_SLOT(s->desc, diagnostics);
+    if (diagnostics)
+      diagnostics(s->inst, ldp_dataset_graph(base), diag);
+  }
 
 out:
   if (model)
@@ -308,6 +337,28 @@ static gboolean write_outputs(const char *dir, LdpPipeline *p, RunRecord *recs, 
       json_builder_end_object(b);
     }
     json_builder_end_object(b);
+    if (recs[r].diag_names->len > 0) {
+      json_builder_set_member_name(b, "diagnostics");
+      json_builder_begin_object(b);
+      for (guint k = 0; k < recs[r].diag_names->len; k++) {
+        GArray *a = recs[r].diag_values->pdata[k];
+        double mean, std;
+        mean_std(a, &mean, &std);
+        json_builder_set_member_name(b, recs[r].diag_names->pdata[k]);
+        json_builder_begin_object(b);
+        json_builder_set_member_name(b, "mean");
+        json_add_double(b, mean);
+        json_builder_set_member_name(b, "std");
+        json_add_double(b, std);
+        json_builder_set_member_name(b, "values");
+        json_builder_begin_array(b);
+        for (guint i = 0; i < a->len; i++)
+          json_add_double(b, g_array_index(a, double, i));
+        json_builder_end_array(b);
+        json_builder_end_object(b);
+      }
+      json_builder_end_object(b);
+    }
     json_builder_set_member_name(b, "privacy");
     json_builder_add_value(b, recs[r].ledger ? json_node_copy(recs[r].ledger) : json_node_new(JSON_NODE_NULL));
     json_builder_end_object(b);
@@ -434,6 +485,8 @@ gboolean ldp_run_pipeline(LdpPipeline *p, const char *out_dir, const char *data_
     rec->seconds = g_array_new(FALSE, FALSE, sizeof(double));
     rec->ms_per_epoch = g_array_new(FALSE, FALSE, sizeof(double));
     rec->history = g_string_new(NULL);
+    rec->diag_names = g_ptr_array_new_with_free_func(g_free);
+    rec->diag_values = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
 
     /* Datasets are loaded once per distinct dataset stage and shared by variants. */
     g_autofree char *key = params_key(&spec->dataset);
@@ -471,8 +524,11 @@ gboolean ldp_run_pipeline(LdpPipeline *p, const char *out_dir, const char *data_
       LdpLedger *ledger = ldp_ledger_new();
       ldp_ledger_note_preprocessing(ledger, spec->dataset.core);
       LdpTrainResult res = { 0 };
+      g_autoptr(GArray) diag = g_array_new(FALSE, TRUE, sizeof(LdpDiagnostic));
       gboolean seed_ok = run_seed(spec, base, own_roles ? own_roles : shared_roles, seed, progress, &res,
-                                  ledger, error);
+                                  ledger, diag, error);
+      if (seed_ok)
+        add_diagnostics(rec, diag);
       if (seed_ok && s == 0) {
         g_autofree char *text = ldp_ledger_format(ledger);
         printf("%s", text);

@@ -24,6 +24,12 @@ typedef enum {
   LDP_LOSS_VAL     /* the validation loss used for model selection */
 } LdpLossPhase;
 
+/* One named number a calibrator reports about what it did (see diagnostics below). */
+typedef struct {
+  char name[64];  /* [a-z][a-z0-9_.]*, unique within one calibrator's report */
+  double value;
+} LdpDiagnostic;
+
 typedef struct {
   /* Required. (transfer full) */
   gpointer (*create)(const LdpParams *params, const LdpDataset *noisy, GError **error);
@@ -63,6 +69,13 @@ typedef struct {
   /* After every backbone optimiser step (node tasks: one per epoch; graph tasks: one
    * per mini-batch); where a calibrator runs its own phase. */
   gboolean (*after_step)(gpointer inst, LdpTrainContext *ctx, GError **error);
+  /* Reporting only, once after training: appends LdpDiagnostic values to @out (a GArray
+   * of LdpDiagnostic, transfer none). @reference (transfer none, nullable) is the graph
+   * the run held BEFORE the mechanisms (e.g. the clean graph, to tell true from
+   * injected edges): it is shown to the calibrator only here, when training is over,
+   * so it never reaches the model. The host writes the values per seed under the run's
+   * "diagnostics" in summary.json. */
+  void (*diagnostics)(gpointer inst, LdpGraph *reference, GArray *out);
 } LdpCalibratorVTable;
 
 G_END_DECLS

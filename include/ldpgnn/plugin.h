@@ -21,8 +21,8 @@
  *   1.1  LdpPluginDesc.param_spec_size (the schema's element size, so LdpParamSpec can
  *        grow) and LdpParamSpec.unit; calibrator slots param_groups, epoch_begin,
  *        after_step and transform_input (calibrators that run their own optimisation
- *        phase, see train.h); the mechanism slot audit_pair; the custom-op and
- *        weighted-graph ops of autograd.h.
+ *        phase, see train.h) and diagnostics (a report after training); the
+ *        mechanism slot audit_pair; the custom-op and weighted-graph ops of autograd.h.
  */
 #pragma once
 

@@ -1,0 +1,104 @@
+/* bench-solitude.c: one Cora Table III run of pipelines/solitude-cora-sage.yaml
+ * (epsilon_x = 1, epsilon_a = 8, GraphSAGE, 500 epochs, one seed): the four methods,
+ * structure learning included, exactly as `ldpgnn run FILE --set seeds=1` does.
+ *
+ * Prints the whole run's wall seconds (pipeline and dataset load, multi-bit and RR
+ * perturbation, KProp, training of the four variants) and, per variant, the training
+ * seconds and ms/epoch from the runner's timing.csv. Skipped without Cora under
+ * $LDPGNN_DATA. Usage: bench-solitude [PIPELINE.yaml].
+ */
+#include "config.h"
+
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <ldpgnn/host.h>
+#include "../tests/testutil.h"
+
+/* Removes @dir and the files the runner wrote into it (it writes no subdirectories). */
+static void remove_dir(const char *dir)
+{
+  GDir *d = g_dir_open(dir, 0, NULL);
+  if (d) {
+    const char *name;
+    while ((name = g_dir_read_name(d)) != NULL) {
+      g_autofree char *path = g_build_filename(dir, name, NULL);
+      g_remove(path);
+    }
+    g_dir_close(d);
+  }
+  g_rmdir(dir);
+}
+
+/* Prints the rows of timing.csv (run,seed,train_seconds,ms_per_epoch). */
+static gboolean print_timing(const char *dir)
+{
+  g_autofree char *path = g_build_filename(dir, "timing.csv", NULL);
+  g_autofree char *text = NULL;
+  if (!g_file_get_contents(path, &text, NULL, NULL))
+    return FALSE;
+  g_auto(GStrv) lines = g_strsplit(text, "\n", 0);
+  for (guint i = 1; lines[0] && lines[i]; i++) {
+    g_auto(GStrv) f = g_strsplit(lines[i], ",", 0);
+    if (g_strv_length(f) >= 4)
+      printf("  %-20s %10.2f %12.2f\n", f[0], g_ascii_strtod(f[2], NULL), g_ascii_strtod(f[3], NULL));
+  }
+  return TRUE;
+}
+
+int main(int argc, char **argv)
+{
+  ldp_host_tune_allocator();
+  const char *data = ldp_test_data_dir();
+  g_autofree char *cora = data ? g_build_filename(data, "cora", "cora.content", NULL) : NULL;
+  if (cora == NULL || !g_file_test(cora, G_FILE_TEST_EXISTS)) {
+    printf("bench-solitude: skipped (no cora/cora.content under $LDPGNN_DATA)\n");
+    return 0;
+  }
+  const char *src = g_getenv("LDPGNN_SRCDIR");
+  g_autofree char *path = argc > 1 ? g_strdup(argv[1])
+                                   : g_build_filename(src && *src ? src : LDP_SRC_DIR, "pipelines",
+                                                      "solitude-cora-sage.yaml", NULL);
+  g_autoptr(LdpRegistry) reg = ldp_test_registry();
+  const char *sets[] = { "seeds=1", "mechanisms.1.epsilon=8", NULL };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *out = g_dir_make_tmp("ldpgnn-bench-solitude-XXXXXX", &error);
+  if (out == NULL) {
+    fprintf(stderr, "bench-solitude: %s\n", error->message);
+    return 1;
+  }
+  g_autoptr(GString) summary = g_string_new(NULL);
+  gint64 t0 = g_get_monotonic_time();
+  LdpPipeline *p = ldp_pipeline_load(path, reg, sets, &error);
+  /* The runner reports on stdout; keep the bench's table readable. */
+  fflush(stdout);
+  int saved = dup(STDOUT_FILENO);
+  int null_fd = open("/dev/null", O_WRONLY);
+  if (saved >= 0 && null_fd >= 0)
+    dup2(null_fd, STDOUT_FILENO);
+  gboolean ok = p && ldp_run_pipeline(p, out, NULL, FALSE, summary, &error);
+  fflush(stdout);
+  if (saved >= 0 && null_fd >= 0)
+    dup2(saved, STDOUT_FILENO);
+  if (null_fd >= 0)
+    close(null_fd);
+  if (saved >= 0)
+    close(saved);
+  double wall = (g_get_monotonic_time() - t0) / 1e6;
+  g_clear_pointer(&p, ldp_pipeline_free);
+  if (!ok) {
+    printf("bench-solitude: %s failed: %s\n", path, error ? error->message : "?");
+    remove_dir(out);
+    return 1;
+  }
+  const char *threads = g_getenv("OMP_NUM_THREADS");
+  printf("OMP_NUM_THREADS=%s\n", threads ? threads : "(unset)");
+  printf("solitude-cora-sage.yaml, epsilon_a = 8, seeds=1: whole run (4 variants) %.2f s\n", wall);
+  printf("  %-20s %10s %12s\n", "variant", "train s", "ms/epoch");
+  ok = print_timing(out);
+  remove_dir(out);
+  return ok ? 0 : 1;
+}

@@ -1,0 +1,378 @@
+/* structure.c: Solitude's structure learning (ALGORITHMS.md §12.2, §12.3).
+ *
+ * mode shipped: what the authors' code does with --orphic: after every backbone step,
+ *   tau times, a fresh estimate A_c <- Ã (here: w = 1 on every edge of the noisy
+ *   support), one SGD step with momentum 0.9 at the model's lr on ‖A_c − Ã‖_F (not
+ *   squared) + L_GNN, where L_GNN does not depend on A_c (their model runs on the
+ *   stored graph), then the L1 prox by 5e-4·lr and a clip to [0, 1]; the graph trained
+ *   on from then on is the support of A_c. The Frobenius subgradient at A_c = Ã is 0
+ *   (PyTorch's convention at a zero norm) and the shrink never zeroes a 1, so the
+ *   support never changes: training sees the noisy graph itself (the register's no-op).
+ *   The edge weights handed to the backbone are the support indicator, or none while
+ *   the support is complete (the same graph, and the same numbers as without it).
+ * mode learned: a weight w in [0, 1] per edge of the noisy support (noisy self-loops
+ *   included), initialised at 1, trained on
+ *     F(θ, w) = L(θ, w) + λ1 Σ (w − 1)² + λ2 Σ w
+ *   with L the run's training loss (the calibrated one: Drop's when Drop is in the
+ *   pipeline) of the backbone run on the weighted graph (weighted-degree GCN / SAGE).
+ *   After every backbone (θ) step: tau plain gradient steps on w at lr η_A through the
+ *   training context (ldp_train_context_run_phase), each followed by the prox of
+ *   λ2‖·‖₁ on w >= 0 and the box [0, 1]: w <- clip(w − η_A g − η_A λ2, 0, 1).
+ *   Optional tying w_ij = w_ji (one weight per unordered pair: the penalties then count
+ *   each pair once). Memory: O(|support|) weights, never n².
+ * Feature smoothing (either mode, optional): with feature_steps K > 0 this calibrator
+ *   owns KProp: X̃ = B_W^K X' on the weighted graph (B_W with weighted degrees), at
+ *   the first epoch (W = Ã: the kprop calibrator's result) and again every
+ *   recompute_every epochs (0: never again). Leave feature_steps at 0 and put the kprop
+ *   calibrator first to smooth once on Ã instead.
+ * Diagnostics (reporting only, after training): with the graph before the mechanisms
+ * as reference, the number of true and injected support edges, the fractions of each
+ * kept (w > 0 and w >= 1/2) and their mean weight.
+ */
+#include <math.h>
+#include <string.h>
+
+#include <ldpgnn/ldpgnn.h>
+
+typedef enum { MODE_SHIPPED, MODE_LEARNED } StructureMode;
+
+typedef struct {
+  StructureMode mode;
+  double lambda1, lambda2, lr;
+  gboolean adam;
+  guint tau;
+  gboolean symmetric;
+  guint feature_steps, recompute_every;
+  LdpNorm feature_norm;
+
+  LdpGraph *graph;        /* the noisy support (reference), from prepare */
+  guint n_edges, n_weights;
+  guint *pair;            /* edge -> weight (symmetric tying), NULL: identity */
+  LdpParam *w;            /* n_weights x 1 */
+  LdpTensor *ones;        /* n_weights x 1, the Frobenius anchor Ã */
+  LdpParamGroup *group;   /* learned: handed to the trainer (which frees it) */
+  gboolean group_handed;
+  LdpTensor *momentum;    /* shipped: SGD momentum buffer, NULL before the first step */
+  LdpTensor *indicator;   /* shipped: 1 on the support of A_c, 0 elsewhere */
+  gboolean support_full;
+  LdpTensor *x_raw;       /* X' for feature smoothing (n x d), NULL when feature_steps = 0 */
+} Structure;
+
+static const char *const structure_modes[] = { "shipped", "learned", NULL };
+static const char *const structure_optimizers[] = { "sgd", "adam", NULL };
+static const char *const structure_aggregators[] = { "sym", "gcn", "mean", NULL };
+
+/* Defaults inside the paper's grids (λ1, λ2 ∈ {1e-5 .. 1e-2}, lr ∈ {1e-4 .. 1e-1}). */
+static const LdpParamSpec structure_params[] = {
+  { .name = "mode", .type = LDP_PARAM_ENUM,
+    .doc = "shipped: the authors' code (a no-op on the edge set); learned: sparse Eq. 14 (ALGORITHMS.md 12.3)",
+    .default_value = "learned", .choices = structure_modes },
+  { .name = "lambda1", .type = LDP_PARAM_NUMBER, .doc = "learned: weight of sum (w - 1)^2 (closeness to the noisy graph)",
+    .default_value = "0.001", .min = 0, .max = INFINITY },
+  { .name = "lambda2", .type = LDP_PARAM_NUMBER, .doc = "learned: weight of sum w (sparsity, applied as a prox step)",
+    .default_value = "0.0001", .min = 0, .max = INFINITY },
+  { .name = "lr", .type = LDP_PARAM_NUMBER, .doc = "learned: step size eta_A of the weight updates",
+    .default_value = "0.1", .flags = LDP_PARAM_MIN_OPEN },
+  { .name = "optimizer", .type = LDP_PARAM_ENUM,
+    .doc = "learned: sgd (plain projected/prox steps, sound); adam (the paper's alternating Adam, prox applied after it: heuristic)",
+    .default_value = "sgd", .choices = structure_optimizers },
+  { .name = "inner_steps", .type = LDP_PARAM_INTEGER,
+    .doc = "tau_A: weight steps after every backbone step (the authors' inner_epoch)", .default_value = "2",
+    .min = 1, .max = 1000 },
+  { .name = "symmetric", .type = LDP_PARAM_BOOL, .doc = "learned: tie w_ij = w_ji", .default_value = "false" },
+  { .name = "feature_steps", .type = LDP_PARAM_INTEGER,
+    .doc = "K_x of KProp run by this calibrator on the weighted graph (0: leave the features alone)",
+    .default_value = "0", .min = 0, .max = 1000 },
+  { .name = "feature_aggregator", .type = LDP_PARAM_ENUM, .doc = "normalisation of that KProp, as kprop's aggregator",
+    .default_value = "sym", .choices = structure_aggregators },
+  { .name = "recompute_every", .type = LDP_PARAM_INTEGER,
+    .doc = "R: recompute the KProp features on the current weights every R epochs (0: only at the start)",
+    .default_value = "0", .min = 0, .max = 1000000, .unit = "epochs" },
+};
+
+/* The authors' hard-wired constants (§12.2). */
+#define SHIPPED_L1 5e-4
+#define SHIPPED_MOMENTUM 0.9
+
+static void structure_destroy(gpointer inst)
+{
+  Structure *s = inst;
+  if (!s->group_handed && s->group)
+    ldp_param_group_free(s->group);
+  g_clear_pointer(&s->w, ldp_param_free);
+  ldp_tensor_free(s->ones);
+  ldp_tensor_free(s->momentum);
+  ldp_tensor_free(s->indicator);
+  ldp_tensor_free(s->x_raw);
+  g_free(s->pair);
+  g_clear_pointer(&s->graph, ldp_graph_unref);
+  g_free(s);
+}
+
+static gpointer structure_create(const LdpParams *params, const LdpDataset *noisy, GError **error)
+{
+  if (ldp_dataset_level(noisy) != LDP_TASK_NODE) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_INCOMPATIBLE, "structure needs a node classification dataset");
+    return NULL;
+  }
+  Structure *s = g_new0(Structure, 1);
+  s->mode = strcmp(ldp_params_get_string(params, "mode"), "shipped") == 0 ? MODE_SHIPPED : MODE_LEARNED;
+  s->lambda1 = ldp_params_get_number(params, "lambda1");
+  s->lambda2 = ldp_params_get_number(params, "lambda2");
+  s->lr = ldp_params_get_number(params, "lr");
+  s->tau = (guint)ldp_params_get_int(params, "inner_steps");
+  s->adam = strcmp(ldp_params_get_string(params, "optimizer"), "adam") == 0;
+  s->symmetric = ldp_params_get_bool(params, "symmetric");
+  s->feature_steps = (guint)ldp_params_get_int(params, "feature_steps");
+  s->recompute_every = (guint)ldp_params_get_int(params, "recompute_every");
+  const char *agg = ldp_params_get_string(params, "feature_aggregator");
+  s->feature_norm = strcmp(agg, "gcn") == 0 ? LDP_NORM_GCN : strcmp(agg, "mean") == 0 ? LDP_NORM_MEAN : LDP_NORM_SYM;
+  return s;
+}
+
+/* Edge index of (row, col) in @csr, or -1. Columns are sorted within a row. */
+static gint64 csr_find(const LdpCsr *csr, guint row, guint col)
+{
+  guint lo = csr->indptr[row], hi = csr->indptr[row + 1];
+  while (lo < hi) {
+    guint mid = lo + (hi - lo) / 2;
+    if (csr->indices[mid] < col)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < csr->indptr[row + 1] && csr->indices[lo] == col ? (gint64)lo : -1;
+}
+
+/* Tying: edge e = (i <- j) and its reverse (j <- i), when in the support, share the
+ * weight numbered after the first of the two in CSR order. */
+static void build_pairs(Structure *s)
+{
+  const LdpCsr *csr = ldp_graph_csr(s->graph);
+  s->pair = g_new(guint, s->n_edges ? s->n_edges : 1);
+  guint next = 0;
+  for (guint i = 0; i < csr->rows; i++)
+    for (guint e = csr->indptr[i]; e < csr->indptr[i + 1]; e++) {
+      guint j = csr->indices[e];
+      gint64 rev = j == i ? -1 : csr_find(csr, j, i);
+      s->pair[e] = rev >= 0 && (guint)rev < e ? s->pair[rev] : next++;
+    }
+  s->n_weights = next;
+}
+
+static gboolean structure_prepare(gpointer inst, LdpDataset *noisy, LdpRng *rng, GError **error)
+{
+  Structure *s = inst;
+  LdpGraph *g = ldp_dataset_graph(noisy);
+  if (g == NULL) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "the dataset has no graph to learn");
+    return FALSE;
+  }
+  s->graph = ldp_graph_ref(g);
+  s->n_edges = ldp_graph_n_edges(g);
+  s->n_weights = s->n_edges;
+  if (s->mode == MODE_LEARNED && s->symmetric)
+    build_pairs(s);
+  s->w = ldp_param_new("structure.w", MAX(s->n_weights, 1), 1);
+  ldp_tensor_fill(ldp_param_value(s->w), 1.0f);
+  s->ones = ldp_tensor_new(MAX(s->n_weights, 1), 1);
+  ldp_tensor_fill(s->ones, 1.0f);
+  if (s->mode == MODE_LEARNED) {
+    s->group = ldp_param_group_new("structure", s->adam ? LDP_OPTIM_ADAM : LDP_OPTIM_SGD, s->lr, 0.0, 0.0);
+    ldp_param_group_add(s->group, s->w);
+    ldp_param_group_set_prox(s->group, s->lambda2, 0.0, 1.0);
+  } else {
+    s->indicator = ldp_tensor_new(MAX(s->n_edges, 1), 1);
+    ldp_tensor_fill(s->indicator, 1.0f);
+    s->support_full = TRUE;
+  }
+  if (s->feature_steps > 0) {
+    const LdpTensor *x = ldp_dataset_features_dense(noisy);
+    if (x == NULL) {
+      g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "the dataset has no features to propagate");
+      return FALSE;
+    }
+    s->x_raw = ldp_tensor_copy(x);
+  }
+  return TRUE;
+}
+
+static void structure_groups(gpointer inst, GPtrArray *out)
+{
+  Structure *s = inst;
+  if (s->group && !s->group_handed) {
+    g_ptr_array_add(out, s->group);
+    s->group_handed = TRUE;
+  }
+}
+
+static LdpVar *structure_edge_weights(gpointer inst, LdpTape *tape)
+{
+  Structure *s = inst;
+  if (s->n_edges == 0)
+    return NULL;
+  if (s->mode == MODE_SHIPPED)
+    return s->support_full ? NULL : ldp_tape_constant(tape, s->indicator);
+  LdpVar *w = ldp_tape_param(tape, s->w);
+  return s->pair ? ldp_op_gather_rows(tape, w, s->pair, s->n_edges) : w;
+}
+
+/* The per-edge weights as a plain array (n_edges floats, transfer full): the graph
+ * trained on (@support: shipped mode's support indicator), or the values learned
+ * (shipped mode: the last A_c). */
+static float *edge_values(const Structure *s, gboolean support)
+{
+  float *v = g_new(float, MAX(s->n_edges, 1));
+  const float *w = s->mode == MODE_SHIPPED && support ? s->indicator->data : ldp_param_value(s->w)->data;
+  for (guint e = 0; e < s->n_edges; e++)
+    v[e] = w[s->pair ? s->pair[e] : e];
+  return v;
+}
+
+static LdpTensor *structure_transform_input(gpointer inst, LdpTrainContext *ctx, GError **error)
+{
+  Structure *s = inst;
+  if (s->feature_steps == 0)
+    return NULL;
+  guint epoch = ldp_train_context_epoch(ctx);
+  if (epoch != 1 && (s->recompute_every == 0 || (epoch - 1) % s->recompute_every != 0))
+    return NULL;
+  /* The support with the current weights as stored values: ldp_graph_propagate_dense
+   * reads them as edge weights, degrees included. */
+  LdpCsr *csr = ldp_csr_copy(ldp_graph_csr(s->graph));
+  g_autofree float *v = edge_values(s, TRUE);
+  memcpy(csr->values, v, sizeof(float) * s->n_edges);
+  g_autoptr(LdpGraph) wg = ldp_graph_new(csr);
+  if (wg == NULL) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "cannot build the weighted graph");
+    return NULL;
+  }
+  return ldp_graph_propagate_dense(wg, s->feature_norm, s->feature_steps, s->x_raw);
+}
+
+/* λ1 Σ (w − 1)², added to the task loss; λ2 Σ w is the group's prox step. */
+static LdpVar *learned_objective(gpointer data, LdpTape *tape, LdpVar *task)
+{
+  Structure *s = data;
+  if (s->lambda1 == 0.0)
+    return task;
+  LdpVar *d = ldp_op_sub(tape, ldp_tape_param(tape, s->w), ldp_tape_constant(tape, s->ones));
+  return ldp_op_add(tape, task, ldp_op_scale(tape, ldp_op_sq_frobenius(tape, d), (float)s->lambda1));
+}
+
+/* One inner iteration of the authors' loop, on a fresh A_c = Ã. */
+static void shipped_step(Structure *s, double lr)
+{
+  LdpTensor *w = ldp_param_value(s->w);
+  ldp_tensor_fill(w, 1.0f);
+  /* d/dA_c ‖A_c − Ã‖_F = (A_c − Ã)/‖A_c − Ã‖_F, taken as 0 at a zero norm; L_GNN adds
+   * nothing (the model does not read A_c). */
+  double norm = 0.0;
+  for (guint e = 0; e < s->n_weights; e++)
+    norm += (w->data[e] - 1.0) * (w->data[e] - 1.0);
+  norm = sqrt(norm);
+  g_autoptr(LdpTensor) grad = ldp_tensor_new(MAX(s->n_weights, 1), 1);
+  if (norm > 0)
+    for (guint e = 0; e < s->n_weights; e++)
+      grad->data[e] = (float)((w->data[e] - 1.0) / norm);
+  /* torch.optim.SGD: buf = g on the first step, then buf = m buf + g; w -= lr buf */
+  if (s->momentum == NULL) {
+    s->momentum = ldp_tensor_copy(grad);
+  } else {
+    for (guint e = 0; e < s->n_weights; e++)
+      s->momentum->data[e] = (float)(SHIPPED_MOMENTUM * s->momentum->data[e]) + grad->data[e];
+  }
+  for (guint e = 0; e < s->n_weights; e++)
+    w->data[e] -= (float)(lr * s->momentum->data[e]);
+  ldp_tensor_soft_threshold(w, (float)(SHIPPED_L1 * lr));
+  ldp_tensor_clip(w, 0.0f, 1.0f);
+  /* the graph trained on from now on: the support of A_c */
+  s->support_full = TRUE;
+  for (guint e = 0; e < s->n_edges; e++) {
+    s->indicator->data[e] = w->data[e] != 0.0f ? 1.0f : 0.0f;
+    s->support_full &= w->data[e] != 0.0f;
+  }
+}
+
+static gboolean structure_after_step(gpointer inst, LdpTrainContext *ctx, GError **error)
+{
+  Structure *s = inst;
+  if (s->n_edges == 0)
+    return TRUE;
+  if (s->mode == MODE_SHIPPED) {
+    for (guint t = 0; t < s->tau; t++)
+      shipped_step(s, ldp_train_context_lr(ctx));
+    return TRUE;
+  }
+  return ldp_train_context_run_phase(ctx, s->group, s->tau, learned_objective, s, error);
+}
+
+static void add_diag(GArray *out, const char *name, double value)
+{
+  LdpDiagnostic d = { .value = value };
+  g_strlcpy(d.name, name, sizeof d.name);
+  g_array_append_val(out, d);
+}
+
+static void structure_diagnostics(gpointer inst, LdpGraph *reference, GArray *out)
+{
+  Structure *s = inst;
+  if (s->graph == NULL || reference == NULL || ldp_graph_n_nodes(reference) != ldp_graph_n_nodes(s->graph))
+    return;
+  const LdpCsr *noisy = ldp_graph_csr(s->graph), *clean = ldp_graph_csr(reference);
+  g_autofree float *v = edge_values(s, FALSE);
+  /* [0] true edges, [1] injected ones (noisy self-loops count as injected when the
+   * reference has none) */
+  double count[2] = { 0 }, kept[2] = { 0 }, half[2] = { 0 }, sum[2] = { 0 };
+  for (guint i = 0; i < noisy->rows; i++)
+    for (guint e = noisy->indptr[i]; e < noisy->indptr[i + 1]; e++) {
+      int k = csr_find(clean, i, noisy->indices[e]) >= 0 ? 0 : 1;
+      count[k] += 1;
+      kept[k] += v[e] > 0.0f;
+      half[k] += v[e] >= 0.5f;
+      sum[k] += v[e];
+    }
+  add_diag(out, "structure.true_edges", count[0]);
+  add_diag(out, "structure.injected_edges", count[1]);
+  add_diag(out, "structure.true_kept", count[0] ? kept[0] / count[0] : NAN);
+  add_diag(out, "structure.injected_kept", count[1] ? kept[1] / count[1] : NAN);
+  add_diag(out, "structure.true_kept_half", count[0] ? half[0] / count[0] : NAN);
+  add_diag(out, "structure.injected_kept_half", count[1] ? half[1] / count[1] : NAN);
+  add_diag(out, "structure.true_mean_weight", count[0] ? sum[0] / count[0] : NAN);
+  add_diag(out, "structure.injected_mean_weight", count[1] ? sum[1] / count[1] : NAN);
+}
+
+static gboolean structure_check(const LdpParams *params, GError **error)
+{
+  if (strcmp(ldp_params_get_string(params, "mode"), "shipped") == 0 && ldp_params_get_bool(params, "symmetric")) {
+    g_set_error(error, LDP_PIPELINE_ERROR, LDP_PIPELINE_ERROR_INVALID,
+                "symmetric: true needs mode: learned (the shipped code has no tying)");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static const LdpCalibratorVTable structure_vtable = {
+  .create = structure_create,
+  .destroy = structure_destroy,
+  .prepare = structure_prepare,
+  .edge_weights = structure_edge_weights,
+  .param_groups = structure_groups,
+  .transform_input = structure_transform_input,
+  .after_step = structure_after_step,
+  .diagnostics = structure_diagnostics,
+};
+
+static const LdpPluginDesc structure_desc = {
+  LDP_PLUGIN_DESC_HEADER,
+  .kind = LDP_PLUGIN_CALIBRATOR,
+  .name = "structure",
+  .version = "1.0",
+  .summary = "Solitude structure learning: edge weights on the noisy support, shipped (no-op) or learned (sparse Eq. 14)",
+  .params = structure_params,
+  .n_params = G_N_ELEMENTS(structure_params),
+  .check = structure_check,
+  .vtable.calibrator = &structure_vtable,
+};
+
+LDP_PLUGIN_DEFINE(structure_desc)
