@@ -364,6 +364,17 @@ static gboolean check_split(const LdpParams *split, const LdpYamlNode *at, GErro
 {
   if (strcmp(ldp_params_get_string(split, "kind"), "standard") == 0)
     return TRUE;
+  if (strcmp(ldp_params_get_string(split, "kind"), "edges") == 0) {
+    /* link prediction: the training edges are always the rest */
+    if (ldp_params_get_number(split, "train") != 0)
+      return ldp_yaml_error(error, at, LDP_PIPELINE_ERROR_INVALID,
+                            "split kind edges takes val and test only (training edges are the rest)");
+    if (ldp_params_get_number(split, "val") + ldp_params_get_number(split, "test") >= 1 - 1e-9)
+      return ldp_yaml_error(error, at, LDP_PIPELINE_ERROR_INVALID,
+                            "val %g + test %g leave no training edges", ldp_params_get_number(split, "val"),
+                            ldp_params_get_number(split, "test"));
+    return TRUE;
+  }
   double tr = ldp_params_get_number(split, "train"), va = ldp_params_get_number(split, "val"),
          te = ldp_params_get_number(split, "test");
   /* A tiny slack so that 0.7 + 0.1 + 0.2 is accepted despite rounding. */
