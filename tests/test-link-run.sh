@@ -57,6 +57,6 @@ check "a second run gives a byte-identical summary.json" \
   sh -c "'$bin' run '$tmp/link.yaml' --out '$tmp/b' >/dev/null 2>&1 && cmp '$tmp/a/summary.json' '$tmp/b/summary.json'"
 check "split kind edges refuses a training fraction (file:line:col)" \
   sh -c "! '$bin' validate '$tmp/link.yaml' --set split.train=0.5 2>'$tmp/e1' && grep -q 'link.yaml:[0-9]*:[0-9]*.*split kind edges takes val and test only' '$tmp/e1'"
-check "calibrators with split kind edges fail with a message" \
-  sh -c "! '$bin' run '$tmp/link.yaml' --set 'calibrators=[{plugin: kprop}]' --out '$tmp/c' 2>'$tmp/e2' && grep -q 'calibrators are not supported with split kind edges' '$tmp/e2'"
+check "calibrators with split kind edges are refused at validation" \
+  sh -c "! '$bin' validate '$tmp/link.yaml' --set 'calibrators=[{plugin: kprop}]' 2>'$tmp/e2' && grep -q 'calibrators are not supported with split kind edges' '$tmp/e2'"
 [ "$fails" -eq 0 ]

@@ -498,6 +498,12 @@ static LdpRunSpec *build_run(const Ctx *c, const char *name, const LdpYamlNode *
     goto fail;
   if (!(r->calibrators = build_stage_list(c, calibrators, "calibrators", LDP_PLUGIN_CALIBRATOR, NULL, 0, error)))
     goto fail;
+  /* Calibrator hooks are written for labelled node/graph tasks (doc/link-prediction.md). */
+  if (r->calibrators->len > 0 && strcmp(ldp_params_get_string(r->split, "kind"), "edges") == 0) {
+    ldp_yaml_error(error, calibrators, LDP_PIPELINE_ERROR_INVALID,
+                   "calibrators are not supported with split kind edges (link prediction)");
+    goto fail;
+  }
   if (!build_stage(c, backbone, "backbone", "'backbone'", LDP_PLUGIN_BACKBONE, NULL, 0, &r->backbone, error))
     goto fail;
   if (!check_edge_weights(c, r, backbone, error))
