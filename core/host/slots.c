@@ -11,7 +11,8 @@
 
 static const char *const normalize_choices[] = { "none", "minmax", "minmax_keep", "public_bounds", NULL };
 static const char *const node_features_choices[] = { "given", "constant", "degree", NULL };
-static const char *const split_kind_choices[] = { "random", "stratified", "standard", NULL };
+static const char *const split_kind_choices[] = { "random", "stratified", "standard", "edges", NULL };
+static const char *const link_model_choices[] = { "vgae", "gae", NULL };
 static const char *const optimizer_choices[] = { "adam", "sgd", NULL };
 static const char *const selection_choices[] = { "best_val_loss", "last", NULL };
 
@@ -49,7 +50,8 @@ static const LdpParamSpec dataset_specs[] = {
 
 static const LdpParamSpec split_specs[] = {
   { .name = "kind", .type = LDP_PARAM_ENUM, .default_value = "random", .choices = split_kind_choices,
-    .doc = "random, stratified (per class) or the dataset's standard split" },
+    .doc = "random, stratified (per class), the dataset's standard split, or edges (link prediction: "
+           "val/test fractions of the undirected edges)" },
   { .name = "train", .type = LDP_PARAM_NUMBER, .default_value = "0", .min = 0, .max = 1,
     .doc = "training fraction (0 = the rest)" },
   { .name = "val", .type = LDP_PARAM_NUMBER, .default_value = "0.25", .min = 0, .max = 1,
@@ -89,6 +91,14 @@ static const LdpParamSpec train_specs[] = {
   { .name = "flush_denormals", .type = LDP_PARAM_BOOL, .default_value = "true",
     .doc = "train with subnormal floats flushed to zero (x86 FTZ/DAZ, as torch.set_flush_denormal): "
            "much faster once probabilities underflow; false keeps gradual underflow" },
+  { .name = "link_model", .type = LDP_PARAM_ENUM, .default_value = "vgae", .choices = link_model_choices,
+    .doc = "link prediction (split kind edges): variational (vgae) or plain (gae) graph auto-encoder" },
+  { .name = "link_hidden", .type = LDP_PARAM_INTEGER, .default_value = "32", .min = 1, .max = 65536,
+    .doc = "link prediction: the encoder backbone's output width" },
+  { .name = "link_embedding", .type = LDP_PARAM_INTEGER, .default_value = "16", .min = 1, .max = 65536,
+    .doc = "link prediction: width of the GCN heads (mu, log sigma)" },
+  { .name = "link_dropout", .type = LDP_PARAM_NUMBER, .default_value = "0", .min = 0, .max = 1,
+    .flags = LDP_PARAM_MAX_OPEN, .doc = "link prediction: dropout after the encoder's batch norm and ReLU" },
 };
 
 static const struct {

@@ -146,3 +146,44 @@ double ldp_metric_roc_auc(const float *score, const gboolean *positive, guint n)
   double u = rank_sum - (double)n_pos * (n_pos + 1) / 2.0;
   return u / ((double)n_pos * n_neg);
 }
+
+double ldp_metric_average_precision(const float *score, const gboolean *positive, guint n)
+{
+  g_return_val_if_fail(n == 0 || (score != NULL && positive != NULL), NAN);
+  guint n_pos = 0;
+  for (guint i = 0; i < n; i++) {
+    if (isnan(score[i]))
+      return NAN;
+    if (positive[i])
+      n_pos++;
+  }
+  if (n_pos == 0)
+    return NAN;  /* recall is undefined without positives */
+
+  g_autofree AucItem *items = g_new(AucItem, n);
+  for (guint i = 0; i < n; i++) {
+    items[i].score = score[i];
+    items[i].positive = positive[i];
+  }
+  qsort(items, n, sizeof(AucItem), metrics_cmp_item);
+
+  /* AP = sum over thresholds, from the highest score down, of (recall gain) x
+   * (precision at that threshold); a block of tied scores is one threshold, as in
+   * scikit-learn's average_precision_score. Ascending sort: walk from the end. */
+  double ap = 0.0;
+  guint tp = 0, seen = 0;
+  for (guint hi = n; hi > 0;) {
+    guint lo = hi - 1;
+    while (lo > 0 && items[lo - 1].score == items[hi - 1].score)
+      lo--;
+    guint block_tp = 0;
+    for (guint k = lo; k < hi; k++)
+      block_tp += items[k].positive != 0;
+    tp += block_tp;
+    seen += hi - lo;
+    if (block_tp)
+      ap += ((double)block_tp / n_pos) * ((double)tp / seen);
+    hi = lo;
+  }
+  return ap;
+}

@@ -366,6 +366,17 @@ static gboolean check_split(const LdpParams *split, const LdpYamlNode *at, GErro
 {
   if (strcmp(ldp_params_get_string(split, "kind"), "standard") == 0)
     return TRUE;
+  if (strcmp(ldp_params_get_string(split, "kind"), "edges") == 0) {
+    /* link prediction: the training edges are always the rest */
+    if (ldp_params_get_number(split, "train") != 0)
+      return ldp_yaml_error(error, at, LDP_PIPELINE_ERROR_INVALID,
+                            "split kind edges takes val and test only (training edges are the rest)");
+    if (ldp_params_get_number(split, "val") + ldp_params_get_number(split, "test") >= 1 - 1e-9)
+      return ldp_yaml_error(error, at, LDP_PIPELINE_ERROR_INVALID,
+                            "val %g + test %g leave no training edges", ldp_params_get_number(split, "val"),
+                            ldp_params_get_number(split, "test"));
+    return TRUE;
+  }
   double tr = ldp_params_get_number(split, "train"), va = ldp_params_get_number(split, "val"),
          te = ldp_params_get_number(split, "test");
   /* A tiny slack so that 0.7 + 0.1 + 0.2 is accepted despite rounding. */
@@ -492,6 +503,12 @@ static LdpRunSpec *build_run(const Ctx *c, const char *name, const LdpYamlNode *
     goto fail;
   if (!(r->calibrators = build_stage_list(c, calibrators, "calibrators", LDP_PLUGIN_CALIBRATOR, NULL, 0, error)))
     goto fail;
+  /* Calibrator hooks are written for labelled node/graph tasks (doc/link-prediction.md). */
+  if (r->calibrators->len > 0 && strcmp(ldp_params_get_string(r->split, "kind"), "edges") == 0) {
+    ldp_yaml_error(error, calibrators, LDP_PIPELINE_ERROR_INVALID,
+                   "calibrators are not supported with split kind edges (link prediction)");
+    goto fail;
+  }
   if (!build_stage(c, backbone, "backbone", "'backbone'", LDP_PLUGIN_BACKBONE, NULL, 0, &r->backbone, error))
     goto fail;
   if (!check_edge_weights(c, r, backbone, error))

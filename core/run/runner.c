@@ -18,21 +18,13 @@
 #include <glib/gstdio.h>
 
 #include "host/host.h"
-
-/* Child-stream ids under a seed key. */
-enum {
-  STREAM_SPLIT = 1,
-  STREAM_MECHANISMS = 2,
-  STREAM_INIT = 3,
-  STREAM_TRAIN = 4,
-  STREAM_CALIBRATORS = 5,
-};
+#include "run/run.h"
 
 /* Metrics recorded per seed, in output order. Timing stays out of summary.json so
  * that the same pipeline and seeds give a byte-identical summary. */
 static const char *const metric_names[] = {
   "test_accuracy", "test_f1_micro", "test_f1_macro", "test_auc", "val_accuracy", "val_loss",
-  "train_accuracy", "selected_epoch", "epochs_run",
+  "train_accuracy", "selected_epoch", "epochs_run", "test_ap", "val_auc",
 };
 #define N_METRICS G_N_ELEMENTS(metric_names)
 
@@ -47,6 +39,7 @@ typedef struct {
   GPtrArray *diag_names;      /* calibrator diagnostics: names (char *) in first-seen order */
   GPtrArray *diag_values;     /* ... and per name a GArray of double, one per seed */
   gboolean has_public[4];     /* some users of that target sent raw data */
+  guint headline;             /* metric shown in tables: test accuracy, or test AUC for links */
 } RunRecord;
 
 static void run_record_clear(RunRecord *r)
@@ -111,12 +104,12 @@ static guint8 *make_split(const LdpDataset *ds, const LdpParams *split, guint64 
                    : g_strcmp0(kind, "stratified") == 0 ? LDP_SPLIT_STRATIFIED
                                                         : LDP_SPLIT_RANDOM;
   LdpRng rng;
-  ldp_rng_init(&rng, ldp_rng_derive_key(key, STREAM_SPLIT));
+  ldp_rng_init(&rng, ldp_rng_derive_key(key, LDP_STREAM_SPLIT));
   return ldp_split_make(ds, k, ldp_params_get_number(split, "train"), ldp_params_get_number(split, "val"),
                         ldp_params_get_number(split, "test"), &rng, error);
 }
 
-static void train_config_from(const LdpParams *p, LdpTrainConfig *cfg)
+void ldp_run_train_config(const LdpParams *p, LdpTrainConfig *cfg)
 {
   memset(cfg, 0, sizeof *cfg);
   cfg->epochs = (guint)ldp_params_get_int(p, "epochs");
@@ -167,7 +160,7 @@ static gboolean run_seed(const LdpRunSpec *spec, const LdpDataset *base, const g
   gboolean ok = FALSE;
   gpointer model = NULL;
   LdpRng mech_rng;
-  ldp_rng_init(&mech_rng, ldp_rng_derive_key(key, STREAM_MECHANISMS));
+  ldp_rng_init(&mech_rng, ldp_rng_derive_key(key, LDP_STREAM_MECHANISMS));
   for (guint m = 0; m < spec->mechanisms->len; m++) {
     const LdpStageSpec *st = spec->mechanisms->pdata[m];
     if (!ldp_mechanism_apply(st->plugin, st->params, m, ldp_params_get_number(st->core, "public_fraction"),
@@ -177,7 +170,7 @@ static gboolean run_seed(const LdpRunSpec *spec, const LdpDataset *base, const g
 
   const LdpBackboneVTable *bb = ldp_plugin_desc(spec->backbone.plugin)->vtable.backbone;
   LdpRng cal_rng;
-  ldp_rng_init(&cal_rng, ldp_rng_derive_key(key, STREAM_CALIBRATORS));
+  ldp_rng_init(&cal_rng, ldp_rng_derive_key(key, LDP_STREAM_CALIBRATORS));
   gboolean wants_edge_weights = FALSE;
   for (guint c = 0; c < spec->calibrators->len; c++) {
     const LdpStageSpec *st = spec->calibrators->pdata[c];
@@ -212,8 +205,8 @@ static gboolean run_seed(const LdpRunSpec *spec, const LdpDataset *base, const g
     goto out;
   }
   LdpRng init_rng, train_rng;
-  ldp_rng_init(&init_rng, ldp_rng_derive_key(key, STREAM_INIT));
-  ldp_rng_init(&train_rng, ldp_rng_derive_key(key, STREAM_TRAIN));
+  ldp_rng_init(&init_rng, ldp_rng_derive_key(key, LDP_STREAM_INIT));
+  ldp_rng_init(&train_rng, ldp_rng_derive_key(key, LDP_STREAM_TRAIN));
   model = bb->create(spec->backbone.params, ldp_dataset_n_features(data), ldp_dataset_n_classes(data), level,
                      &init_rng, error);
   if (!model) {
@@ -221,7 +214,7 @@ static gboolean run_seed(const LdpRunSpec *spec, const LdpDataset *base, const g
     goto out;
   }
   LdpTrainConfig cfg;
-  train_config_from(spec->train, &cfg);
+  ldp_run_train_config(spec->train, &cfg);
   cfg.progress = progress;
   ok = ldp_train(&cfg, data, roles, clean, ldp_plugin_desc(spec->backbone.plugin), model, cals, &train_rng, result,
                  error);
@@ -425,12 +418,13 @@ static void print_comparison(const RunRecord *recs, guint n_runs)
   guint width = 4;
   for (guint r = 0; r < n_runs; r++)
     width = MAX(width, (guint)strlen(recs[r].spec->name));
-  printf("\n%-*s  %-17s %9s %7s %7s %7s\n", (int)width, "run", "test accuracy (%)", "features", "labels",
+  printf("\n%-*s  %-17s %9s %7s %7s %7s\n", (int)width, "run",
+         recs[0].headline ? "test AUC (%)" : "test accuracy (%)", "features", "labels",
          "edges", "total");
   /* "∞" is 3 bytes but one column: pad by hand */
   for (guint r = 0; r < n_runs; r++) {
     double mean, std;
-    mean_std(recs[r].values[0], &mean, &std);
+    mean_std(recs[r].values[recs[r].headline], &mean, &std);
     char eps[4][32];
     for (guint t = 0; t < 4; t++) {
       format_epsilon(eps[t], sizeof eps[t], recs[r].epsilon[t]);
@@ -512,21 +506,24 @@ gboolean ldp_run_pipeline(LdpPipeline *p, const char *out_dir, const char *data_
 
     printf("== %s\n", spec->name);
     gboolean per_seed_split = ldp_params_get_bool(spec->split, "per_seed");
+    const gboolean link = ldp_run_is_link(spec);
+    rec->headline = link ? 3 : 0;
     g_autofree guint8 *shared_roles = NULL;
-    if (!per_seed_split && !(shared_roles = make_split(base, spec->split, base_seed, error)))
+    if (!per_seed_split && !link && !(shared_roles = make_split(base, spec->split, base_seed, error)))
       goto out;
 
     for (guint s = 0; s < n_seeds; s++) {
       guint64 seed = base_seed + s;
       g_autofree guint8 *own_roles = NULL;
-      if (per_seed_split && !(own_roles = make_split(base, spec->split, seed, error)))
+      if (per_seed_split && !link && !(own_roles = make_split(base, spec->split, seed, error)))
         goto out;
       LdpLedger *ledger = ldp_ledger_new();
       ldp_ledger_note_preprocessing(ledger, spec->dataset.core);
       LdpTrainResult res = { 0 };
       g_autoptr(GArray) diag = g_array_new(FALSE, TRUE, sizeof(LdpDiagnostic));
-      gboolean seed_ok = run_seed(spec, base, own_roles ? own_roles : shared_roles, seed, progress, &res,
-                                  ledger, diag, error);
+      gboolean seed_ok =
+        link ? ldp_run_link_seed(spec, base, per_seed_split ? seed : base_seed, seed, progress, &res, ledger, error)
+             : run_seed(spec, base, own_roles ? own_roles : shared_roles, seed, progress, &res, ledger, diag, error);
       if (seed_ok)
         add_diagnostics(rec, diag);
       if (seed_ok && s == 0) {
@@ -557,6 +554,8 @@ gboolean ldp_run_pipeline(LdpPipeline *p, const char *out_dir, const char *data_
       add_metric(rec, 6, b->train_acc);
       add_metric(rec, 7, b->epoch);
       add_metric(rec, 8, res.epochs_run);
+      add_metric(rec, 9, res.test_ap);
+      add_metric(rec, 10, res.val_auc);
       double ms = res.epochs_run ? 1e3 * res.seconds / res.epochs_run : 0;
       for (guint e = 0; res.history && e < res.history->len; e++) {
         const LdpEpochStats *h = &g_array_index(res.history, LdpEpochStats, e);
@@ -566,8 +565,12 @@ gboolean ldp_run_pipeline(LdpPipeline *p, const char *out_dir, const char *data_
       }
       g_array_append_val(rec->seconds, res.seconds);
       g_array_append_val(rec->ms_per_epoch, ms);
-      printf("  seed %" G_GUINT64_FORMAT ": test accuracy %.4f (selected epoch %u of %u, %.2f ms/epoch)\n",
-             seed, b->test_acc, b->epoch, res.epochs_run, ms);
+      if (link)
+        printf("  seed %" G_GUINT64_FORMAT ": test AUC %.4f, AP %.4f (selected epoch %u of %u, %.2f ms/epoch)\n",
+               seed, res.test_auc, res.test_ap, b->epoch, res.epochs_run, ms);
+      else
+        printf("  seed %" G_GUINT64_FORMAT ": test accuracy %.4f (selected epoch %u of %u, %.2f ms/epoch)\n",
+               seed, b->test_acc, b->epoch, res.epochs_run, ms);
       fflush(stdout);
       ldp_train_result_clear(&res);
     }
@@ -580,12 +583,12 @@ gboolean ldp_run_pipeline(LdpPipeline *p, const char *out_dir, const char *data_
   g_string_append_printf(summary_line, "%s:", ldp_pipeline_name(p));
   for (guint r = 0; r < n_runs; r++) {
     double mean, std;
-    mean_std(recs[r].values[0], &mean, &std);
+    mean_std(recs[r].values[recs[r].headline], &mean, &std);
     g_string_append_printf(summary_line, "%s %s %.1f%% ± %.1f", r ? ";" : "", recs[r].spec->name, 100 * mean,
                            100 * std);
   }
-  g_string_append_printf(summary_line, " (test accuracy, %u seed%s) → %s/summary.json", n_seeds,
-                         n_seeds == 1 ? "" : "s", out_dir);
+  g_string_append_printf(summary_line, " (%s, %u seed%s) → %s/summary.json",
+                         recs[0].headline ? "test AUC" : "test accuracy", n_seeds, n_seeds == 1 ? "" : "s", out_dir);
   ok = TRUE;
 
 out:

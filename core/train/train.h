@@ -78,4 +78,36 @@ LdpParam *ldp_params_first_nonfinite(GPtrArray *params);
 gboolean ldp_train_guard_loss_error(GError **error, guint epoch, double loss, GPtrArray *params,
                                             const LdpDataset *data);
 
+/* x86 flush-to-zero for the training loop (trainer.c); returns the caller's mode. */
+guint ldp_train_flush_denormals_begin(gboolean on);
+void ldp_train_flush_denormals_end(gboolean on, guint saved);
+
+/* ---- link prediction (link.c) ---- */
+
+typedef enum {
+  LDP_LINK_VGAE = 1, /* variational: mu and log sigma heads, reparameterised sample, KL/n */
+  LDP_LINK_GAE       /* plain: the mu head is the embedding */
+} LdpLinkModel;
+
+typedef struct {
+  LdpLinkModel model;
+  guint hidden;      /* the encoder backbone's output width (its out_dim) */
+  guint embedding;   /* width of the GCN heads */
+  double dropout;    /* after the encoder's batch norm and ReLU */
+} LdpLinkConfig;
+
+/* Trains the link-prediction model: the encoder @model (a node-level backbone created
+ * with out_dim = @lcfg->hidden) followed by batch norm, ReLU, dropout and GCN heads of
+ * width @lcfg->embedding, the heads initialised from @init. Message passing and the
+ * training positives use the server's graph of @data (the split's training edges,
+ * possibly randomised by an edge mechanism); training negatives are drawn per epoch
+ * from @rng among that graph's non-edges, as many as positives; the validation and
+ * test pairs come from @split. Evaluations every cfg->eval_every epochs score the
+ * pairs with z = mu; early stopping watches the validation AUC (cfg->patience epochs
+ * without a new highest, not before cfg->min_epochs). Selection LAST reports the
+ * last evaluation, otherwise the one with the highest validation AUC. */
+gboolean ldp_train_link(const LdpTrainConfig *cfg, const LdpLinkConfig *lcfg, const LdpDataset *data,
+                        const LdpEdgeSplit *split, const LdpPluginDesc *backbone, gpointer model, LdpRng *init,
+                        LdpRng *rng, LdpTrainResult *result, GError **error);
+
 G_END_DECLS

@@ -27,7 +27,7 @@
  * calling thread and on every OpenMP worker (the team every later region reuses), and
  * restored afterwards. Every thread flushes alike, so results stay independent of
  * the thread count. Elsewhere (non-x86) this is a no-op. Returns the caller's mode. */
-static guint flush_denormals_begin(gboolean on)
+guint ldp_train_flush_denormals_begin(gboolean on)
 {
 #ifdef LDP_HAVE_MXCSR
   const guint saved = _mm_getcsr() & LDP_MXCSR_FLUSH;
@@ -44,7 +44,7 @@ static guint flush_denormals_begin(gboolean on)
 #endif
 }
 
-static void flush_denormals_end(gboolean on, guint saved)
+void ldp_train_flush_denormals_end(gboolean on, guint saved)
 {
 #ifdef LDP_HAVE_MXCSR
   if (on) {
@@ -581,6 +581,7 @@ static gboolean train_run(const LdpTrainConfig *cfg, const LdpDataset *data, con
 {
   memset(result, 0, sizeof *result);
   result->history = g_array_new(FALSE, TRUE, sizeof(LdpEpochStats));
+  result->test_ap = result->val_auc = NAN;  /* link-prediction metrics */
 
   const guint n_items = ldp_dataset_n_labels(data);
   SplitRows r = { .labels = ldp_dataset_labels(data), .test_labels = test_labels,
@@ -653,10 +654,10 @@ gboolean ldp_train(const LdpTrainConfig *cfg, const LdpDataset *data, const guin
 {
   g_return_val_if_fail(cfg && data && roles && backbone && result, FALSE);
   g_return_val_if_fail(backbone->kind == LDP_PLUGIN_BACKBONE, FALSE);
-  const guint saved = flush_denormals_begin(cfg->flush_denormals);
+  const guint saved = ldp_train_flush_denormals_begin(cfg->flush_denormals);
   gboolean ok = train_run(cfg, data, roles, test_labels, backbone->vtable.backbone, model, calibrators, rng,
                           result, error);
-  flush_denormals_end(cfg->flush_denormals, saved);
+  ldp_train_flush_denormals_end(cfg->flush_denormals, saved);
   return ok;
 }
 

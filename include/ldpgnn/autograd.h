@@ -225,4 +225,23 @@ LDP_API LdpVar *ldp_op_propagate_values(LdpTape *tape, LdpGraph *g, LdpVar *valu
  * MEAN divides by |N(i)|, not by the weight sum). Built from the ops above. */
 LDP_API LdpVar *ldp_op_edge_norm(LdpTape *tape, LdpGraph *g, LdpVar *w, LdpNorm norm);
 
+/* ---- link-prediction ops ---- */
+
+/* Inner-product decoder on node pairs: an n x 1 result with row k = <z[a_k], z[b_k]>
+ * (the logit of edge a_k - b_k). @a and @b (n entries < rows(z)) are borrowed for the
+ * tape's life. Gradients flow to @z. */
+LDP_API LdpVar *ldp_op_pair_dot(LdpTape *tape, LdpVar *z, const guint *a, const guint *b, guint n);
+/* Binary cross-entropy of logits against one target t in [0, 1] for every element
+ * (1 x 1): mean of -[t log sigmoid(s) + (1 - t) log(1 - sigmoid(s))], computed with
+ * softplus so large |s| neither overflows nor loses the loss. */
+LDP_API LdpVar *ldp_op_bce_logits(LdpTape *tape, LdpVar *scores, float target);
+/* Reparameterised Gaussian sample z = mu + noise * exp(min(logstd, max_logstd)) (the
+ * VGAE's clamp, PyG uses 10). @noise (same shape, standard normal draws of the caller's
+ * stream) is copied. Gradients flow to @mu and @logstd (0 where logstd is clamped). */
+LDP_API LdpVar *ldp_op_gaussian_sample(LdpTape *tape, LdpVar *mu, LdpVar *logstd, const LdpTensor *noise,
+                                       float max_logstd);
+/* KL(N(mu, sigma^2) || N(0, 1)) summed over columns and averaged over rows (1 x 1):
+ * -1/2 mean_i sum_j (1 + 2 l_ij - mu_ij^2 - e^(2 l_ij)), l = min(logstd, max_logstd). */
+LDP_API LdpVar *ldp_op_kl_normal(LdpTape *tape, LdpVar *mu, LdpVar *logstd, float max_logstd);
+
 G_END_DECLS

@@ -17,5 +17,10 @@ LDP_API double ldp_metric_f1_macro(const LdpTensor *scores, const gint *labels, 
  * item i, @positive[i] its truth. Ties count 1/2 (Mann-Whitney). NaN if one class is
  * absent. */
 LDP_API double ldp_metric_roc_auc(const float *score, const gboolean *positive, guint n);
+/* Average precision (area under the precision-recall step curve, scikit-learn's
+ * average_precision_score): sum over distinct score thresholds, highest first, of the
+ * recall gained times the precision there; tied scores form one threshold. NaN without
+ * positives or with a NaN score. */
+LDP_API double ldp_metric_average_precision(const float *score, const gboolean *positive, guint n);
 
 G_END_DECLS

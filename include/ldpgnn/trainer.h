@@ -38,10 +38,13 @@ typedef struct {
   LdpEpochStats selected;  /* metrics of the selected epoch */
   double test_f1_micro;    /* at the selected epoch */
   double test_f1_macro;
-  double test_auc;         /* binary tasks: ROC-AUC of the class-1 score; NaN otherwise */
+  double test_auc;         /* binary tasks: ROC-AUC of the class-1 score; link prediction: ROC-AUC
+                              of the test pairs; NaN otherwise */
   guint epochs_run;
   double seconds;          /* wall time of the training loop */
   GArray *history;         /* LdpEpochStats of every evaluated epoch (transfer full) */
+  double test_ap;          /* link prediction: average precision of the test pairs; NaN otherwise */
+  double val_auc;          /* link prediction: ROC-AUC of the validation pairs; NaN otherwise */
 } LdpTrainResult;
 
 /* Trains @model on @data and evaluates it.
@@ -65,5 +68,40 @@ typedef enum {
  * (label -1) get LDP_ROLE_NONE. @train of 0 means "the rest". */
 LDP_API guint8 *ldp_split_make(const LdpDataset *ds, LdpSplitKind kind, double train, double val,
                                double test, LdpRng *rng, GError **error);
+
+/* ---- edge splits (link prediction) ---- */
+
+typedef enum {
+  LDP_EDGES_TRAIN = 0,
+  LDP_EDGES_VAL,
+  LDP_EDGES_TEST
+} LdpEdgeSet;
+
+typedef struct _LdpEdgeSplit LdpEdgeSplit;
+
+/* (transfer full): splits the undirected edges {i, j}, i < j, of @graph (an entry in
+ * either direction counts, self-loops are ignored) after one shuffle from @rng:
+ * floor(@val m) validation, floor(@test m) test, the rest training positives.
+ * Validation and test each get as many negatives as positives: distinct unordered
+ * non-edges of the whole @graph, uniform, drawn from @rng after the shuffle. Fails
+ * (LDP_RUN_ERROR) when no training edge would remain or there are too few non-edges. */
+LDP_API LdpEdgeSplit *ldp_edge_split_make(LdpGraph *graph, double val, double test, LdpRng *rng,
+                                          GError **error);
+LDP_API void ldp_edge_split_free(LdpEdgeSplit *s);
+LDP_API guint ldp_edge_split_n_nodes(const LdpEdgeSplit *s);
+/* Pairs of @set, a[k] < b[k] (transfer none, valid while @s lives); returns their
+ * count. Training has no stored negatives (0): they are sampled per epoch. */
+LDP_API guint ldp_edge_split_positives(const LdpEdgeSplit *s, LdpEdgeSet set, const guint **a, const guint **b);
+LDP_API guint ldp_edge_split_negatives(const LdpEdgeSplit *s, LdpEdgeSet set, const guint **a, const guint **b);
+/* (transfer full): the message-passing adjacency: the training positives in both
+ * directions, values 1. */
+LDP_API LdpCsr *ldp_edge_split_train_adjacency(const LdpEdgeSplit *s);
+/* TRUE when @g stores i -> j or j -> i. */
+LDP_API gboolean ldp_graph_has_pair(LdpGraph *g, guint i, guint j);
+/* Fills a[k] < b[k], k < @n, with unordered pairs drawn uniformly (with replacement)
+ * among the node pairs i != j that @g does not connect in either direction. */
+LDP_API void ldp_edge_sample_non_edges(LdpGraph *g, guint n, LdpRng *rng, guint *a, guint *b);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(LdpEdgeSplit, ldp_edge_split_free)
 
 G_END_DECLS

@@ -1,0 +1,30 @@
+/* run.h (private): what runner.c shares with the link-prediction seed (run-link.c). */
+#pragma once
+
+#include <ldpgnn/host.h>
+
+G_BEGIN_DECLS
+
+/* Child-stream ids under a seed key. */
+enum {
+  LDP_STREAM_SPLIT = 1,
+  LDP_STREAM_MECHANISMS = 2,
+  LDP_STREAM_INIT = 3,
+  LDP_STREAM_TRAIN = 4,
+  LDP_STREAM_CALIBRATORS = 5,
+};
+
+/* The training settings of a validated `train` section. */
+void ldp_run_train_config(const LdpParams *p, LdpTrainConfig *cfg);
+
+/* TRUE when @spec is a link-prediction run (split kind edges). */
+gboolean ldp_run_is_link(const LdpRunSpec *spec);
+
+/* One seed of a link-prediction run on @base (not modified): edge split from
+ * @split_key's split stream, the message-passing graph of the training edges put in
+ * the server's copy, the mechanisms (an edge mechanism randomises that graph), the
+ * encoder backbone (out_dim = train.link_hidden) and ldp_train_link. */
+gboolean ldp_run_link_seed(const LdpRunSpec *spec, const LdpDataset *base, guint64 split_key, guint64 key,
+                           gboolean progress, LdpTrainResult *result, LdpLedger *ledger, GError **error);
+
+G_END_DECLS
