@@ -328,6 +328,37 @@ static void test_barabasi_albert(void)
   ldp_params_free(p);
 }
 
+/* RR's output is dense: a run whose noisy graph would exceed max_memory is refused
+ * before anyone reports, with the expected size in the message. The hand graphs have
+ * 6*5 + 4*3 = 42 off-diagonal bits, 20 of them edges: at eps = 1 about
+ * 20 p + 22 (1 - p) = 20.54 entries (p = 0.7311), i.e. 493 bytes at 24 bytes each. */
+static void test_rr_memory_guard(void)
+{
+  const LdpPluginDesc *d = desc_of("rr");
+  LdpRng run;
+  ldp_rng_init(&run, 5);
+  for (guint k = 0; k < 2; k++) {
+    const char *args[] = { "epsilon=1", k ? "max_memory=0.0005" : "max_memory=0.0004", NULL };
+    GError *err = NULL;
+    LdpParams *p = ldp_params_new_from_strings(d->params, d->n_params, args, &err);
+    g_assert_no_error(err);
+    LdpDataset *ds = hand_graphs();
+    gboolean ok = ldp_mechanism_apply_desc(d, p, 0, 0.0, ds, &run, NULL, &err);
+    if (k == 0) {  /* 0.0004 MiB = 419 bytes < 493 */
+      g_assert_false(ok);
+      g_assert_nonnull(err);
+      g_assert_nonnull(strstr(err->message, "about 20.5 list entries"));
+      g_assert_nonnull(strstr(err->message, "max_memory"));
+      g_error_free(err);
+    } else {  /* 524 bytes: runs */
+      g_assert_no_error(err);
+      g_assert_true(ok);
+    }
+    ldp_dataset_free(ds);
+    ldp_params_free(p);
+  }
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -335,6 +366,7 @@ int main(int argc, char **argv)
   g_test_add_func("/dprr/nonpriv-part", test_nonpriv_part);
   g_test_add_func("/dprr/nonpriv-part-errors", test_nonpriv_part_errors);
   g_test_add_func("/dprr/nonpriv-full", test_nonpriv_full);
+  g_test_add_func("/dprr/rr-memory-guard", test_rr_memory_guard);
   g_test_add_func("/dprr/step-lr", test_step_lr);
   g_test_add_func("/dprr/drop-last", test_drop_last);
   g_test_add_func("/dprr/early-stop", test_early_stop);
