@@ -15,6 +15,7 @@ static const char *const split_kind_choices[] = { "random", "stratified", "stand
 static const char *const link_model_choices[] = { "vgae", "gae", NULL };
 static const char *const optimizer_choices[] = { "adam", "sgd", NULL };
 static const char *const selection_choices[] = { "best_val_loss", "last", NULL };
+static const char *const lr_schedule_choices[] = { "constant", "step", NULL };
 
 /* Counts are read into guint and loops step up to them (epoch <= epochs, s += batch);
  * the schema keeps them well inside guint so that nothing truncates or wraps. */
@@ -84,6 +85,17 @@ static const LdpParamSpec train_specs[] = {
     .doc = "never stop early before this epoch" },
   { .name = "batch_size", .type = LDP_PARAM_INTEGER, .default_value = "64", .min = 1, .max = LDP_MAX_COUNT,
     .doc = "graphs per batch (graph-level tasks)" },
+  { .name = "drop_last", .type = LDP_PARAM_BOOL, .default_value = "false",
+    .doc = "graph tasks: drop the last training batch of an epoch when it is incomplete (DPRR)" },
+  { .name = "lr_schedule", .type = LDP_PARAM_ENUM, .default_value = "constant",
+    .choices = lr_schedule_choices,
+    .doc = "constant, or step: lr x lr_gamma every lr_step epochs (torch StepLR, DPRR: 50, 0.5)" },
+  { .name = "lr_step", .type = LDP_PARAM_INTEGER, .default_value = "50", .min = 1, .max = INFINITY,
+    .doc = "epochs between learning-rate decays (lr_schedule: step)" },
+  { .name = "lr_gamma", .type = LDP_PARAM_NUMBER, .default_value = "0.5", .min = 0, .max = 1,
+    .flags = LDP_PARAM_MIN_OPEN, .doc = "learning-rate factor per decay (lr_schedule: step)" },
+  { .name = "select_from", .type = LDP_PARAM_INTEGER, .default_value = "0", .min = 0, .max = INFINITY,
+    .doc = "model selection and early stopping consider only epochs from this one on (DPRR: 100)" },
   { .name = "selection", .type = LDP_PARAM_ENUM, .default_value = "best_val_loss",
     .choices = selection_choices, .doc = "which weights are evaluated: best validation loss or last" },
   { .name = "eval_every", .type = LDP_PARAM_INTEGER, .default_value = "1", .min = 1, .max = LDP_MAX_COUNT,

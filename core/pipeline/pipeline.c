@@ -420,6 +420,10 @@ static gboolean check_train(const LdpParams *train, const LdpYamlNode *at, GErro
     return ldp_yaml_error(error, at, LDP_PIPELINE_ERROR_INVALID, "min_epochs (%" G_GINT64_FORMAT
                           ") exceeds epochs (%" G_GINT64_FORMAT ")",
                           ldp_params_get_int(train, "min_epochs"), ldp_params_get_int(train, "epochs"));
+  if (ldp_params_get_int(train, "select_from") > ldp_params_get_int(train, "epochs"))
+    return ldp_yaml_error(error, at, LDP_PIPELINE_ERROR_INVALID, "select_from (%" G_GINT64_FORMAT
+                          ") exceeds epochs (%" G_GINT64_FORMAT "): no epoch could be selected",
+                          ldp_params_get_int(train, "select_from"), ldp_params_get_int(train, "epochs"));
   return TRUE;
 }
 

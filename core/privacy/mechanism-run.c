@@ -25,11 +25,17 @@ void ldp_mechanism_shape_of(const LdpDataset *data, LdpMechanismShape *shape)
   shape->feature_hi = 1.0;
   const guint *ptr = ldp_dataset_graph_ptr(data);
   if (ptr && shape->n_graphs > 0) {
-    for (guint g = 0; g < shape->n_graphs; g++)
+    for (guint g = 0; g < shape->n_graphs; g++) {
+      double n_g = ptr[g + 1] - ptr[g];
       shape->max_graph_nodes = MAX(shape->max_graph_nodes, ptr[g + 1] - ptr[g]);
+      shape->node_pairs += n_g * (n_g > 0 ? n_g - 1 : 0);
+    }
   } else {
     shape->max_graph_nodes = shape->n_users;
+    shape->node_pairs = (double)shape->n_users * (shape->n_users > 0 ? shape->n_users - 1 : 0);
   }
+  LdpGraph *graph = ldp_dataset_graph(data);
+  shape->edge_entries = graph ? (double)ldp_graph_n_edges(graph) : 0.0;
 }
 
 /* Graph of node @u: the g with ptr[g] <= u < ptr[g + 1]. */

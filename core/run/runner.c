@@ -122,6 +122,12 @@ void ldp_run_train_config(const LdpParams *p, LdpTrainConfig *cfg)
   cfg->batch_size = (guint)ldp_params_get_int(p, "batch_size");
   cfg->eval_every = (guint)ldp_params_get_int(p, "eval_every");
   cfg->flush_denormals = ldp_params_get_bool(p, "flush_denormals");
+  cfg->drop_last = ldp_params_get_bool(p, "drop_last");
+  if (g_strcmp0(ldp_params_get_string(p, "lr_schedule"), "step") == 0) {
+    cfg->lr_step = (guint)ldp_params_get_int(p, "lr_step");
+    cfg->lr_gamma = ldp_params_get_number(p, "lr_gamma");
+  }
+  cfg->watch_from = (guint)ldp_params_get_int(p, "select_from");
   cfg->selection = g_strcmp0(ldp_params_get_string(p, "selection"), "last") == 0 ? LDP_SELECT_LAST
                                                                                   : LDP_SELECT_BEST_VAL_LOSS;
 }

@@ -49,6 +49,16 @@ struct _LdpTrainContext {
   guint n_rows;
 };
 
+/* Early-stopping state (schedule.c): the lowest validation loss seen and the epochs
+ * evaluated since. */
+typedef struct {
+  double lowest;
+  guint since;
+} LdpStopState;
+void ldp_stop_state_init(LdpStopState *s);
+/* Offers an evaluated epoch's validation loss; TRUE when training stops after it. */
+gboolean ldp_stop_state_offer(const LdpTrainConfig *cfg, LdpStopState *s, guint epoch, double val_loss);
+
 /* Input features of @u on @tape (the calibrators' transform when there is one). */
 LdpVar *ldp_train_unit_input(LdpTrainContext *ctx, LdpTape *tape, const LdpTrainUnit *u);
 /* The calibrators' edge weights for the edges of @u's graph, or NULL. */

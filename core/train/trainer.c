@@ -305,8 +305,7 @@ typedef struct {
   LdpEpochStats best;
   gboolean have_best;
   double best_f1_micro, best_f1_macro, best_auc;
-  double lowest_val;
-  guint since_lowest;
+  LdpStopState stop;
 } Selection;
 
 /* Appends @st to the history and offers it to model selection; @z holds this epoch's
@@ -317,6 +316,8 @@ static gboolean selection_record(Selection *sel, const LdpTrainConfig *cfg, LdpT
                                  const guint *score_rows, guint n_test, guint n_classes)
 {
   g_array_append_val(result->history, *st);
+  if (st->epoch < cfg->watch_from)
+    return FALSE;  /* neither a candidate nor counted by early stopping yet */
   const LdpEpochStats *best = sel->have_best ? &sel->best : NULL;
   gboolean accept;
   if (sel->select_last)
@@ -336,14 +337,7 @@ static gboolean selection_record(Selection *sel, const LdpTrainConfig *cfg, LdpT
     fprintf(stderr, "\r  epoch %u/%u  loss %.4f  val loss %.4f  val acc %.3f  selected %u   ", st->epoch,
             cfg->epochs, st->train_loss, st->val_loss, st->val_acc, sel->best.epoch);
 
-  /* Early stopping watches the lowest validation loss, independently of selection. */
-  if (st->val_loss < sel->lowest_val) {
-    sel->lowest_val = st->val_loss;
-    sel->since_lowest = 0;
-  } else {
-    sel->since_lowest += MAX(cfg->eval_every, 1);
-  }
-  return cfg->patience > 0 && sel->since_lowest >= cfg->patience && st->epoch >= cfg->min_epochs;
+  return ldp_stop_state_offer(cfg, &sel->stop, st->epoch, st->val_loss);
 }
 
 /* The split's rows and the labels every loop scores against. */
@@ -420,6 +414,7 @@ static gboolean train_nodes(LdpTrainContext *c, const SplitRows *r, Selection *s
     }
     if (train_now) {
       c->epoch = e;
+      ldp_optimizer_set_lr(c->opt, ldp_train_lr_at(cfg, e));
       if (c->hooks) {
         ldp_tape_free(tape);
         if (!ldp_train_hooks_epoch_begin(c, error)) {
@@ -474,9 +469,18 @@ static gboolean train_graphs(LdpTrainContext *c, const SplitRows *r, Selection *
     tr[k] = r->n_val + k;
 
   g_autofree guint *order = g_new(guint, r->n_train);
+  const guint n_batches = ldp_train_n_batches(cfg, r->n_train);
+  if (n_batches == 0) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
+                "drop_last with batch_size %u and only %u training graphs leaves no batch to train on",
+                cfg->batch_size, r->n_train);
+    return FALSE;
+  }
+  const guint n_used = MIN(n_batches * cfg->batch_size, r->n_train);
   gboolean ok = TRUE;
   for (guint epoch = 1; ok && epoch <= cfg->epochs; epoch++) {
     c->epoch = epoch;
+    ldp_optimizer_set_lr(c->opt, ldp_train_lr_at(cfg, epoch));
     if (c->hooks && !ldp_train_hooks_epoch_begin(c, error)) {
       ok = FALSE;
       break;
@@ -485,17 +489,17 @@ static gboolean train_graphs(LdpTrainContext *c, const SplitRows *r, Selection *
     double loss_sum = 0, correct = 0;
     memcpy(order, r->train, r->n_train * sizeof(guint));
     ldp_rng_shuffle(c->rng, order, r->n_train);
-    for (guint s = 0; ok && s < r->n_train; s += cfg->batch_size) {
+    for (guint s = 0; ok && s < n_used; s += cfg->batch_size) {
       LdpTrainUnit u;
-      unit_build_graphs(&u, c->data, order + s, MIN(cfg->batch_size, r->n_train - s), r->labels);
+      unit_build_graphs(&u, c->data, order + s, MIN(cfg->batch_size, n_used - s), r->labels);
       ok = train_step(c, &u, u.labels, u.rows, u.n_rows, &loss_sum, &correct, error);
       c->unit = NULL;
       unit_clear(&u);
     }
     if (!ok)
       break;
-    st.train_loss = loss_sum / r->n_train;
-    st.train_acc = correct / r->n_train;
+    st.train_loss = loss_sum / n_used;
+    st.train_acc = correct / n_used;
     *epochs_run = epoch;
     if (!EVAL_EPOCH(cfg, epoch))
       continue;
@@ -628,7 +632,8 @@ static gboolean train_run(const LdpTrainConfig *cfg, const LdpDataset *data, con
   context_init(&c, cfg, data, backbone, model, calibrators, rng);
   Selection sel = { .progress = cfg->progress && isatty(STDERR_FILENO),
                     .select_last = cfg->selection == LDP_SELECT_LAST || r.n_val == 0,
-                    .accept_cal = FIRST_WITH(calibrators, accept), .best_auc = NAN, .lowest_val = INFINITY };
+                    .accept_cal = FIRST_WITH(calibrators, accept), .best_auc = NAN };
+  ldp_stop_state_init(&sel.stop);
   gint64 t0 = g_get_monotonic_time();
   guint epochs_run = 0;
   gboolean ok = c.graph_task ? train_graphs(&c, &r, &sel, result, &epochs_run, error)

@@ -34,6 +34,9 @@ typedef struct {
   double feature_lo;   /* public feature range [lo, hi] (0, 1 after normalisation) */
   double feature_hi;
   guint max_graph_nodes; /* size of the largest graph (DPRR's n_max); n_users for node tasks */
+  /* appended (read only by plugins that know them; the core always fills them): */
+  double node_pairs;     /* sum over graphs of n_g (n_g - 1): all off-diagonal list bits */
+  double edge_entries;   /* stored adjacency entries (an undirected edge counts twice) */
 } LdpMechanismShape;
 
 /* One user's own data. Only the fields of the mechanism's target are filled

@@ -25,7 +25,27 @@ typedef struct {
   gboolean flush_denormals; /* flush subnormal floats to zero while training (x86 FTZ/DAZ) */
   LdpSelection selection;
   gboolean progress;     /* progress line on stderr */
+  /* appended after ABI 1.1's fields; zero = off, the former behaviour */
+  gboolean drop_last;    /* graph tasks: skip the last training batch when it is incomplete */
+  guint lr_step;         /* StepLR: multiply lr by lr_gamma every lr_step epochs; 0 = constant */
+  double lr_gamma;
+  guint watch_from;      /* selection and early stopping consider epochs >= watch_from only */
 } LdpTrainConfig;
+
+/* ---- the schedule rules, exposed so they can be checked on synthetic traces ---- */
+
+/* Learning rate in effect during epoch @epoch (1-based) under @cfg: StepLR as
+ * torch.optim.lr_scheduler.StepLR stepped after every epoch, i.e.
+ * lr * lr_gamma^floor((epoch - 1) / lr_step); lr itself when lr_step is 0. */
+LDP_API double ldp_train_lr_at(const LdpTrainConfig *cfg, guint epoch);
+/* Number of training batches per epoch for @n_train items (batch_size, drop_last). */
+LDP_API guint ldp_train_n_batches(const LdpTrainConfig *cfg, guint n_train);
+/* Replays the default selection and early-stopping rule of ldp_train on a trace of
+ * validation losses, @val_loss[k] being evaluated epoch k + 1 (eval_every 1).
+ * Returns the epoch training stops after (@n when it never stops early) and sets
+ * *@selected (nullable) to the epoch whose model is kept (0: none was eligible). */
+LDP_API guint ldp_train_replay_early_stop(const LdpTrainConfig *cfg, const double *val_loss, guint n,
+                                          guint *selected);
 
 /* A calibrator instance taking part in training. Its vtable is read through @desc
  * (LDP_CALIBRATOR_SLOT), which knows the plugin's ABI minor. */

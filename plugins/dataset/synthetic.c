@@ -9,6 +9,14 @@
  * probability q, where q is chosen so the expected density is feature_density.
  * Everything is O(edges + non-zeros) (features are drawn by geometric skips) and
  * deterministic given the seed.
+ *
+ * graph: ba replaces the block-model edges by a Barabasi-Albert graph (for timing
+ * edge mechanisms at scale; labels and features are drawn as above but carry no
+ * structure): nodes 0..m-1 start without edges, node t = m joins all of them, and
+ * every later node t joins m distinct earlier nodes chosen with probability
+ * proportional to their degree (a uniform pick from the list of all edge endpoints
+ * so far, repeated picks redrawn). m (n - m) edges, mean degree 2m (n - m)/n, and a
+ * power-law tail whose maximum grows like sqrt(n).
  */
 
 #include <math.h>
@@ -16,7 +24,13 @@
 
 #include <ldpgnn/ldpgnn.h>
 
+static const char *const synthetic_graphs[] = { "sbm", "ba", NULL };
+
 static const LdpParamSpec synthetic_params[] = {
+  { .name = "graph", .type = LDP_PARAM_ENUM, .default_value = "sbm", .choices = synthetic_graphs,
+    .doc = "sbm: class-homophilous block model (avg_degree, homophily); ba: Barabasi-Albert with m" },
+  { .name = "m", .type = LDP_PARAM_INTEGER, .default_value = "5", .min = 1, .max = 10000,
+    .doc = "edges each new node brings (graph: ba)" },
   { .name = "nodes", .type = LDP_PARAM_INTEGER, .doc = "number of nodes", .default_value = "2000", .min = 2,
     .max = 50000000 },
   { .name = "classes", .type = LDP_PARAM_INTEGER, .doc = "number of classes", .default_value = "5", .min = 2,
@@ -95,12 +109,58 @@ static LdpDataset *synthetic_load(const LdpParams *params, const LdpDatasetEnv *
   for (guint i = 0; i < n; i++)
     members[fill[labels[i]]++] = i;
 
-  /* Edges. A class may be empty or a singleton; then the draw falls back to any
-   * node of the other kind so the loop always terminates. */
+  /* Edges. */
   ldp_rng_derive(&root, 2, &rng);
-  gsize m = (gsize)llround(n * avg_degree / 2.0);
-  g_autofree guint *src = g_new(guint, MAX(m, 1));
-  g_autofree guint *dst = g_new(guint, MAX(m, 1));
+  gsize m = 0;
+  g_autofree guint *src = NULL;
+  g_autofree guint *dst = NULL;
+  if (g_strcmp0(ldp_params_get_string(params, "graph"), "ba") == 0) {
+    guint bm = (guint)ldp_params_get_int(params, "m");
+    if (bm >= n) {
+      g_set_error(error, LDP_DATA_ERROR, LDP_DATA_ERROR_INCONSISTENT,
+                  "synthetic: graph ba with m = %u needs more than m nodes (nodes = %u)", bm, n);
+      g_free(labels);
+      return NULL;
+    }
+    m = (gsize)bm * (n - bm);
+    src = g_new(guint, MAX(m, 1));
+    dst = g_new(guint, MAX(m, 1));
+    /* ends[0..2e) lists both endpoints of every edge so far: a uniform pick from it
+     * is a degree-proportional pick of a node */
+    g_autofree guint *ends = g_new(guint, 2 * MAX(m, 1));
+    g_autofree guint *picked = g_new(guint, bm);
+    gsize e = 0;
+    for (guint t = bm; t < n; t++) {
+      for (guint k = 0; k < bm; k++) {
+        guint v;
+        if (t == bm) {
+          v = k;
+        } else {
+          gboolean dup;
+          do {  /* m distinct targets; m << 2e makes redraws rare */
+            v = ends[ldp_rng_below(&rng, 2 * e)];
+            dup = FALSE;
+            for (guint j = 0; j < k; j++)
+              dup |= picked[j] == v;
+          } while (dup);
+        }
+        picked[k] = v;
+      }
+      /* appended only after all m picks: the targets are drawn from the graph before t */
+      for (guint k = 0; k < bm; k++) {
+        src[e] = t;
+        dst[e] = picked[k];
+        ends[2 * e] = t;
+        ends[2 * e + 1] = picked[k];
+        e++;
+      }
+    }
+  } else {
+  /* A class may be empty or a singleton; then the draw falls back to any
+   * node of the other kind so the loop always terminates. */
+  m = (gsize)llround(n * avg_degree / 2.0);
+  src = g_new(guint, MAX(m, 1));
+  dst = g_new(guint, MAX(m, 1));
   for (gsize e = 0; e < m; e++) {
     guint u, v;
     for (;;) {
@@ -122,6 +182,7 @@ static LdpDataset *synthetic_load(const LdpParams *params, const LdpDatasetEnv *
     }
     src[e] = u;
     dst[e] = v;
+  }
   }
 
   LdpDataset *ds = ldp_dataset_new(LDP_TASK_NODE, "synthetic");

@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <ldpgnn/ldpgnn.h>
 
@@ -54,6 +55,45 @@ static inline gboolean mech_check_row(const LdpUserView *v, double lo, double hi
                   k, x, lo, hi);
       return FALSE;
     }
+  }
+  return TRUE;
+}
+
+/* Memory guard of the mechanisms whose output grows with the square of the graph
+ * size (RR: about n/(1 + e^eps) entries per row). A parameter "max_memory" in MiB
+ * (0: half the physical memory) bounds the noisy graph's estimated footprint; the
+ * run is refused before any user reports instead of being killed by the OS. */
+#define MECH_SPEC_MAX_MEMORY                                                                    \
+  {                                                                                             \
+    .name = "max_memory", .type = LDP_PARAM_NUMBER, .default_value = "0", .min = 0,             \
+    .max = INFINITY,                                                                            \
+    .doc = "refuse to run when the noisy graph would need more MiB than this (0: half the "     \
+           "physical memory)"                                                                   \
+  }
+
+/* Bytes per reported list entry: the report (index + value, 8 bytes), the noisy
+ * adjacency (index + value, 8) and its transpose, which training builds for the
+ * backward pass (8). */
+#define MECH_BYTES_PER_ENTRY 24.0
+
+static inline gboolean mech_check_memory(double entries, const LdpParams *params, GError **error)
+{
+  double limit_mb = ldp_params_get_number(params, "max_memory");
+  const char *source = "max_memory";
+  if (!(limit_mb > 0.0)) {
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    if (pages <= 0 || page <= 0)
+      return TRUE;  /* unknown machine: no default limit */
+    limit_mb = (double)pages * (double)page / 2.0 / 1048576.0;
+    source = "half the physical memory; set max_memory to change it";
+  }
+  double need_mb = entries * MECH_BYTES_PER_ENTRY / 1048576.0;
+  if (need_mb > limit_mb) {
+    g_set_error(error, LDP_PIPELINE_ERROR, LDP_PIPELINE_ERROR_RANGE,
+                "the noisy graph would hold about %.3g list entries (%.4g MiB at %.0f bytes "
+                "each), more than the limit of %.4g MiB (%s)",
+                entries, need_mb, MECH_BYTES_PER_ENTRY, limit_mb, source);
+    return FALSE;
   }
   return TRUE;
 }

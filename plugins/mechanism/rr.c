@@ -2,7 +2,9 @@
  * 11.2, and Solitude's edge RR, 12.2). Every bit of her adjacency row is kept with
  * p = e^eps/(e^eps + 1) and flipped otherwise. The diagonal is left out by default
  * (DPRR's RR baseline); diagonal: true includes it (Solitude's code, where noisy
- * self-loops appear). Epsilon-edge LDP per user, 2 x epsilon relationship DP. */
+ * self-loops appear). Epsilon-edge LDP per user, 2 x epsilon relationship DP.
+ * The output is dense (about n/(1 + e^eps) entries per row): a run whose noisy graph
+ * would exceed max_memory is refused up front (mech_check_memory). */
 
 #include <ldpgnn/edges.h>
 
@@ -21,6 +23,7 @@ static const LdpParamSpec rr_params[] = {
     .doc = "randomise the diagonal bit too (Solitude code); false leaves it 0 (DPRR)",
     .default_value = "false" },
   LDP_EDGE_SPEC_AGGREGATION,
+  MECH_SPEC_MAX_MEMORY,
 };
 
 static gpointer rr_create(const LdpParams *params, const LdpMechanismShape *shape, GError **error)
@@ -31,6 +34,15 @@ static gpointer rr_create(const LdpParams *params, const LdpMechanismShape *shap
   r->agg = ldp_edge_aggregation(params);
   r->keep = 1.0 / (1.0 + exp(-r->epsilon));
   r->flip = 1.0 / (1.0 + exp(r->epsilon));
+  /* every user private (the worst case): true bits kept with p, the others set with
+   * 1 - p, so the output is dense, about n/(1 + e^eps) entries per row */
+  double zeros = shape->node_pairs - shape->edge_entries + (r->diagonal ? shape->n_users : 0);
+  double entries = isinf(r->epsilon) ? shape->edge_entries
+                                     : shape->edge_entries * r->keep + MAX(zeros, 0.0) * r->flip;
+  if (!mech_check_memory(entries, params, error)) {
+    g_free(r);
+    return NULL;
+  }
   return r;
 }
 

@@ -1,0 +1,377 @@
+/* test-dprr.c: the pieces of the DPRR reproduction (ALGORITHMS.md 11): the
+ * NonPriv-Part / NonPriv-Full mechanisms on a hand-built graph, the training schedule
+ * rules (StepLR, drop_last, early stopping from an epoch on) on synthetic traces, and
+ * the Barabasi-Albert generator of the synthetic dataset. */
+#include "config.h"
+
+#include <math.h>
+
+#include "testutil.h"
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(LdpDataset, ldp_dataset_free)
+
+static LdpRegistry *registry;
+
+static const LdpPluginDesc *desc_of(const char *name)
+{
+  const LdpPlugin *p = ldp_registry_lookup(registry, name);
+  g_assert_nonnull(p);
+  return ldp_plugin_desc(p);
+}
+
+/* Two graphs: graph 0 = nodes 0..5, a 6-cycle plus the chord 0-3; graph 1 = nodes
+ * 6..9, a path 6-7-8-9. Graph labels 0 and 1, features ones. */
+static LdpDataset *hand_graphs(void)
+{
+  static const guint und[][2] = { { 0, 1 }, { 1, 2 }, { 2, 3 }, { 3, 4 }, { 4, 5 }, { 5, 0 },
+                                  { 0, 3 }, { 6, 7 }, { 7, 8 }, { 8, 9 } };
+  guint src[G_N_ELEMENTS(und)], dst[G_N_ELEMENTS(und)];
+  for (guint e = 0; e < G_N_ELEMENTS(und); e++)
+    src[e] = und[e][0], dst[e] = und[e][1];
+  const guint ptr[] = { 0, 6, 10 };
+  LdpDataset *ds = ldp_dataset_new(LDP_TASK_GRAPH, "hand");
+  GError *err = NULL;
+  g_assert_true(ldp_dataset_set_structure(ds, 10, 2, ptr, src, dst, G_N_ELEMENTS(und), TRUE, &err));
+  g_assert_no_error(err);
+  LdpTensor *x = ldp_tensor_new(10, 1);
+  ldp_tensor_fill(x, 1.0f);
+  ldp_dataset_set_features_dense(ds, x);
+  gint *labels = g_new(gint, 2);
+  labels[0] = 0;
+  labels[1] = 1;
+  ldp_dataset_set_labels(ds, labels, 2);
+  return ds;
+}
+
+static gboolean has_edge(const LdpCsr *a, guint row, guint col)
+{
+  for (guint k = a->indptr[row]; k < a->indptr[row + 1]; k++)
+    if (a->indices[k] == col)
+      return TRUE;
+  return FALSE;
+}
+
+/* The public users as ldp_mechanism_apply documents their choice (privacy.h):
+ * graph g shuffles its local ids with stream g of the public stream and the first
+ * floor(n_g alpha) are public. */
+static void expected_public(const LdpDataset *ds, double alpha, const LdpRng *run, gboolean *pub)
+{
+  const guint *ptr = ldp_dataset_graph_ptr(ds);
+  LdpRng base;
+  ldp_rng_derive(run, LDP_MECHANISM_PUBLIC_STREAM, &base);
+  for (guint v = 0; v < ldp_dataset_n_nodes(ds); v++)
+    pub[v] = FALSE;
+  for (guint g = 0; g < ldp_dataset_n_graphs(ds); g++) {
+    guint n_g = ptr[g + 1] - ptr[g], k = (guint)floor(n_g * alpha);
+    if (k == 0)
+      continue;
+    LdpRng rng;
+    ldp_rng_derive(&base, g, &rng);
+    g_autofree guint *perm = g_new(guint, n_g);
+    for (guint i = 0; i < n_g; i++)
+      perm[i] = i;
+    ldp_rng_shuffle(&rng, perm, n_g);
+    for (guint i = 0; i < k; i++)
+      pub[ptr[g] + perm[i]] = TRUE;
+  }
+}
+
+static void test_nonpriv_part(void)
+{
+  const LdpPluginDesc *d = desc_of("nonpriv_part");
+  for (guint64 seed = 1; seed <= 20; seed++) {
+    for (guint ai = 0; ai < 3; ai++) {
+      const double alpha = (double[]){ 0.5, 0.7, 1.0 }[ai];
+      g_autoptr(LdpDataset) clean = hand_graphs();
+      LdpDataset *ds = hand_graphs();
+      LdpRng run;
+      ldp_rng_init(&run, seed);
+      GError *err = NULL;
+      g_autoptr(LdpLedger) ledger = ldp_ledger_new();
+      g_assert_true(ldp_mechanism_apply_desc(d, NULL, 0, alpha, ds, &run, ledger, &err));
+      g_assert_no_error(err);
+
+      /* expected: the public users in their original order, per graph */
+      gboolean pub[10];
+      expected_public(clean, alpha, &run, pub);
+      guint map[10], kept = 0, per_graph[2] = { 0, 0 };
+      for (guint v = 0; v < 10; v++) {
+        map[v] = pub[v] ? kept++ : G_MAXUINT;
+        per_graph[v >= 6] += pub[v];
+      }
+      g_assert_cmpuint(per_graph[0], ==, (guint)floor(6 * alpha));
+      g_assert_cmpuint(per_graph[1], ==, (guint)floor(4 * alpha));
+      g_assert_cmpuint(ldp_dataset_n_nodes(ds), ==, kept);
+      g_assert_cmpuint(ldp_dataset_n_graphs(ds), ==, 2);
+      const guint *ptr = ldp_dataset_graph_ptr(ds);
+      g_assert_cmpuint(ptr[1], ==, per_graph[0]);
+      g_assert_cmpuint(ptr[2], ==, kept);
+      /* the induced subgraph: an edge between two kept users iff the clean graph has it */
+      const LdpCsr *a = ldp_graph_csr(ldp_dataset_graph(ds));
+      const LdpCsr *c = ldp_graph_csr(ldp_dataset_graph(clean));
+      guint n_induced = 0;
+      for (guint u = 0; u < 10; u++)
+        for (guint v = 0; v < 10; v++)
+          if (pub[u] && pub[v]) {
+            gboolean e = has_edge(c, u, v);
+            n_induced += e;
+            g_assert_cmpint(has_edge(a, map[u], map[v]), ==, e);
+          }
+      g_assert_cmpuint(a->nnz, ==, n_induced);
+      /* constant features, graph labels untouched */
+      const LdpTensor *x = ldp_dataset_features_dense(ds);
+      g_assert_nonnull(x);
+      g_assert_cmpuint(x->rows, ==, kept);
+      g_assert_cmpuint(x->cols, ==, 1);
+      for (guint i = 0; i < kept; i++)
+        g_assert_cmpfloat(x->data[i], ==, 1.0f);
+      g_assert_cmpint(ldp_dataset_labels(ds)[0], ==, 0);
+      g_assert_cmpint(ldp_dataset_labels(ds)[1], ==, 1);
+      /* private users spend nothing; public users are listed apart (with no private
+       * user left, the ledger says "not private") */
+      if (kept < 10)
+        g_assert_cmpfloat(ldp_ledger_target_epsilon(ledger, LDP_TARGET_EDGES), ==, 0.0);
+      else
+        g_assert_true(isinf(ldp_ledger_target_epsilon(ledger, LDP_TARGET_EDGES)));
+      g_assert_cmpuint(ldp_ledger_target_public_users(ledger, LDP_TARGET_EDGES), ==, kept);
+      ldp_dataset_free(ds);
+    }
+  }
+}
+
+static void test_nonpriv_part_errors(void)
+{
+  const LdpPluginDesc *d = desc_of("nonpriv_part");
+  LdpRng run;
+  ldp_rng_init(&run, 3);
+  /* alpha = 0 (and alpha too small for any graph) keeps nobody: a clear error */
+  for (guint k = 0; k < 2; k++) {
+    LdpDataset *ds = hand_graphs();
+    GError *err = NULL;
+    g_assert_false(ldp_mechanism_apply_desc(d, NULL, 0, k ? 0.1 : 0.0, ds, &run, NULL, &err));
+    g_assert_nonnull(err);
+    g_assert_nonnull(strstr(err->message, "public_fraction > 0"));
+    g_error_free(err);
+    ldp_dataset_free(ds);
+  }
+  /* node-level data would lose the items it classifies */
+  LdpDataset *nd = ldp_dataset_new(LDP_TASK_NODE, "nodes");
+  const guint s[] = { 0 }, t[] = { 1 };
+  GError *err = NULL;
+  g_assert_true(ldp_dataset_set_structure(nd, 2, 1, NULL, s, t, 1, TRUE, &err));
+  gint *labels = g_new0(gint, 2);
+  ldp_dataset_set_labels(nd, labels, 1);
+  g_assert_false(ldp_mechanism_apply_desc(d, NULL, 0, 0.5, nd, &run, NULL, &err));
+  g_assert_nonnull(err);
+  g_assert_nonnull(strstr(err->message, "graph-level"));
+  g_error_free(err);
+  ldp_dataset_free(nd);
+}
+
+static void test_nonpriv_full(void)
+{
+  g_autoptr(LdpDataset) clean = hand_graphs();
+  LdpDataset *ds = hand_graphs();
+  LdpRng run;
+  ldp_rng_init(&run, 9);
+  GError *err = NULL;
+  g_autoptr(LdpLedger) ledger = ldp_ledger_new();
+  g_assert_true(ldp_mechanism_apply_desc(desc_of("nonpriv_full"), NULL, 0, 0.0, ds, &run, ledger, &err));
+  g_assert_no_error(err);
+  const LdpCsr *a = ldp_graph_csr(ldp_dataset_graph(ds));
+  const LdpCsr *c = ldp_graph_csr(ldp_dataset_graph(clean));
+  g_assert_cmpuint(a->nnz, ==, c->nnz);
+  for (guint u = 0; u < 10; u++)
+    for (guint v = 0; v < 10; v++)
+      g_assert_cmpint(has_edge(a, u, v), ==, has_edge(c, u, v));
+  g_assert_true(isinf(ldp_ledger_target_epsilon(ledger, LDP_TARGET_EDGES)));
+  ldp_dataset_free(ds);
+}
+
+/* torch StepLR(step_size = 50, gamma = 0.5) stepped after every epoch: epochs
+ * 1..50 at lr, 51..100 at lr/2, 101..150 at lr/4. */
+static void test_step_lr(void)
+{
+  LdpTrainConfig cfg = { .lr = 0.01, .lr_step = 50, .lr_gamma = 0.5 };
+  g_assert_cmpfloat(ldp_train_lr_at(&cfg, 1), ==, 0.01);
+  g_assert_cmpfloat(ldp_train_lr_at(&cfg, 50), ==, 0.01);
+  g_assert_cmpfloat(ldp_train_lr_at(&cfg, 51), ==, 0.005);
+  g_assert_cmpfloat(ldp_train_lr_at(&cfg, 100), ==, 0.005);
+  g_assert_cmpfloat(ldp_train_lr_at(&cfg, 101), ==, 0.0025);
+  g_assert_cmpfloat_with_epsilon(ldp_train_lr_at(&cfg, 500), 0.01 / 512.0, 1e-15);
+  cfg.lr_step = 0;  /* constant */
+  g_assert_cmpfloat(ldp_train_lr_at(&cfg, 400), ==, 0.01);
+}
+
+static void test_drop_last(void)
+{
+  LdpTrainConfig cfg = { .batch_size = 32 };
+  /* REDDIT-BINARY's 75 % = 1500 training graphs: 46 full batches and one of 28 */
+  g_assert_cmpuint(ldp_train_n_batches(&cfg, 1500), ==, 47);
+  cfg.drop_last = TRUE;
+  g_assert_cmpuint(ldp_train_n_batches(&cfg, 1500), ==, 46);
+  g_assert_cmpuint(ldp_train_n_batches(&cfg, 64), ==, 2);
+  g_assert_cmpuint(ldp_train_n_batches(&cfg, 31), ==, 0);
+  cfg.drop_last = FALSE;
+  g_assert_cmpuint(ldp_train_n_batches(&cfg, 31), ==, 1);
+}
+
+/* Early stopping from epoch 100 with patience 30 (ALGORITHMS.md 11.9). */
+static void test_early_stop(void)
+{
+  enum { N = 500 };
+  double *loss = g_new(double, N);
+  LdpTrainConfig cfg = { .epochs = N, .patience = 30, .watch_from = 100, .eval_every = 1 };
+  guint sel = 0;
+
+  /* minimum at epoch 120, rising after: the 30 epochs 121..150 are all worse */
+  for (guint k = 0; k < N; k++)
+    loss[k] = fabs((double)(k + 1) - 120.0) + 1.0;
+  g_assert_cmpuint(ldp_train_replay_early_stop(&cfg, loss, N, &sel), ==, 150);
+  g_assert_cmpuint(sel, ==, 120);
+
+  /* minimum at epoch 50, before the watch starts: epoch 100 is the first candidate
+   * and the best among the watched ones; stop 30 epochs later */
+  for (guint k = 0; k < N; k++)
+    loss[k] = fabs((double)(k + 1) - 50.0);
+  g_assert_cmpuint(ldp_train_replay_early_stop(&cfg, loss, N, &sel), ==, 130);
+  g_assert_cmpuint(sel, ==, 100);
+  /* without the watch epoch the old rule stops at 80 (patience counted from 50) */
+  cfg.watch_from = 0;
+  g_assert_cmpuint(ldp_train_replay_early_stop(&cfg, loss, N, &sel), ==, 80);
+  g_assert_cmpuint(sel, ==, 50);
+  /* ... unless min_epochs holds it back */
+  cfg.min_epochs = 100;
+  g_assert_cmpuint(ldp_train_replay_early_stop(&cfg, loss, N, &sel), ==, 100);
+  cfg.min_epochs = 0;
+  cfg.watch_from = 100;
+
+  /* a new minimum every 29 epochs never triggers patience 30: all 500 epochs */
+  for (guint k = 0; k < N; k++)
+    loss[k] = (k % 29 == 0) ? -(double)k : 1000.0;
+  g_assert_cmpuint(ldp_train_replay_early_stop(&cfg, loss, N, &sel), ==, N);
+  g_assert_cmpuint(sel, ==, 494);  /* k = 493 = 17 x 29, the last minimum, is epoch 494 */
+  /* patience 0: never stops */
+  cfg.patience = 0;
+  for (guint k = 0; k < N; k++)
+    loss[k] = (double)k;
+  g_assert_cmpuint(ldp_train_replay_early_stop(&cfg, loss, N, &sel), ==, N);
+  g_assert_cmpuint(sel, ==, 100);
+  g_free(loss);
+}
+
+static LdpDataset *ba_graph(guint n, guint m, guint64 seed)
+{
+  const LdpPluginDesc *d = desc_of("synthetic");
+  g_autofree char *nodes = g_strdup_printf("nodes=%u", n);
+  g_autofree char *ms = g_strdup_printf("m=%u", m);
+  g_autofree char *ss = g_strdup_printf("seed=%" G_GUINT64_FORMAT, seed);
+  const char *args[] = { "graph=ba", nodes, ms, ss, "features=4", "classes=2", NULL };
+  GError *err = NULL;
+  LdpParams *p = ldp_params_new_from_strings(d->params, d->n_params, args, &err);
+  g_assert_no_error(err);
+  LdpDatasetEnv env = { NULL, 1 };
+  LdpDataset *ds = d->vtable.dataset->load(p, &env, &err);
+  g_assert_no_error(err);
+  ldp_params_free(p);
+  return ds;
+}
+
+/* Barabasi-Albert: exactly m (n - m) distinct undirected edges (every new node
+ * brings m edges to distinct older nodes), so the mean degree is 2m (n - m)/n; every
+ * node from m on has degree >= m; the largest degree grows like sqrt(n) (Bollobas &
+ * Riordan), so 20x the nodes must give a clearly larger hub (expected ratio
+ * sqrt(20) = 4.5; we only ask for > 2, far outside seed-to-seed variation of the
+ * maximum, whose spread is a constant factor of order 1 around m sqrt(n)). */
+static void test_barabasi_albert(void)
+{
+  const guint m = 5;
+  guint max_deg[2];
+  const guint sizes[2] = { 1000, 20000 };
+  for (guint s = 0; s < 2; s++) {
+    guint n = sizes[s];
+    g_autoptr(LdpDataset) ds = ba_graph(n, m, 7);
+    g_assert_cmpuint(ldp_dataset_n_nodes(ds), ==, n);
+    g_assert_cmpuint(ldp_dataset_n_edges(ds), ==, (gsize)m * (n - m));  /* undirected */
+    const LdpCsr *a = ldp_graph_csr(ldp_dataset_graph(ds));
+    g_assert_cmpuint(a->nnz, ==, 2 * (gsize)m * (n - m));  /* both directions stored */
+    guint64 sum = 0;
+    max_deg[s] = 0;
+    for (guint v = 0; v < n; v++) {
+      guint d = a->indptr[v + 1] - a->indptr[v];
+      g_assert_false(has_edge(a, v, v));
+      if (v >= m)
+        g_assert_cmpuint(d, >=, m);
+      sum += d;
+      max_deg[s] = MAX(max_deg[s], d);
+    }
+    g_assert_cmpfloat_with_epsilon((double)sum / n, 2.0 * m * (n - m) / n, 1e-12);
+  }
+  g_assert_cmpuint(max_deg[1], >, 2 * max_deg[0]);
+  /* deterministic given the seed */
+  g_autoptr(LdpDataset) a1 = ba_graph(500, 3, 11);
+  g_autoptr(LdpDataset) a2 = ba_graph(500, 3, 11);
+  const LdpCsr *c1 = ldp_graph_csr(ldp_dataset_graph(a1)), *c2 = ldp_graph_csr(ldp_dataset_graph(a2));
+  g_assert_cmpuint(c1->nnz, ==, c2->nnz);
+  g_assert_cmpmem(c1->indices, c1->nnz * sizeof(guint), c2->indices, c2->nnz * sizeof(guint));
+  /* m >= n is refused */
+  const LdpPluginDesc *d = desc_of("synthetic");
+  const char *args[] = { "graph=ba", "nodes=5", "m=5", NULL };
+  GError *err = NULL;
+  LdpParams *p = ldp_params_new_from_strings(d->params, d->n_params, args, &err);
+  g_assert_no_error(err);
+  LdpDatasetEnv env = { NULL, 1 };
+  g_assert_null(d->vtable.dataset->load(p, &env, &err));
+  g_assert_nonnull(err);
+  g_assert_nonnull(strstr(err->message, "m = 5"));
+  g_error_free(err);
+  ldp_params_free(p);
+}
+
+/* RR's output is dense: a run whose noisy graph would exceed max_memory is refused
+ * before anyone reports, with the expected size in the message. The hand graphs have
+ * 6*5 + 4*3 = 42 off-diagonal bits, 20 of them edges: at eps = 1 about
+ * 20 p + 22 (1 - p) = 20.54 entries (p = 0.7311), i.e. 493 bytes at 24 bytes each. */
+static void test_rr_memory_guard(void)
+{
+  const LdpPluginDesc *d = desc_of("rr");
+  LdpRng run;
+  ldp_rng_init(&run, 5);
+  for (guint k = 0; k < 2; k++) {
+    const char *args[] = { "epsilon=1", k ? "max_memory=0.0005" : "max_memory=0.0004", NULL };
+    GError *err = NULL;
+    LdpParams *p = ldp_params_new_from_strings(d->params, d->n_params, args, &err);
+    g_assert_no_error(err);
+    LdpDataset *ds = hand_graphs();
+    gboolean ok = ldp_mechanism_apply_desc(d, p, 0, 0.0, ds, &run, NULL, &err);
+    if (k == 0) {  /* 0.0004 MiB = 419 bytes < 493 */
+      g_assert_false(ok);
+      g_assert_nonnull(err);
+      g_assert_nonnull(strstr(err->message, "about 20.5 list entries"));
+      g_assert_nonnull(strstr(err->message, "max_memory"));
+      g_error_free(err);
+    } else {  /* 524 bytes: runs */
+      g_assert_no_error(err);
+      g_assert_true(ok);
+    }
+    ldp_dataset_free(ds);
+    ldp_params_free(p);
+  }
+}
+
+int main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  registry = ldp_test_registry();
+  g_test_add_func("/dprr/nonpriv-part", test_nonpriv_part);
+  g_test_add_func("/dprr/nonpriv-part-errors", test_nonpriv_part_errors);
+  g_test_add_func("/dprr/nonpriv-full", test_nonpriv_full);
+  g_test_add_func("/dprr/rr-memory-guard", test_rr_memory_guard);
+  g_test_add_func("/dprr/step-lr", test_step_lr);
+  g_test_add_func("/dprr/drop-last", test_drop_last);
+  g_test_add_func("/dprr/early-stop", test_early_stop);
+  g_test_add_func("/dprr/barabasi-albert", test_barabasi_albert);
+  int rc = g_test_run();
+  ldp_registry_free(registry);
+  return rc;
+}
