@@ -9,7 +9,7 @@
 #include <glib/gstdio.h>
 
 #include <ldpgnn/ldpgnn.h>
-#include "registry.h"
+#include <ldpgnn/host.h>
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "fuzz-common.h"
-#include "pipeline.h"
 
 #ifndef LDP_FUZZ_PLUGIN
 #error "define LDP_FUZZ_PLUGIN"

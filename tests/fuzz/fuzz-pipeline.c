@@ -9,8 +9,6 @@
 #include <string.h>
 
 #include "fuzz-common.h"
-#include "json-write.h"
-#include "pipeline.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
