@@ -59,4 +59,5 @@ check "split kind edges refuses a training fraction (file:line:col)" \
   sh -c "! '$bin' validate '$tmp/link.yaml' --set split.train=0.5 2>'$tmp/e1' && grep -q 'link.yaml:[0-9]*:[0-9]*.*split kind edges takes val and test only' '$tmp/e1'"
 check "calibrators with split kind edges are refused at validation" \
   sh -c "! '$bin' validate '$tmp/link.yaml' --set 'calibrators=[{plugin: kprop}]' 2>'$tmp/e2' && grep -q 'calibrators are not supported with split kind edges' '$tmp/e2'"
+[ "$fails" -eq 0 ] && rm -rf "$tmp"
 [ "$fails" -eq 0 ]
