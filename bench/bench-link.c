@@ -17,20 +17,7 @@
 
 #include <ldpgnn/host.h>
 #include "../tests/testutil.h"
-
-static void remove_dir(const char *dir)
-{
-  GDir *d = g_dir_open(dir, 0, NULL);
-  if (d) {
-    const char *name;
-    while ((name = g_dir_read_name(d)) != NULL) {
-      g_autofree char *path = g_build_filename(dir, name, NULL);
-      g_remove(path);
-    }
-    g_dir_close(d);
-  }
-  g_rmdir(dir);
-}
+#include "bench-util.h"
 
 int main(void)
 {
@@ -71,14 +58,14 @@ int main(void)
   if (!ok) {
     fprintf(stderr, "bench-link: %s\n", error ? error->message : "?");
     if (out)
-      remove_dir(out);
+      bench_remove_run_dir(out);
     return 1;
   }
   /* timing.csv: run,seed,train_seconds,ms_per_epoch; seeds.csv holds test_auc */
   g_autofree char *tpath = g_build_filename(out, "timing.csv", NULL);
   g_autofree char *text = NULL;
   gboolean read = g_file_get_contents(tpath, &text, NULL, NULL);
-  remove_dir(out);
+  bench_remove_run_dir(out);
   if (!read)
     return 1;
   const char *threads = g_getenv("OMP_NUM_THREADS");

@@ -18,26 +18,12 @@
 
 #include <ldpgnn/host.h>
 #include "../tests/testutil.h"
+#include "bench-util.h"
 
 static const char *const default_pipelines[] = {
   "lpgnn-cora-ex1-ey1-drop.yaml", /* K_x = 2, K_y = 8 */
   "lpgnn-cora-ex1.yaml",          /* K_x = 16 */
 };
-
-/* Removes @dir and the files the runner wrote into it (it writes no subdirectories). */
-static void remove_dir(const char *dir)
-{
-  GDir *d = g_dir_open(dir, 0, NULL);
-  if (d) {
-    const char *name;
-    while ((name = g_dir_read_name(d)) != NULL) {
-      g_autofree char *path = g_build_filename(dir, name, NULL);
-      g_remove(path);
-    }
-    g_dir_close(d);
-  }
-  g_rmdir(dir);
-}
 
 /* ms_per_epoch of the first data row of timing.csv (run,seed,train_seconds,ms_per_epoch). */
 static double read_ms_per_epoch(const char *dir)
@@ -84,7 +70,7 @@ static gboolean bench_one(const LdpRegistry *reg, const char *path)
     close(saved);
   double wall = (g_get_monotonic_time() - t0) / 1e6;
   double ms = ok ? read_ms_per_epoch(out) : -1;
-  remove_dir(out);
+  bench_remove_run_dir(out);
   g_clear_pointer(&p, ldp_pipeline_free);
   g_autofree char *base = g_path_get_basename(path);
   if (!ok) {

@@ -17,21 +17,7 @@
 
 #include <ldpgnn/host.h>
 #include "../tests/testutil.h"
-
-/* Removes @dir and the files the runner wrote into it (it writes no subdirectories). */
-static void remove_dir(const char *dir)
-{
-  GDir *d = g_dir_open(dir, 0, NULL);
-  if (d) {
-    const char *name;
-    while ((name = g_dir_read_name(d)) != NULL) {
-      g_autofree char *path = g_build_filename(dir, name, NULL);
-      g_remove(path);
-    }
-    g_dir_close(d);
-  }
-  g_rmdir(dir);
-}
+#include "bench-util.h"
 
 /* Prints the rows of timing.csv (run,seed,train_seconds,ms_per_epoch). */
 static gboolean print_timing(const char *dir)
@@ -91,7 +77,7 @@ int main(int argc, char **argv)
   g_clear_pointer(&p, ldp_pipeline_free);
   if (!ok) {
     printf("bench-solitude: %s failed: %s\n", path, error ? error->message : "?");
-    remove_dir(out);
+    bench_remove_run_dir(out);
     return 1;
   }
   const char *threads = g_getenv("OMP_NUM_THREADS");
@@ -99,6 +85,6 @@ int main(int argc, char **argv)
   printf("solitude-cora-sage.yaml, epsilon_a = 8, seeds=1: whole run (4 variants) %.2f s\n", wall);
   printf("  %-20s %10s %12s\n", "variant", "train s", "ms/epoch");
   ok = print_timing(out);
-  remove_dir(out);
+  bench_remove_run_dir(out);
   return ok ? 0 : 1;
 }
