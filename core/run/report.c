@@ -430,6 +430,22 @@ static void md_escape(GString *s, const char *text)
   }
 }
 
+/* The header row and alignment row of a rows x columns table of @t, after "| ". */
+static void md_table_head(GString *md, const LdpReportTable *t)
+{
+  md_escape(md, t->rows_by);
+  g_string_append(md, " \\ ");
+  md_escape(md, t->cols_by);
+  for (guint c = 0; c < t->cols->len; c++) {
+    g_string_append(md, " | ");
+    md_escape(md, t->cols->pdata[c]);
+  }
+  g_string_append(md, " |\n|---");
+  for (guint c = 0; c < t->cols->len; c++)
+    g_string_append(md, "|---:");
+  g_string_append(md, "|\n");
+}
+
 gboolean ldp_report_write(const char *dir, const LdpReportOptions *opt, GString *markdown, GError **error)
 {
   g_return_val_if_fail(dir != NULL, FALSE);
@@ -444,17 +460,7 @@ gboolean ldp_report_write(const char *dir, const LdpReportOptions *opt, GString 
   g_string_append_printf(md, "%s: %s%s, mean ± std [95%% bootstrap CI] (n seeds)\n\n", t->name ? t->name : dir,
                          t->metric, unit);
   g_string_append(md, "| ");
-  md_escape(md, t->rows_by);
-  g_string_append(md, " \\ ");
-  md_escape(md, t->cols_by);
-  for (guint c = 0; c < t->cols->len; c++) {
-    g_string_append(md, " | ");
-    md_escape(md, t->cols->pdata[c]);
-  }
-  g_string_append(md, " |\n|---");
-  for (guint c = 0; c < t->cols->len; c++)
-    g_string_append(md, "|---:");
-  g_string_append(md, "|\n");
+  md_table_head(md, t);
   for (guint r = 0; r < t->rows->len; r++) {
     g_string_append(md, "| ");
     md_escape(md, t->rows->pdata[r]);
@@ -474,17 +480,7 @@ gboolean ldp_report_write(const char *dir, const LdpReportOptions *opt, GString 
   if (any_diff) {
     g_string_append_printf(md, "\npaired difference to '%s' on the same seeds (%s), mean [95%% bootstrap CI] "
                                "(n pairs)\n\n| ", t->baseline, dunit);
-    md_escape(md, t->rows_by);
-    g_string_append(md, " \\ ");
-    md_escape(md, t->cols_by);
-    for (guint c = 0; c < t->cols->len; c++) {
-      g_string_append(md, " | ");
-      md_escape(md, t->cols->pdata[c]);
-    }
-    g_string_append(md, " |\n|---");
-    for (guint c = 0; c < t->cols->len; c++)
-      g_string_append(md, "|---:");
-    g_string_append(md, "|\n");
+    md_table_head(md, t);
     for (guint r = 0; r < t->rows->len; r++) {
       gboolean has = FALSE;
       for (guint c = 0; c < t->cols->len; c++)
