@@ -266,7 +266,52 @@ static gboolean plot_history(const char *dir, const char *fig_dir, GPtrArray *wr
   return ok;
 }
 
-/* DPRR's degree scatter from DIR/degrees.csv (node,true_degree,noisy_degree). */
+/* The edge budget of run @name from @dir/summary.json (privacy.edges.epsilon), NaN
+ * when there is no summary or no such run: the figure's legend only. */
+static double edge_epsilon(const char *dir, const char *name)
+{
+  g_autofree char *path = g_build_filename(dir, "summary.json", NULL);
+  g_autoptr(JsonParser) parser = json_parser_new();
+  if (!json_parser_load_from_file(parser, path, NULL))
+    return NAN;
+  JsonNode *root = json_parser_get_root(parser);
+  JsonObject *o = root && JSON_NODE_HOLDS_OBJECT(root) ? json_node_get_object(root) : NULL;
+  JsonArray *runs = o && json_object_has_member(o, "runs") ? json_object_get_array_member(o, "runs") : NULL;
+  for (guint i = 0; runs && i < json_array_get_length(runs); i++) {
+    JsonObject *r = json_array_get_object_element(runs, i);
+    if (!r || g_strcmp0(json_object_get_string_member_with_default(r, "name", ""), name) != 0)
+      continue;
+    JsonObject *pr = json_object_get_object_member(r, "privacy");
+    JsonObject *e = pr && json_object_has_member(pr, "edges") ? json_object_get_object_member(pr, "edges") : NULL;
+    JsonNode *eps = e ? json_object_get_member(e, "epsilon") : NULL;
+    return eps && JSON_NODE_HOLDS_VALUE(eps) ? json_node_get_double(eps) : NAN;
+  }
+  return NAN;
+}
+
+/* Colour-blind-safe colours (Okabe and Ito) for the runs of the degree scatter. */
+static const char *const deg_colours[] = { "0072B2", "D55E00", "009E73", "CC79A7", "E69F00", "56B4E9", "000000" };
+
+typedef struct {
+  char *run, *method;
+  GString *points;           /* "d+1 d~+1" lines */
+  double bin_sx[32], bin_sy[32];
+  guint bin_n[32];
+} DegreeSeries;
+
+static void degree_series_free(gpointer p)
+{
+  DegreeSeries *d = p;
+  g_free(d->run);
+  g_free(d->method);
+  g_string_free(d->points, TRUE);
+  g_free(d);
+}
+
+/* DPRR's Fig. 7 from DIR/degrees.csv (LDP_DEGREES_CSV_HEADER): every user's noisy
+ * against her true degree, one colour per run (e.g. DPRR, RR, LocalLap), with the
+ * mean noisy degree per power-of-two bin of the true degree as a line. Log axes of
+ * d + 1, so users of degree 0 are drawn (at 1). */
 static gboolean plot_degrees(const char *dir, const char *fig_dir, GPtrArray *written, GError **error)
 {
   g_autofree char *path = g_build_filename(dir, "degrees.csv", NULL);
@@ -274,30 +319,90 @@ static gboolean plot_degrees(const char *dir, const char *fig_dir, GPtrArray *wr
   if (!g_file_get_contents(path, &text, NULL, error))
     return FALSE;
   g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
-  GString *dat = g_string_new("# true_degree noisy_degree\n");
-  for (guint i = 1; lines[0] && lines[i]; i++) {
+  g_autofree char *header = g_strndup(LDP_DEGREES_CSV_HEADER, strlen(LDP_DEGREES_CSV_HEADER) - 1);
+  if (!lines[0] || strcmp(lines[0], header) != 0) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s:1: expected the header %s", path, header);
+    return FALSE;
+  }
+  g_autoptr(GPtrArray) series = g_ptr_array_new_with_free_func(degree_series_free);
+  g_autofree char *seed = NULL;
+  for (guint i = 1; lines[i]; i++) {
     if (!*lines[i])
       continue;
     g_auto(GStrv) f = g_strsplit(lines[i], ",", -1);
-    char *e1 = NULL, *e2 = NULL;
-    double a = g_strv_length(f) >= 3 ? g_ascii_strtod(f[1], &e1) : NAN;
-    double b = g_strv_length(f) >= 3 ? g_ascii_strtod(f[2], &e2) : NAN;
-    if (!isfinite(a) || !isfinite(b) || e1 == f[1] || e2 == f[2]) {
-      g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s:%u: expected node,true_degree,noisy_degree", path,
+    guint64 d = 0, dn = 0;
+    if (g_strv_length(f) != 7 || !*f[0] || !*f[6] || !g_ascii_string_to_unsigned(f[4], 10, 0, G_MAXUINT, &d, NULL) ||
+        !g_ascii_string_to_unsigned(f[5], 10, 0, G_MAXUINT, &dn, NULL)) {
+      g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO,
+                  "%s:%u: expected run,seed,user,graph,true_degree,noisy_degree,method with whole degrees", path,
                   i + 1);
-      g_string_free(dat, TRUE);
       return FALSE;
     }
-    g_string_append_printf(dat, "%.10g %.10g\n", a, b);
+    if (!seed)
+      seed = g_strdup(f[1]);
+    DegreeSeries *ds = NULL;
+    for (guint k = 0; k < series->len && !ds; k++)
+      if (strcmp(((DegreeSeries *)series->pdata[k])->run, f[0]) == 0)
+        ds = series->pdata[k];
+    if (!ds) {
+      ds = g_new0(DegreeSeries, 1);
+      ds->run = g_strdup(f[0]);
+      ds->method = g_strdup(f[6]);
+      ds->points = g_string_new(NULL);
+      g_ptr_array_add(series, ds);
+    }
+    g_string_append_printf(ds->points, "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT "\n", d + 1, dn + 1);
+    guint bin = 0; /* bin b holds d + 1 in [2^b, 2^(b+1)) */
+    while (bin < 31 && (d + 1) >> (bin + 1))
+      bin++;
+    ds->bin_sx[bin] += (double)(d + 1);
+    ds->bin_sy[bin] += (double)(dn + 1);
+    ds->bin_n[bin]++;
+  }
+  if (series->len == 0) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: no users", path);
+    return FALSE;
+  }
+  /* index 2k: the users of run k; index 2k + 1: its bin means */
+  GString *dat = g_string_new("# per run: users (d+1, noisy d+1), then bin means; blocks in run order\n");
+  for (guint k = 0; k < series->len; k++) {
+    DegreeSeries *ds = series->pdata[k];
+    g_string_append_printf(dat, "# %s (%s)\n%s\n\n", ds->run, ds->method, ds->points->str);
+    for (guint b = 0; b < 32; b++)
+      if (ds->bin_n[b])
+        g_string_append_printf(dat, "%.10g %.10g\n", ds->bin_sx[b] / ds->bin_n[b], ds->bin_sy[b] / ds->bin_n[b]);
+    g_string_append(dat, "\n\n");
   }
   GString *gp = g_string_new(NULL);
   script_begin(gp);
-  g_string_append(gp, "set grid\nset key top left box reverse Left width 1\nset border 3\nset tics nomirror\n"
-                      "set xlabel 'true degree (neighbours)'\nset ylabel 'degree after DPRR (neighbours)'\n"
-                      "set title 'DPRR: noisy vs true degree per node'\n");
-  script_outputs(gp, "degree-scatter",
-                 "plot 'degree-scatter.dat' using 1:2 with points pointtype 7 pointsize 0.5 linecolor 1 "
-                 "title 'node', x with lines linecolor 8 dashtype 2 title 'y = x'");
+  /* users of noisy degree 0 sit at 1: start the axes a little below so they show */
+  g_string_append(gp, "set grid\nset key outside right center box title 'mean per degree bin'\nset border 3\n"
+                      "set tics nomirror\nset logscale xy 10\nset xrange [0.8:*]\nset yrange [0.8:*]\n"
+                      "set xlabel 'true degree + 1 (neighbours, log scale)'\n"
+                      "set ylabel 'noisy degree + 1 (neighbours, log scale)'\n");
+  g_autofree char *title = g_strdup_printf("degree after the edge mechanism, one point per user (seed %s)", seed);
+  g_string_append(gp, "set title ");
+  gp_quote(gp, title);
+  g_string_append_c(gp, '\n');
+  GString *plot = g_string_new("plot ");
+  for (guint k = 0; k < series->len; k++) {
+    DegreeSeries *ds = series->pdata[k];
+    const char *col = deg_colours[k % G_N_ELEMENTS(deg_colours)];
+    g_string_append_printf(plot, "%s'degree-scatter.dat' index %u using 1:2 with points pointtype 7 pointsize 0.35 "
+                                 "linecolor rgb '#A0%s' notitle, ",
+                           k ? ", " : "", 2 * k, col);
+    double eps = edge_epsilon(dir, ds->run);
+    g_autofree char *label = strcmp(ds->run, ds->method) == 0 ? g_strdup(ds->run)
+                                                              : g_strdup_printf("%s (%s)", ds->run, ds->method);
+    g_autofree char *label_eps = isfinite(eps) ? g_strdup_printf("%s, ε = %g", label, eps) : g_strdup(label);
+    g_string_append_printf(plot, "'degree-scatter.dat' index %u using 1:2 with linespoints pointtype %u "
+                                 "pointsize 1.2 linewidth 1.5 linecolor rgb '#%s' title ",
+                           2 * k + 1, 5 + 2 * (k % 4), col);
+    gp_quote(plot, label_eps);
+  }
+  g_string_append(plot, ", x with lines linecolor rgb '#606060' dashtype 2 title 'noisy = true'");
+  script_outputs(gp, "degree-scatter", plot->str);
+  g_string_free(plot, TRUE);
   gboolean ok = run_gnuplot(fig_dir, "degree-scatter", gp->str, dat->str, written, error);
   g_string_free(gp, TRUE);
   g_string_free(dat, TRUE);

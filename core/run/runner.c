@@ -34,6 +34,7 @@ typedef struct {
   GArray *seconds;            /* training wall time per seed */
   GArray *ms_per_epoch;
   GString *history;           /* history.csv lines: every evaluated epoch of every seed */
+  GString *degrees;           /* degrees.csv lines of the first seed (edge mechanisms only) */
   JsonNode *ledger;           /* of the first seed (identical for all seeds) */
   double epsilon[4];          /* features, labels, edges, total (from that ledger) */
   GPtrArray *diag_names;      /* calibrator diagnostics: names (char *) in first-seen order */
@@ -50,6 +51,8 @@ static void run_record_clear(RunRecord *r)
   g_clear_pointer(&r->ms_per_epoch, g_array_unref);
   if (r->history)
     g_string_free(g_steal_pointer(&r->history), TRUE);
+  if (r->degrees)
+    g_string_free(g_steal_pointer(&r->degrees), TRUE);
   g_clear_pointer(&r->ledger, json_node_unref);
   g_clear_pointer(&r->diag_names, g_ptr_array_unref);
   g_clear_pointer(&r->diag_values, g_ptr_array_unref);
@@ -142,10 +145,11 @@ static void free_calibrators(GArray *cals)
   g_array_unref(cals);
 }
 
-/* Runs one seed of one variant on @base (which is not modified). */
+/* Runs one seed of one variant on @base (which is not modified); appends the
+ * degrees.csv lines of its edge mechanisms to @degrees (nullable). */
 static gboolean run_seed(const LdpRunSpec *spec, const LdpDataset *base, const guint8 *roles, guint64 key,
                          gboolean progress, LdpTrainResult *result, LdpLedger *ledger, GArray *diag,
-                         GError **error)
+                         GString *degrees, GError **error)
 {
   guint n_items = ldp_dataset_n_labels(base);
   const gint *clean = ldp_dataset_labels(base);
@@ -172,6 +176,18 @@ static gboolean run_seed(const LdpRunSpec *spec, const LdpDataset *base, const g
     if (!ldp_mechanism_apply(st->plugin, st->params, m, ldp_params_get_number(st->core, "public_fraction"),
                              data, &mech_rng, ledger, error))
       goto out;
+  }
+  /* Reporting only (degrees.csv): each user's degree before and after the edge
+   * mechanisms; the clean graph goes no further than this report. */
+  if (degrees) {
+    g_autoptr(GString) method = g_string_new(NULL);
+    for (guint m = 0; m < spec->mechanisms->len; m++) {
+      const LdpPluginDesc *d = ldp_plugin_desc(((const LdpStageSpec *)spec->mechanisms->pdata[m])->plugin);
+      if (d->vtable.mechanism->target == LDP_TARGET_EDGES)
+        g_string_append_printf(method, "%s%s", method->len ? "+" : "", d->name);
+    }
+    if (method->len)
+      ldp_degrees_csv_append(degrees, spec->name, key, method->str, base, data, LDP_DEGREES_MAX_USERS);
   }
 
   const LdpBackboneVTable *bb = ldp_plugin_desc(spec->backbone.plugin)->vtable.backbone;
@@ -401,6 +417,21 @@ static gboolean write_outputs(const char *dir, LdpPipeline *p, RunRecord *recs, 
   g_string_free(hist, TRUE);
   if (!hist_ok)
     return FALSE;
+  /* Edge mechanisms' degree diagnostic for `ldpgnn plot`; a stale one is removed. */
+  GString *deg = g_string_new(LDP_DEGREES_CSV_HEADER);
+  for (guint r = 0; r < n_runs; r++)
+    g_string_append(deg, recs[r].degrees->str);
+  g_autofree char *deg_path = g_build_filename(dir, "degrees.csv", NULL);
+  gboolean deg_ok = TRUE;
+  if (deg->len > strlen(LDP_DEGREES_CSV_HEADER))
+    deg_ok = g_file_set_contents(deg_path, deg->str, -1, error);
+  else if (g_unlink(deg_path) != 0 && errno != ENOENT) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: cannot remove: %s", deg_path, g_strerror(errno));
+    deg_ok = FALSE;
+  }
+  g_string_free(deg, TRUE);
+  if (!deg_ok)
+    return FALSE;
   g_autofree char *csv_path = g_build_filename(dir, "seeds.csv", NULL);
   g_autofree char *timing_path = g_build_filename(dir, "timing.csv", NULL);
   gboolean ok = g_file_set_contents(csv_path, csv->str, -1, error) &&
@@ -485,6 +516,7 @@ gboolean ldp_run_pipeline(LdpPipeline *p, const char *out_dir, const char *data_
     rec->seconds = g_array_new(FALSE, FALSE, sizeof(double));
     rec->ms_per_epoch = g_array_new(FALSE, FALSE, sizeof(double));
     rec->history = g_string_new(NULL);
+    rec->degrees = g_string_new(NULL);
     rec->diag_names = g_ptr_array_new_with_free_func(g_free);
     rec->diag_values = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
 
@@ -529,7 +561,8 @@ gboolean ldp_run_pipeline(LdpPipeline *p, const char *out_dir, const char *data_
       g_autoptr(GArray) diag = g_array_new(FALSE, TRUE, sizeof(LdpDiagnostic));
       gboolean seed_ok =
         link ? ldp_run_link_seed(spec, base, per_seed_split ? seed : base_seed, seed, progress, &res, ledger, error)
-             : run_seed(spec, base, own_roles ? own_roles : shared_roles, seed, progress, &res, ledger, diag, error);
+             : run_seed(spec, base, own_roles ? own_roles : shared_roles, seed, progress, &res, ledger, diag,
+                        s == 0 ? rec->degrees : NULL, error);
       if (seed_ok)
         add_diagnostics(rec, diag);
       if (seed_ok && s == 0) {

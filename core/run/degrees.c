@@ -1,0 +1,32 @@
+/* degrees.c: the per-user degree diagnostic of edge mechanisms (degrees.csv, DPRR
+ * paper Fig. 7), shared by the runner and bench-dprr.
+ *
+ * The clean graph is read here only to report what the mechanism did to it; the
+ * runner calls this after the mechanisms and never hands the clean graph to training.
+ */
+#include "config.h"
+
+#include "host/host.h"
+
+guint ldp_degrees_csv_append(GString *csv, const char *run, guint64 seed, const char *method,
+                             const LdpDataset *clean, const LdpDataset *noisy, guint max_users)
+{
+  g_return_val_if_fail(csv != NULL && run != NULL && method != NULL && clean != NULL && noisy != NULL, 0);
+  const LdpCsr *a = ldp_graph_csr(ldp_dataset_graph(clean));
+  const LdpCsr *b = ldp_graph_csr(ldp_dataset_graph(noisy));
+  const guint n = MIN(a->rows, b->rows);
+  const guint *ptr = ldp_dataset_graph_ptr(clean);
+  const guint n_graphs = ldp_dataset_n_graphs(clean);
+  /* Every stride-th user: deterministic, and spread evenly over the graphs of a
+   * graph-classification dataset (users are numbered graph by graph). */
+  const guint stride = max_users && n > max_users ? (n + max_users - 1) / max_users : 1;
+  guint rows = 0, g = 0;
+  for (guint u = 0; u < n; u += stride) {
+    while (ptr && g + 1 < n_graphs && u >= ptr[g + 1])
+      g++;
+    g_string_append_printf(csv, "%s,%" G_GUINT64_FORMAT ",%u,%u,%u,%u,%s\n", run, seed, u, ptr ? g : 0,
+                           a->indptr[u + 1] - a->indptr[u], b->indptr[u + 1] - b->indptr[u], method);
+    rows++;
+  }
+  return rows;
+}
