@@ -11,7 +11,9 @@
  *                                  degree and her noisy degree (row length of the
  *                                  graph the server builds) under DPRR (Eq. 8 split),
  *                                  RR and LocalLap at EPS, all users private, written
- *                                  to CSV; prints the mean and quantiles of
+ *                                  to CSV in the format of a run's degrees.csv
+ *                                  (`ldpgnn plot DIR` draws DIR/degrees.csv); prints
+ *                                  the mean and quantiles of
  *                                  d~ - d per degree bin. */
 #include "config.h"
 
@@ -155,10 +157,17 @@ static int run_degrees(const char *eps, const char *csv_path, int n_methods, cha
     return 1;
   }
   const guint n = ldp_dataset_n_nodes(clean);
-  const guint *ptr = ldp_dataset_graph_ptr(clean);
   const LdpCsr *a = ldp_graph_csr(ldp_dataset_graph(clean));
   guint **noisy = g_new0(guint *, n_methods);
   g_autofree char *eps_arg = g_strdup_printf("epsilon=%s", eps);
+  FILE *f = fopen(csv_path, "w");
+  if (!f) {
+    fprintf(stderr, "bench-dprr: cannot write %s\n", csv_path);
+    return 1;
+  }
+  /* the format of a run's degrees.csv (`ldpgnn plot` draws either), every user */
+  fputs(LDP_DEGREES_CSV_HEADER, f);
+  GString *lines = g_string_new(NULL);
   for (int k = 0; k < n_methods; k++) {
     g_autoptr(LdpDataset) ds = ldp_dataset_copy(clean);
     const char *margs[] = { eps_arg, g_strcmp0(methods[k], "dprr") == 0 ? "allocation=paper" : NULL, NULL };
@@ -171,25 +180,11 @@ static int run_degrees(const char *eps, const char *csv_path, int n_methods, cha
     noisy[k] = g_new(guint, n);
     for (guint u = 0; u < n; u++)
       noisy[k][u] = b->indptr[u + 1] - b->indptr[u];
+    g_string_truncate(lines, 0);
+    ldp_degrees_csv_append(lines, methods[k], 11, methods[k], clean, ds, 0);
+    fputs(lines->str, f);
   }
-  FILE *f = fopen(csv_path, "w");
-  if (!f) {
-    fprintf(stderr, "bench-dprr: cannot write %s\n", csv_path);
-    return 1;
-  }
-  fprintf(f, "user,graph,graph_nodes,degree");
-  for (int k = 0; k < n_methods; k++)
-    fprintf(f, ",%s", methods[k]);
-  fprintf(f, "\n");
-  guint g = 0;
-  for (guint u = 0; u < n; u++) {
-    while (u >= ptr[g + 1])
-      g++;
-    fprintf(f, "%u,%u,%u,%u", u, g, ptr[g + 1] - ptr[g], a->indptr[u + 1] - a->indptr[u]);
-    for (int k = 0; k < n_methods; k++)
-      fprintf(f, ",%u", noisy[k][u]);
-    fprintf(f, "\n");
-  }
+  g_string_free(lines, TRUE);
   fclose(f);
 
   /* degree bins [0,1), [1,2), [2,4), [4,8), ... */

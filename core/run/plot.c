@@ -34,7 +34,7 @@ static const char *axis_label(const char *axis)
   if (strstr(axis, "epsilon") || strcmp(axis, "eps") == 0)
     return "privacy budget ε per user (dimensionless, log scale)";
   if (strcmp(leaf, "public_fraction") == 0)
-    return "fraction of public users";
+    return "fraction of public users (0 to 1)";
   if (strcmp(leaf, "steps") == 0)
     return "propagation steps K";
   return NULL;
@@ -123,7 +123,7 @@ static gboolean plot_axis(const char *dir, const char *fig_dir, const char *axis
   double k = t->percent ? 100 : 1;
   GString *dat = g_string_new("# x mean ci_low ci_high, one block per method\n");
   gboolean all_pos = TRUE;
-  double xmin = INFINITY, xmax = -INFINITY;
+  double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
   for (guint r = 0; r < t->rows->len; r++) {
     g_string_append_printf(dat, "# %s\n", (char *)t->rows->pdata[r]);
     guint n = 0;
@@ -141,6 +141,8 @@ static gboolean plot_axis(const char *dir, const char *fig_dir, const char *axis
       all_pos &= xv > 0;
       xmin = MIN(xmin, xv);
       xmax = MAX(xmax, xv);
+      ymin = MIN(ymin, MIN(k * x->lo, k * x->mean));
+      ymax = MAX(ymax, MAX(k * x->hi, k * x->mean));
     }
     qsort(pts, n, 4 * sizeof(double), cmp_x);
     for (guint i = 0; i < n; i++)
@@ -173,9 +175,14 @@ static gboolean plot_axis(const char *dir, const char *fig_dir, const char *axis
   g_string_append(gp, "\nset ylabel ");
   g_autofree char *ylt = yl ? NULL : g_strdup_printf("%s (%%)", metric);
   gp_quote(gp, yl ? yl : ylt);
+  /* x: the data's range plus a margin (no extension to the next tic: a fraction axis
+   * would start at -0.1); y in percent: whole tens, never outside [0, 100] */
   g_string_append_printf(gp, "\nset grid\nset key outside right center box\nset border 3\nset tics nomirror\n%s"
-                             "set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05\n",
+                             "set autoscale xfix\nset offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05\n",
                          logx ? "set logscale x 2\n" : "");
+  if (t->percent && ymin <= ymax)
+    g_string_append_printf(gp, "set offsets graph 0.03, graph 0.03, 0, 0\nset yrange [%g:%g]\n",
+                           MAX(0.0, 10 * floor((ymin - 2) / 10)), MIN(100.0, 10 * ceil((ymax + 2) / 10)));
   GString *plot = g_string_new("plot ");
   g_autofree char *datfile = g_strdup_printf("%s.dat", name);
   for (guint r = 0; r < t->rows->len; r++)
@@ -244,7 +251,8 @@ static gboolean plot_history(const char *dir, const char *fig_dir, GPtrArray *wr
   script_begin(gp);
   g_string_append(gp, "set grid\nset key outside right center box\nset border 3\nset tics nomirror\n"
                       "set xlabel 'epoch'\n");
-  GString *plot = g_string_new("set multiplot layout 2,1 title 'training curves (first seed)'\n"
+  /* same left margin in both panels, so their epoch axes line up */
+  GString *plot = g_string_new("set multiplot layout 2,1 title 'training curves (first seed)'\nset lmargin 12\n"
                                "set ylabel 'validation accuracy (%)'\nplot ");
   for (guint r = 0; r < runs->len; r++) {
     g_string_append_printf(plot, "%s'training-curves.dat' index %u using 1:2 with lines linecolor %u title ",
