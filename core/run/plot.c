@@ -302,7 +302,7 @@ static const char *const deg_colours[] = { "0072B2", "D55E00", "009E73", "CC79A7
 
 typedef struct {
   char *run, *method;
-  GString *points;           /* "d+1 d~+1" lines */
+  GArray *points;            /* guint pairs: true degree, noisy degree */
   double bin_sx[32], bin_sy[32];
   guint bin_n[32];
 } DegreeSeries;
@@ -312,7 +312,7 @@ static void degree_series_free(gpointer p)
   DegreeSeries *d = p;
   g_free(d->run);
   g_free(d->method);
-  g_string_free(d->points, TRUE);
+  g_array_unref(d->points);
   g_free(d);
 }
 
@@ -356,10 +356,11 @@ static gboolean plot_degrees(const char *dir, const char *fig_dir, GPtrArray *wr
       ds = g_new0(DegreeSeries, 1);
       ds->run = g_strdup(f[0]);
       ds->method = g_strdup(f[6]);
-      ds->points = g_string_new(NULL);
+      ds->points = g_array_new(FALSE, FALSE, 2 * sizeof(guint));
       g_ptr_array_add(series, ds);
     }
-    g_string_append_printf(ds->points, "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT "\n", d + 1, dn + 1);
+    const guint pt[2] = { (guint)d, (guint)dn };
+    g_array_append_val(ds->points, pt);
     guint bin = 0; /* bin b holds d + 1 in [2^b, 2^(b+1)) */
     while (bin < 31 && (d + 1) >> (bin + 1))
       bin++;
@@ -375,7 +376,16 @@ static gboolean plot_degrees(const char *dir, const char *fig_dir, GPtrArray *wr
   GString *dat = g_string_new("# per run: users (d+1, noisy d+1), then bin means; blocks in run order\n");
   for (guint k = 0; k < series->len; k++) {
     DegreeSeries *ds = series->pdata[k];
-    g_string_append_printf(dat, "# %s (%s)\n%s\n\n", ds->run, ds->method, ds->points->str);
+    g_string_append_printf(dat, "# %s (%s)\n", ds->run, ds->method);
+    /* a figure holds at most LDP_DEGREES_MAX_USERS points per run (bench-dprr writes
+     * every user of REDDIT-BINARY); the bin means use them all */
+    const guint np = ds->points->len;
+    const guint stride = np > LDP_DEGREES_MAX_USERS ? (np + LDP_DEGREES_MAX_USERS - 1) / LDP_DEGREES_MAX_USERS : 1;
+    for (guint i = 0; i < np; i += stride) {
+      const guint *pt = (const guint *)ds->points->data + 2 * i;
+      g_string_append_printf(dat, "%u %u\n", pt[0] + 1, pt[1] + 1);
+    }
+    g_string_append(dat, "\n\n");
     for (guint b = 0; b < 32; b++)
       if (ds->bin_n[b])
         g_string_append_printf(dat, "%.10g %.10g\n", ds->bin_sx[b] / ds->bin_n[b], ds->bin_sy[b] / ds->bin_n[b]);
