@@ -15,7 +15,7 @@ check() { # description, then a command
   d="$1"; shift
   if "$@" >"$tmp/check.out" 2>&1; then ok "$d"; else not_ok "$d" "$tmp/check.out"; fi
 }
-echo "1..21"
+echo "1..25"
 
 # Two methods x three epsilons; the non-private row has no mechanism, so its numbers
 # repeat in every column (same seeds, same data).
@@ -135,6 +135,47 @@ if command -v script >/dev/null 2>&1; then
 else
   skip "on a terminal the sweep shows cells done/total, elapsed and ETA" "no script(1)"
   skip "--quiet silences it on a terminal" "no script(1)"
+fi
+
+# A training run shows its epochs on a terminal only, and not with --quiet.
+check "ldpgnn run shows epoch progress on a terminal only" \
+  sh -c "'$bin' run '$tmp/grid.yaml' --out '$tmp/r1' >'$tmp/r1.out' 2>&1 && ! grep -q 'epoch 1/8' '$tmp/r1.out'"
+if command -v script >/dev/null 2>&1; then
+  check "on a terminal ldpgnn run prints epoch, losses and validation accuracy; --quiet silences it" \
+    sh -c "script -qec \"'$bin' run '$tmp/grid.yaml' --out '$tmp/r2'\" /dev/null >'$tmp/r2.out' 2>&1 &&
+           grep -q 'epoch 8/8  loss [0-9.]*  val loss [0-9.]*  val acc' '$tmp/r2.out' &&
+           script -qec \"'$bin' run '$tmp/grid.yaml' --out '$tmp/r3' --quiet\" /dev/null >'$tmp/r3.out' 2>&1 &&
+           ! grep -q 'epoch 8/8' '$tmp/r3.out'"
+else
+  skip "on a terminal ldpgnn run prints epoch progress" "no script(1)"
+fi
+
+# Link prediction: the report's and the figure's default metric is the runs' headline,
+# test AUC (their test accuracy is "nan").
+cat >"$tmp/link.yaml" <<'YAML'
+name: link
+seed: 3
+seeds: 2
+dataset: {plugin: synthetic, nodes: 120, classes: 2, features: 10, feature_density: 0.3, avg_degree: 6, undirected: true}
+split: {kind: edges, val: 0.05, test: 0.1}
+backbone: {plugin: gcn, layers: 1}
+train: {epochs: 4, link_hidden: 8, link_embedding: 4}
+variants:
+  - name: clean
+  - name: rr
+    mechanisms: [{plugin: rr, epsilon: 4, aggregation: symmetrise_and}]
+sweep:
+  axes:
+    epsilon: {paths: [variants.1.mechanisms.0.epsilon], values: [2, 6]}
+YAML
+check "a link-prediction sweep reports test AUC by default" \
+  sh -c "'$bin' sweep '$tmp/link.yaml' --out '$tmp/l' --no-plot >'$tmp/l.out' 2>&1 && grep -q '^link: test_auc (%)' '$tmp/l.out' &&
+         test -s '$tmp/l/report-test_auc.csv' && grep -q '^| rr | [0-9]' '$tmp/l.out'"
+if command -v "${LDPGNN_GNUPLOT:-gnuplot}" >/dev/null 2>&1; then
+  check "plot of a link sweep draws test AUC against epsilon" \
+    sh -c "'$bin' plot '$tmp/l' >'$tmp/lp.out' 2>&1 && grep -q 'test ROC-AUC (%)' '$tmp/l/figures/test_auc-vs-epsilon.svg'"
+else
+  skip "plot of a link sweep draws test AUC against epsilon" "gnuplot is not installed"
 fi
 
 # keep the files of a failure for inspection

@@ -32,7 +32,7 @@ static const char *axis_label(const char *axis)
   const char *leaf = strrchr(axis, '.');
   leaf = leaf ? leaf + 1 : axis;
   if (strstr(axis, "epsilon") || strcmp(axis, "eps") == 0)
-    return "privacy budget ε per user (dimensionless, log scale)";
+    return "privacy budget ε (dimensionless, log scale)";
   if (strcmp(leaf, "public_fraction") == 0)
     return "fraction of public users (0 to 1)";
   if (strcmp(leaf, "steps") == 0)
@@ -430,8 +430,6 @@ static gboolean plot_degrees(const char *dir, const char *fig_dir, GPtrArray *wr
 gboolean ldp_plot_dir(const char *dir, const char *metric, GPtrArray *written, GError **error)
 {
   g_return_val_if_fail(dir != NULL && written != NULL, FALSE);
-  if (!metric)
-    metric = "test_accuracy";
   g_autofree char *fig_dir = g_build_filename(dir, "figures", NULL);
   if (g_mkdir_with_parents(fig_dir, 0755) != 0) {
     g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: cannot create directory: %s", fig_dir,
@@ -446,7 +444,7 @@ gboolean ldp_plot_dir(const char *dir, const char *metric, GPtrArray *written, G
     if (!t)
       return FALSE;
     for (guint a = 0; a < t->numeric_axes->len; a++)
-      if (!plot_axis(dir, fig_dir, t->numeric_axes->pdata[a], metric, written, error))
+      if (!plot_axis(dir, fig_dir, t->numeric_axes->pdata[a], t->metric, written, error))
         return FALSE;
   }
   g_autofree char *hist = g_build_filename(dir, "history.csv", NULL);

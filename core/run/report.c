@@ -165,6 +165,25 @@ static const char *dim_value(const char *by, JsonObject *cell_values, const char
                                                                  : NULL;
 }
 
+/* TRUE when every run of @summary is a link-prediction run: test accuracy "nan"
+ * everywhere and a test AUC (the runner's headline metric for links). */
+static gboolean only_link_runs(JsonObject *summary)
+{
+  JsonArray *runs = json_object_has_member(summary, "runs") ? json_object_get_array_member(summary, "runs") : NULL;
+  guint n = runs ? json_array_get_length(runs) : 0;
+  for (guint r = 0; r < n; r++) {
+    JsonObject *ro = json_array_get_object_element(runs, r);
+    JsonObject *m = ro && json_object_has_member(ro, "metrics") ? json_object_get_object_member(ro, "metrics") : NULL;
+    JsonObject *acc = m && json_object_has_member(m, "test_accuracy") ? json_object_get_object_member(m, "test_accuracy")
+                                                                       : NULL;
+    JsonNode *mean = acc ? json_object_get_member(acc, "mean") : NULL;
+    if (!m || !json_object_has_member(m, "test_auc") ||
+        (mean && json_node_get_value_type(mean) != G_TYPE_STRING))
+      return FALSE;
+  }
+  return n > 0;
+}
+
 LdpReportTable *ldp_report_table_build(const char *dir, const LdpReportOptions *opt, GError **error)
 {
   LdpReportOptions o = opt ? *opt : (LdpReportOptions){ 0 };
@@ -215,8 +234,15 @@ LdpReportTable *ldp_report_table_build(const char *dir, const LdpReportOptions *
     o.rows = "method";
   if (!o.cols)
     o.cols = axes->len ? axes->pdata[0] : "method";
-  if (!o.metric)
-    o.metric = "test_accuracy";
+  if (!o.metric) {
+    /* the runs' headline metric: test accuracy, or test AUC for link prediction */
+    JsonObject *c0 = cells && json_array_get_length(cells) ? json_array_get_object_element(cells, 0) : NULL;
+    const char *c0dir = c0 ? json_object_get_string_member(c0, "dir") : NULL;
+    g_autofree char *p0 = c0dir ? g_build_filename(dir, c0dir, "summary.json", NULL)
+                                : g_build_filename(dir, "summary.json", NULL);
+    g_autoptr(JsonNode) s0 = read_json(p0, NULL);
+    o.metric = s0 && only_link_runs(json_node_get_object(s0)) ? "test_auc" : "test_accuracy";
+  }
   const char *dims[2] = { o.rows, o.cols };
   for (guint d = 0; d < 2; d++) {
     gboolean ok = strcmp(dims[d], "method") == 0;

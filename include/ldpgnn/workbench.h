@@ -87,7 +87,9 @@ LDP_API const char *ldp_sweep_report_setting(const LdpSweep *s, const char *key)
 typedef struct {
   const char *rows;      /* "method" (a run's name) or an axis name; NULL: "method" */
   const char *cols;      /* the same; NULL: the first axis, or "method" without axes */
-  const char *metric;    /* summary.json metric; NULL: "test_accuracy" */
+  const char *metric;    /* summary.json metric; NULL: the sweep section's, else the runs'
+                            headline: "test_accuracy", or "test_auc" when every run is
+                            link prediction */
   const char *baseline;  /* (nullable) row that paired differences are taken against;
                             NULL: the first row */
 } LdpReportOptions;
@@ -103,7 +105,7 @@ LDP_API gboolean ldp_report_write(const char *dir, const LdpReportOptions *opt, 
 
 /* Draws the figures of @dir with gnuplot ($LDPGNN_GNUPLOT, or gnuplot on the PATH)
  * into @dir/figures/NAME.svg and NAME.png, keeping the data and script next to them:
- * for a sweep, @metric (NULL: test_accuracy) against every numeric axis, one line per
+ * for a sweep, @metric (NULL: as LdpReportOptions.metric) against every numeric axis, one line per
  * method with its bootstrap CI band; for a run, training curves (history.csv) and the
  * DPRR degree scatter when degrees.csv exists. Appends the paths of the PNG files to
  * @written (element: char *, transfer full). Fails with LDP_RUN_ERROR_NOT_FOUND when
