@@ -251,6 +251,34 @@ static void test_early_stop(void)
     loss[k] = (k % 29 == 0) ? -(double)k : 1000.0;
   g_assert_cmpuint(ldp_train_replay_early_stop(&cfg, loss, N, &sel), ==, N);
   g_assert_cmpuint(sel, ==, 494);  /* k = 493 = 17 x 29, the last minimum, is epoch 494 */
+  /* ties (DPRR: the best model is the lowest validation loss, ties -> newer; stop when
+   * 30 consecutive epochs are worse than the best). Loss 6 everywhere except 5 at
+   * epochs 90 (before the watch), 100, 130 and 150. Strict rule: 100 stays best, 101..130
+   * are 30 epochs without improvement -> stop after 130, keep 100. Ties-newer rule: the
+   * tie at 130 is not worse, so it becomes the kept model and restarts the count, as does
+   * 150; 151..180 are worse -> stop after 180, keep 150. */
+  for (guint k = 0; k < N; k++)
+    loss[k] = 6.0;
+  loss[89] = loss[99] = loss[129] = loss[149] = 5.0;
+  cfg.selection = LDP_SELECT_BEST_VAL_LOSS;
+  g_assert_cmpuint(ldp_train_replay_early_stop(&cfg, loss, N, &sel), ==, 130);
+  g_assert_cmpuint(sel, ==, 100);
+  cfg.selection = LDP_SELECT_BEST_VAL_LOSS_NEWER;
+  g_assert_cmpuint(ldp_train_replay_early_stop(&cfg, loss, N, &sel), ==, 180);
+  g_assert_cmpuint(sel, ==, 150);
+  /* a strictly lower loss restarts both rules; its tie 10 epochs later moves the kept
+   * model (and the stop) only under ties-newer: 4 at 110 and 120, 6 elsewhere */
+  for (guint k = 0; k < N; k++)
+    loss[k] = 6.0;
+  loss[109] = loss[119] = 4.0;
+  cfg.selection = LDP_SELECT_BEST_VAL_LOSS;
+  g_assert_cmpuint(ldp_train_replay_early_stop(&cfg, loss, N, &sel), ==, 140);
+  g_assert_cmpuint(sel, ==, 110);
+  cfg.selection = LDP_SELECT_BEST_VAL_LOSS_NEWER;
+  g_assert_cmpuint(ldp_train_replay_early_stop(&cfg, loss, N, &sel), ==, 150);
+  g_assert_cmpuint(sel, ==, 120);
+  cfg.selection = LDP_SELECT_BEST_VAL_LOSS;
+
   /* patience 0: never stops */
   cfg.patience = 0;
   for (guint k = 0; k < N; k++)
