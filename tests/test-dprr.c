@@ -1,7 +1,8 @@
 /* test-dprr.c: the pieces of the DPRR reproduction (ALGORITHMS.md 11): the
  * NonPriv-Part / NonPriv-Full mechanisms on a hand-built graph, the training schedule
- * rules (StepLR, drop_last, early stopping from an epoch on) on synthetic traces, and
- * the Barabasi-Albert generator of the synthetic dataset. */
+ * rules (StepLR, drop_last, early stopping from an epoch on, ties) on synthetic traces,
+ * the Barabasi-Albert generator of the synthetic dataset, GIN's mean readout against a
+ * hand computation and the ledger of the customized setting (public_fraction). */
 #include "config.h"
 
 #include <math.h>
@@ -387,6 +388,107 @@ static void test_rr_memory_guard(void)
   }
 }
 
+/* Sets parameter @name of a backbone's parameter list to @vals (row-major, @n values;
+ * the rest of the tensor stays as it is). */
+static void set_param(GPtrArray *params, const char *name, const float *vals, guint n)
+{
+  for (guint i = 0; i < params->len; i++)
+    if (strcmp(ldp_param_name(params->pdata[i]), name) == 0) {
+      LdpTensor *t = ldp_param_value(params->pdata[i]);
+      g_assert_cmpuint(ldp_tensor_size(t), >=, n);
+      memcpy(t->data, vals, n * sizeof(float));
+      return;
+    }
+  g_error("gin has no parameter %s", name);
+}
+
+/* GIN's graph score (ALGORITHMS.md 11.8) computed by hand on a batch of two graphs with
+ * constant input features: G0 the path 0-1-2, G1 the edge 3-4. Two GIN layers (the
+ * input and one message-passing layer), hidden 16, every weight 0 except:
+ *   mlp.0.weight[0][0] = mlp.1.weight[0][0] = 1, batch-norm scales 1 and shifts 0,
+ *   pred.0: W = [1, -1], b = [0.1, 0.2];  pred.1: W row 0 = [3, 1], b = 0.
+ * Only column 0 of the hidden layer carries anything:
+ *   s = (A + I) 1 = deg + 1 = (2, 3, 2, 2, 2); batch norm (training mode, batch
+ *   statistics over the 5 nodes, biased variance, eps 1e-5): mean 2.2, var 0.16, so
+ *   (s - 2.2)/sqrt(0.16 + eps) = (-lo, hi, -lo, -lo, -lo) with hi = 0.8/sqrt(0.16 + eps);
+ *   ReLU leaves (0, hi, 0, 0, 0); the second linear layer copies it; batch norm again:
+ *   mean hi/5, var 4 hi^2/25, node 1 -> (4 hi/5)/sqrt(4 hi^2/25 + eps) =: b (~2), the
+ *   others negative -> ReLU 0. So h1 = (0, b, 0, 0, 0) and h0 = 1.
+ * Mean readout: score(G) = W0 mean(h0) + b0 + W1 mean(h1) + b1
+ *   G0: (1 + 0.1 + 3 b/3, -1 + 0.2 + b/3),  G1: (1.1, -0.8).
+ * Sum readout (for contrast): G0: (3 + 0.1 + 3 b, -3 + 0.2 + b),  G1: (2.1, -1.8).
+ * The other columns are 0 everywhere (0/sqrt(0 + eps) = 0 in batch norm).
+ * Tolerance: the plugin computes in float32 on values of order 1 through about ten
+ * roundings (relative 6e-8 each), and 1/sqrt(var + eps) is where the error is largest
+ * (var ~0.16-0.64): |error| < 1e-5 is generous by a factor of ten and still far below
+ * the differences the test tells apart (mean vs sum: >= 1). */
+static void test_gin_mean_readout(void)
+{
+  const LdpPluginDesc *d = desc_of("gin");
+  static const guint und[][2] = { { 0, 1 }, { 1, 2 }, { 3, 4 } };
+  guint src[6], dst[6];
+  for (guint e = 0; e < 3; e++) {
+    src[2 * e] = und[e][0], dst[2 * e] = und[e][1];
+    src[2 * e + 1] = und[e][1], dst[2 * e + 1] = und[e][0];
+  }
+  GError *err = NULL;
+  LdpGraph *g = ldp_graph_new_from_edges(5, src, dst, 6, FALSE, &err);
+  g_assert_no_error(err);
+  const guint ptr[] = { 0, 3, 5 };
+  const LdpBatch batch = { .graph = g, .n_graphs = 2, .graph_ptr = ptr };
+  LdpTensor *x = ldp_tensor_new(5, 1);
+  ldp_tensor_fill(x, 1.0f);
+
+  const double eps = 1e-5, hi = 0.8 / sqrt(0.16 + eps), b = (4 * hi / 5) / sqrt(4 * hi * hi / 25 + eps);
+  for (guint r = 0; r < 2; r++) {
+    const char *readout = r ? "readout=sum" : "readout=mean";
+    const char *args[] = { "layers=2", "hidden=16", "final_dropout=0", "dropout=0", readout, NULL };
+    LdpParams *p = ldp_params_new_from_strings(d->params, d->n_params, args, &err);
+    g_assert_no_error(err);
+    LdpRng init;
+    ldp_rng_init(&init, 1);
+    gpointer m = d->vtable.backbone->create(p, 1, 2, LDP_TASK_GRAPH, &init, &err);
+    g_assert_no_error(err);
+    GPtrArray *params = g_ptr_array_new();
+    d->vtable.backbone->parameters(m, params);
+    for (guint i = 0; i < params->len; i++)
+      ldp_tensor_fill(ldp_param_value(params->pdata[i]), 0.0f);
+    float ones[16];
+    for (guint i = 0; i < 16; i++)
+      ones[i] = 1.0f;
+    const float one = 1.0f, w0[] = { 1.0f, -1.0f }, b0[] = { 0.1f, 0.2f }, w1[] = { 3.0f, 1.0f };
+    set_param(params, "gin.0.mlp.0.weight", &one, 1);
+    set_param(params, "gin.0.mlp.1.weight", &one, 1);
+    set_param(params, "gin.0.mlp.norm.weight", ones, 16);
+    set_param(params, "gin.0.norm.weight", ones, 16);
+    set_param(params, "gin.pred.0.weight", w0, 2);
+    set_param(params, "gin.pred.0.bias", b0, 2);
+    set_param(params, "gin.pred.1.weight", w1, 2);
+
+    LdpTape *tape = ldp_tape_new(TRUE);  /* batch statistics */
+    LdpRng drop;
+    ldp_rng_init(&drop, 2);
+    LdpVar *out = d->vtable.backbone->forward(m, tape, &batch, ldp_tape_constant(tape, x), NULL, &drop, &err);
+    g_assert_no_error(err);
+    const LdpTensor *z = ldp_var_value(out);
+    g_assert_cmpuint(z->rows, ==, 2);
+    g_assert_cmpuint(z->cols, ==, 2);
+    const double want[2][2][2] = {
+      { { 1.1 + b, -0.8 + b / 3 }, { 1.1, -0.8 } },          /* mean */
+      { { 3.1 + 3 * b, -2.8 + b }, { 2.1, -1.8 } },          /* sum */
+    };
+    for (guint gi = 0; gi < 2; gi++)
+      for (guint c = 0; c < 2; c++)
+        g_assert_cmpfloat_with_epsilon(ldp_tensor_row(z, gi)[c], want[r][gi][c], 1e-5);
+    ldp_tape_free(tape);
+    g_ptr_array_unref(params);
+    d->vtable.backbone->destroy(m);
+    ldp_params_free(p);
+  }
+  ldp_tensor_free(x);
+  ldp_graph_unref(g);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -399,6 +501,7 @@ int main(int argc, char **argv)
   g_test_add_func("/dprr/drop-last", test_drop_last);
   g_test_add_func("/dprr/early-stop", test_early_stop);
   g_test_add_func("/dprr/barabasi-albert", test_barabasi_albert);
+  g_test_add_func("/dprr/gin-mean-readout", test_gin_mean_readout);
   int rc = g_test_run();
   ldp_registry_free(registry);
   return rc;
