@@ -489,6 +489,80 @@ static void test_gin_mean_readout(void)
   ldp_graph_unref(g);
 }
 
+/* The customized setting in the ledger (ALGORITHMS.md 11.1): DPRR at eps = 1 (split
+ * allocation "code": 1:9, so eps1 = 0.1, eps2 = 0.9) on the hand graphs (6 and 4 users) with
+ * public_fraction alpha: floor(6 alpha) + floor(4 alpha) public users who send their
+ * lists unchanged (no privacy, shown as such), the others eps = 1 per edge bit, and
+ * relationship DP 2 eps = 2 beside it. With alpha = 1 nobody is private: no line may
+ * claim a finite epsilon for anyone. */
+static void test_ledger_public_fraction(void)
+{
+  const LdpPluginDesc *d = desc_of("dprr");
+  const double alphas[] = { 0.0, 0.5, 1.0 };
+  const guint n_pub[] = { 0, 3 + 2, 10 };
+  for (guint k = 0; k < G_N_ELEMENTS(alphas); k++) {
+    const char *args[] = { "epsilon=1", "allocation=code", NULL };
+    GError *err = NULL;
+    LdpParams *p = ldp_params_new_from_strings(d->params, d->n_params, args, &err);
+    g_assert_no_error(err);
+    g_autoptr(LdpDataset) ds = hand_graphs();
+    LdpRng run;
+    ldp_rng_init(&run, 4);
+    g_autoptr(LdpLedger) l = ldp_ledger_new();
+    g_assert_true(ldp_mechanism_apply_desc(d, p, 0, alphas[k], ds, &run, l, &err));
+    g_assert_no_error(err);
+    ldp_params_free(p);
+    const guint pub = n_pub[k], priv = 10 - pub;
+    g_autofree char *text = ldp_ledger_format(l);
+    g_test_message("alpha %g:\n%s", alphas[k], text);
+    g_autoptr(JsonNode) j = ldp_ledger_to_json(l);
+    JsonObject *o = json_node_get_object(j);
+    JsonObject *e = json_object_get_object_member(o, "edges");
+    g_assert_cmpint(json_object_get_int_member(e, "private_users"), ==, priv);
+    g_assert_cmpint(json_object_get_int_member(e, "public_users"), ==, pub);
+    g_assert_cmpuint(ldp_ledger_target_public_users(l, LDP_TARGET_EDGES), ==, pub);
+    /* the budget parts are listed whatever alpha is */
+    g_assert_nonnull(strstr(text, "  edges     dprr       degree=0.1 rr=0.9 \u2192 1   "));
+    if (priv > 0) {
+      /* eps per edge bit for the private users, relationship DP beside it */
+      g_assert_cmpfloat(fabs(ldp_ledger_target_epsilon(l, LDP_TARGET_EDGES) - 1.0), <, 1e-12);
+      g_assert_cmpfloat(fabs(json_object_get_double_member(e, "epsilon") - 1.0), <, 1e-12);
+      g_assert_cmpfloat(fabs(json_object_get_double_member(e, "relationship_epsilon") - 2.0), <, 1e-12);
+      g_assert_nonnull(strstr(text, "1 per edge bit (relationship DP: 2 x 1 = 2)"));
+      g_autofree char *users = pub ? g_strdup_printf("  [%u private users; %u public users: \u221e (not "
+                                                     "private), raw data]\n", priv, pub)
+                                   : g_strdup_printf("  [%u private users]\n", priv);
+      g_autofree char *line = g_strdup_printf("    edges     1 per edge bit (relationship DP: 2 x 1 = 2)%s", users);
+      g_assert_nonnull(strstr(text, line));
+    } else {
+      /* nobody is private: every epsilon is infinite, in text and JSON */
+      g_assert_true(isinf(ldp_ledger_target_epsilon(l, LDP_TARGET_EDGES)));
+      g_assert_null(strstr(text, "1 per edge bit"));
+      g_assert_nonnull(strstr(text, "\u2192 1   \u221e (not private: no private user, the budget is not spent)  [0 private"));
+      g_assert_null(strstr(text, "relationship DP"));
+      g_assert_true(json_node_is_null(json_object_get_member(e, "epsilon")));
+      g_assert_true(json_node_is_null(json_object_get_member(e, "relationship_epsilon")));
+      g_assert_false(json_object_get_boolean_member(e, "private"));
+      JsonArray *parts = json_object_get_array_member(o, "parts");
+      for (guint i = 0; i < json_array_get_length(parts); i++)
+        g_assert_false(json_object_get_boolean_member(json_array_get_object_element(parts, i), "private"));
+      g_autofree char *line = g_strdup_printf("    edges     \u221e (not private)  [0 private users; %u public "
+                                              "users: \u221e (not private), raw data]\n", pub);
+      g_assert_nonnull(strstr(text, line));
+    }
+    if (pub > 0) {
+      g_assert_false(json_object_get_boolean_member(e, "private"));
+      g_assert_true(json_node_is_null(json_object_get_member(e, "public_users_epsilon")));
+      g_autofree char *line = g_strdup_printf("  public users (raw data, no privacy): edges %u of 10\n", pub);
+      g_assert_nonnull(strstr(text, line));
+    } else {
+      g_assert_true(json_object_get_boolean_member(e, "private"));
+      g_assert_false(json_object_has_member(e, "public_users_epsilon"));
+      g_assert_null(strstr(text, "public users"));
+    }
+  }
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -502,6 +576,7 @@ int main(int argc, char **argv)
   g_test_add_func("/dprr/early-stop", test_early_stop);
   g_test_add_func("/dprr/barabasi-albert", test_barabasi_albert);
   g_test_add_func("/dprr/gin-mean-readout", test_gin_mean_readout);
+  g_test_add_func("/dprr/ledger-public-fraction", test_ledger_public_fraction);
   int rc = g_test_run();
   ldp_registry_free(registry);
   return rc;

@@ -300,7 +300,11 @@ char *ldp_ledger_format(const LdpLedger *l)
       append_num(s, eps);
     }
     g_string_append(s, "   ");
-    append_epsilon_unit(s, e->target, eps);
+    /* with every user public the budget above protects nobody: no finite claim */
+    if (e->counted && e->n_private == 0)
+      g_string_append(s, "\u221e (not private: no private user, the budget is not spent)");
+    else
+      append_epsilon_unit(s, e->target, eps);
     append_users(s, e->counted, e->n_private, e->n_public);
     for (guint k = 0; k < parts->len; k++) {
       const BudgetPart *p = &g_array_index(parts, BudgetPart, k);
@@ -453,7 +457,7 @@ JsonNode *ldp_ledger_to_json(const LdpLedger *l)
       json_add_str(b, "target", target_name(e->target));
       json_add_str(b, "part", p->name);
       json_add_eps(b, "epsilon", p->epsilon);
-      json_add_bool(b, "private", !isinf(p->epsilon));
+      json_add_bool(b, "private", !isinf(p->epsilon) && !(e->counted && e->n_private == 0));
       json_builder_set_member_name(b, "delta");
       json_builder_add_double_value(b, p->delta);
       json_add_str(b, "unit", target_unit(e->target));
