@@ -186,6 +186,10 @@ static void test_nonpriv_full(void)
     for (guint v = 0; v < 10; v++)
       g_assert_cmpint(has_edge(a, u, v), ==, has_edge(c, u, v));
   g_assert_true(isinf(ldp_ledger_target_epsilon(ledger, LDP_TARGET_EDGES)));
+  /* the clean lists protect nobody: the ledger must not call these users private */
+  g_autofree char *text = ldp_ledger_format(ledger);
+  g_assert_nonnull(strstr(text, "\u221e (not private)  [10 users, none private]"));
+  g_assert_null(strstr(text, "private users]"));
   ldp_dataset_free(ds);
 }
 
