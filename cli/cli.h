@@ -16,6 +16,11 @@ typedef struct {
  * refused modules as warnings on stderr when @report_problems. (transfer full) */
 LdpRegistry *ldp_cli_registry(const LdpCliGlobal *g, gboolean report_problems);
 
+/* `--max-memory SIZE` of run and sweep: parses @value (MiB, or with a unit K, M, G,
+ * T) and sets the process-wide bound of mechanism outputs (ldp_memory_limit_set).
+ * FALSE after printing a usage error for @cmd on stderr. */
+gboolean ldp_cli_set_max_memory(const char *cmd, const char *value);
+
 /* `ldpgnn plugins`: kind, name, version, summary and file of every plugin, then the
  * modules that were refused. (cli/cmd-plugins.c) */
 int ldp_cli_plugins(const LdpCliGlobal *g, int argc, char **argv);
@@ -25,7 +30,8 @@ int ldp_cli_describe(const LdpCliGlobal *g, int argc, char **argv);
 int ldp_cli_validate(const LdpCliGlobal *g, int argc, char **argv);
 /* `ldpgnn datasets FILE.yaml | PLUGIN [key=value]...`: statistics. (cli/cmd-datasets.c) */
 int ldp_cli_datasets(const LdpCliGlobal *g, int argc, char **argv);
-/* `ldpgnn run FILE.yaml [--set P=V]... [--seeds N] [--out DIR] [--quiet]`. (cli/cmd-run.c) */
+/* `ldpgnn run FILE.yaml [--set P=V]... [--seeds N] [--out DIR] [--max-memory SIZE] [--quiet]`.
+ * (cli/cmd-run.c) */
 int ldp_cli_run(const LdpCliGlobal *g, int argc, char **argv);
 /* `ldpgnn audit MECHANISM [--epsilon E] [--trials N] [--seed S]`. (cli/cmd-audit.c) */
 int ldp_cli_audit(const LdpCliGlobal *g, int argc, char **argv);

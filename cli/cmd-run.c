@@ -23,19 +23,24 @@ int ldp_cli_run(const LdpCliGlobal *g, int argc, char **argv)
       out_dir = argv[++i];
     else if (strcmp(a, "--data-dir") == 0 && i + 1 < argc)
       data_dir = argv[++i];
-    else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0)
+    else if (strcmp(a, "--max-memory") == 0 && i + 1 < argc) {
+      if (!ldp_cli_set_max_memory("run", argv[++i]))
+        return 2;
+    } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0)
       quiet = TRUE;  /* no epoch progress line (it only ever goes to a terminal) */
     else if (a[0] != '-' && !file)
       file = a;
     else {
       fprintf(stderr, "ldpgnn run: unexpected argument '%s'\n"
-                      "usage: ldpgnn run FILE.yaml [--set PATH=VALUE]... [--seeds N] [--out DIR] [--data-dir DIR] [--quiet]\n",
+                      "usage: ldpgnn run FILE.yaml [--set PATH=VALUE]... [--seeds N] [--out DIR] [--data-dir DIR]\n"
+                      "                        [--max-memory SIZE] [--quiet]\n",
               a);
       return 2;
     }
   }
   if (!file) {
-    fprintf(stderr, "usage: ldpgnn run FILE.yaml [--set PATH=VALUE]... [--seeds N] [--out DIR] [--data-dir DIR] [--quiet]\n");
+    fprintf(stderr, "usage: ldpgnn run FILE.yaml [--set PATH=VALUE]... [--seeds N] [--out DIR] [--data-dir DIR]\n"
+                      "                        [--max-memory SIZE] [--quiet]\n");
     return 2;
   }
   g_ptr_array_add(overrides, NULL);

@@ -12,7 +12,8 @@
 
 #define SWEEP_USAGE                                                                                              \
   "usage: ldpgnn sweep FILE.yaml [--grid PATH=V1,V2,...]... [--set PATH=VALUE]... [--seeds N] [-j N]\n"         \
-  "                    [--out DIR] [--data-dir DIR] [--shard K/N] [--mpi] [--no-plot] [--quiet]\n"
+  "                    [--out DIR] [--data-dir DIR] [--shard K/N] [--mpi] [--max-memory SIZE] [--no-plot]\n" \
+  "                    [--quiet]\n"
 
 #ifdef LDP_WITH_MPI
 static gboolean under_mpi_launcher(void)
@@ -88,6 +89,9 @@ int ldp_cli_sweep(const LdpCliGlobal *g, int argc, char **argv)
         return 2;
       }
       cell = (gint64)c;
+    } else if (strcmp(a, "--max-memory") == 0 && next) {
+      if (!ldp_cli_set_max_memory("sweep", argv[++i]))
+        return 2;
     } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0)
       quiet = TRUE;
     else if (strcmp(a, "--no-plot") == 0)

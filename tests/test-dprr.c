@@ -1,7 +1,8 @@
 /* test-dprr.c: the pieces of the DPRR reproduction (ALGORITHMS.md 11): the
  * NonPriv-Part / NonPriv-Full mechanisms on a hand-built graph, the training schedule
- * rules (StepLR, drop_last, early stopping from an epoch on) on synthetic traces, and
- * the Barabasi-Albert generator of the synthetic dataset. */
+ * rules (StepLR, drop_last, early stopping from an epoch on, ties) on synthetic traces,
+ * the Barabasi-Albert generator of the synthetic dataset, GIN's mean readout against a
+ * hand computation and the ledger of the customized setting (public_fraction). */
 #include "config.h"
 
 #include <math.h>
@@ -185,6 +186,10 @@ static void test_nonpriv_full(void)
     for (guint v = 0; v < 10; v++)
       g_assert_cmpint(has_edge(a, u, v), ==, has_edge(c, u, v));
   g_assert_true(isinf(ldp_ledger_target_epsilon(ledger, LDP_TARGET_EDGES)));
+  /* the clean lists protect nobody: the ledger must not call these users private */
+  g_autofree char *text = ldp_ledger_format(ledger);
+  g_assert_nonnull(strstr(text, "\u221e (not private)  [10 users, none private]"));
+  g_assert_null(strstr(text, "private users]"));
   ldp_dataset_free(ds);
 }
 
@@ -251,6 +256,34 @@ static void test_early_stop(void)
     loss[k] = (k % 29 == 0) ? -(double)k : 1000.0;
   g_assert_cmpuint(ldp_train_replay_early_stop(&cfg, loss, N, &sel), ==, N);
   g_assert_cmpuint(sel, ==, 494);  /* k = 493 = 17 x 29, the last minimum, is epoch 494 */
+  /* ties (DPRR: the best model is the lowest validation loss, ties -> newer; stop when
+   * 30 consecutive epochs are worse than the best). Loss 6 everywhere except 5 at
+   * epochs 90 (before the watch), 100, 130 and 150. Strict rule: 100 stays best, 101..130
+   * are 30 epochs without improvement -> stop after 130, keep 100. Ties-newer rule: the
+   * tie at 130 is not worse, so it becomes the kept model and restarts the count, as does
+   * 150; 151..180 are worse -> stop after 180, keep 150. */
+  for (guint k = 0; k < N; k++)
+    loss[k] = 6.0;
+  loss[89] = loss[99] = loss[129] = loss[149] = 5.0;
+  cfg.selection = LDP_SELECT_BEST_VAL_LOSS;
+  g_assert_cmpuint(ldp_train_replay_early_stop(&cfg, loss, N, &sel), ==, 130);
+  g_assert_cmpuint(sel, ==, 100);
+  cfg.selection = LDP_SELECT_BEST_VAL_LOSS_NEWER;
+  g_assert_cmpuint(ldp_train_replay_early_stop(&cfg, loss, N, &sel), ==, 180);
+  g_assert_cmpuint(sel, ==, 150);
+  /* a strictly lower loss restarts both rules; its tie 10 epochs later moves the kept
+   * model (and the stop) only under ties-newer: 4 at 110 and 120, 6 elsewhere */
+  for (guint k = 0; k < N; k++)
+    loss[k] = 6.0;
+  loss[109] = loss[119] = 4.0;
+  cfg.selection = LDP_SELECT_BEST_VAL_LOSS;
+  g_assert_cmpuint(ldp_train_replay_early_stop(&cfg, loss, N, &sel), ==, 140);
+  g_assert_cmpuint(sel, ==, 110);
+  cfg.selection = LDP_SELECT_BEST_VAL_LOSS_NEWER;
+  g_assert_cmpuint(ldp_train_replay_early_stop(&cfg, loss, N, &sel), ==, 150);
+  g_assert_cmpuint(sel, ==, 120);
+  cfg.selection = LDP_SELECT_BEST_VAL_LOSS;
+
   /* patience 0: never stops */
   cfg.patience = 0;
   for (guint k = 0; k < N; k++)
@@ -306,6 +339,25 @@ static void test_barabasi_albert(void)
       max_deg[s] = MAX(max_deg[s], d);
     }
     g_assert_cmpfloat_with_epsilon((double)sum / n, 2.0 * m * (n - m) / n, 1e-12);
+    /* The degree distribution: preferential attachment's limit (Bollobas, Riordan,
+     * Spencer & Tusnady 2001) is P(D = d) = 2m(m+1)/(d(d+1)(d+2)) for d >= m, so
+     * P(D = m) = 2/(m+2) = 0.2857 and the tail P(D >= 2m) = m(m+1)/(2m(2m+1)) =
+     * 0.2727 at m = 5. The empirical fractions concentrate with a standard deviation
+     * about sqrt(p(1-p)/n) = 0.0032 at n = 20000 and are biased by O(m/n) (the first
+     * m nodes, rare redraws of duplicate targets): a tolerance of 0.02 is 6 standard
+     * deviations; uniform attachment instead would give P(D = m) = 1/(m+1) = 0.167
+     * and a geometric tail, P(D >= 2m) = (m/(m+1))^m = 0.40, far outside. */
+    if (n >= 20000) {
+      guint at_m = 0, tail = 0;
+      for (guint v = 0; v < n; v++) {
+        guint dv = a->indptr[v + 1] - a->indptr[v];
+        at_m += dv == m;
+        tail += dv >= 2 * m;
+      }
+      g_test_message("BA n %u m %u: P(D = m) %.4f, P(D >= 2m) %.4f", n, m, (double)at_m / n, (double)tail / n);
+      g_assert_cmpfloat(fabs((double)at_m / n - 2.0 / (m + 2)), <, 0.02);
+      g_assert_cmpfloat(fabs((double)tail / n - (double)(m * (m + 1)) / (2.0 * m * (2 * m + 1))), <, 0.02);
+    }
   }
   g_assert_cmpuint(max_deg[1], >, 2 * max_deg[0]);
   /* deterministic given the seed */
@@ -359,6 +411,181 @@ static void test_rr_memory_guard(void)
   }
 }
 
+/* Sets parameter @name of a backbone's parameter list to @vals (row-major, @n values;
+ * the rest of the tensor stays as it is). */
+static void set_param(GPtrArray *params, const char *name, const float *vals, guint n)
+{
+  for (guint i = 0; i < params->len; i++)
+    if (strcmp(ldp_param_name(params->pdata[i]), name) == 0) {
+      LdpTensor *t = ldp_param_value(params->pdata[i]);
+      g_assert_cmpuint(ldp_tensor_size(t), >=, n);
+      memcpy(t->data, vals, n * sizeof(float));
+      return;
+    }
+  g_error("gin has no parameter %s", name);
+}
+
+/* GIN's graph score (ALGORITHMS.md 11.8) computed by hand on a batch of two graphs with
+ * constant input features: G0 the path 0-1-2, G1 the edge 3-4. Two GIN layers (the
+ * input and one message-passing layer), hidden 16, every weight 0 except:
+ *   mlp.0.weight[0][0] = mlp.1.weight[0][0] = 1, batch-norm scales 1 and shifts 0,
+ *   pred.0: W = [1, -1], b = [0.1, 0.2];  pred.1: W row 0 = [3, 1], b = 0.
+ * Only column 0 of the hidden layer carries anything:
+ *   s = (A + I) 1 = deg + 1 = (2, 3, 2, 2, 2); batch norm (training mode, batch
+ *   statistics over the 5 nodes, biased variance, eps 1e-5): mean 2.2, var 0.16, so
+ *   (s - 2.2)/sqrt(0.16 + eps) = (-lo, hi, -lo, -lo, -lo) with hi = 0.8/sqrt(0.16 + eps);
+ *   ReLU leaves (0, hi, 0, 0, 0); the second linear layer copies it; batch norm again:
+ *   mean hi/5, var 4 hi^2/25, node 1 -> (4 hi/5)/sqrt(4 hi^2/25 + eps) =: b (~2), the
+ *   others negative -> ReLU 0. So h1 = (0, b, 0, 0, 0) and h0 = 1.
+ * Mean readout: score(G) = W0 mean(h0) + b0 + W1 mean(h1) + b1
+ *   G0: (1 + 0.1 + 3 b/3, -1 + 0.2 + b/3),  G1: (1.1, -0.8).
+ * Sum readout (for contrast): G0: (3 + 0.1 + 3 b, -3 + 0.2 + b),  G1: (2.1, -1.8).
+ * The other columns are 0 everywhere (0/sqrt(0 + eps) = 0 in batch norm).
+ * Tolerance: the plugin computes in float32 on values of order 1 through about ten
+ * roundings (relative 6e-8 each), and 1/sqrt(var + eps) is where the error is largest
+ * (var ~0.16-0.64): |error| < 1e-5 is generous by a factor of ten and still far below
+ * the differences the test tells apart (mean vs sum: >= 1). */
+static void test_gin_mean_readout(void)
+{
+  const LdpPluginDesc *d = desc_of("gin");
+  static const guint und[][2] = { { 0, 1 }, { 1, 2 }, { 3, 4 } };
+  guint src[6], dst[6];
+  for (guint e = 0; e < 3; e++) {
+    src[2 * e] = und[e][0], dst[2 * e] = und[e][1];
+    src[2 * e + 1] = und[e][1], dst[2 * e + 1] = und[e][0];
+  }
+  GError *err = NULL;
+  LdpGraph *g = ldp_graph_new_from_edges(5, src, dst, 6, FALSE, &err);
+  g_assert_no_error(err);
+  const guint ptr[] = { 0, 3, 5 };
+  const LdpBatch batch = { .graph = g, .n_graphs = 2, .graph_ptr = ptr };
+  LdpTensor *x = ldp_tensor_new(5, 1);
+  ldp_tensor_fill(x, 1.0f);
+
+  const double eps = 1e-5, hi = 0.8 / sqrt(0.16 + eps), b = (4 * hi / 5) / sqrt(4 * hi * hi / 25 + eps);
+  for (guint r = 0; r < 2; r++) {
+    const char *readout = r ? "readout=sum" : "readout=mean";
+    const char *args[] = { "layers=2", "hidden=16", "final_dropout=0", "dropout=0", readout, NULL };
+    LdpParams *p = ldp_params_new_from_strings(d->params, d->n_params, args, &err);
+    g_assert_no_error(err);
+    LdpRng init;
+    ldp_rng_init(&init, 1);
+    gpointer m = d->vtable.backbone->create(p, 1, 2, LDP_TASK_GRAPH, &init, &err);
+    g_assert_no_error(err);
+    GPtrArray *params = g_ptr_array_new();
+    d->vtable.backbone->parameters(m, params);
+    for (guint i = 0; i < params->len; i++)
+      ldp_tensor_fill(ldp_param_value(params->pdata[i]), 0.0f);
+    float ones[16];
+    for (guint i = 0; i < 16; i++)
+      ones[i] = 1.0f;
+    const float one = 1.0f, w0[] = { 1.0f, -1.0f }, b0[] = { 0.1f, 0.2f }, w1[] = { 3.0f, 1.0f };
+    set_param(params, "gin.0.mlp.0.weight", &one, 1);
+    set_param(params, "gin.0.mlp.1.weight", &one, 1);
+    set_param(params, "gin.0.mlp.norm.weight", ones, 16);
+    set_param(params, "gin.0.norm.weight", ones, 16);
+    set_param(params, "gin.pred.0.weight", w0, 2);
+    set_param(params, "gin.pred.0.bias", b0, 2);
+    set_param(params, "gin.pred.1.weight", w1, 2);
+
+    LdpTape *tape = ldp_tape_new(TRUE);  /* batch statistics */
+    LdpRng drop;
+    ldp_rng_init(&drop, 2);
+    LdpVar *out = d->vtable.backbone->forward(m, tape, &batch, ldp_tape_constant(tape, x), NULL, &drop, &err);
+    g_assert_no_error(err);
+    const LdpTensor *z = ldp_var_value(out);
+    g_assert_cmpuint(z->rows, ==, 2);
+    g_assert_cmpuint(z->cols, ==, 2);
+    const double want[2][2][2] = {
+      { { 1.1 + b, -0.8 + b / 3 }, { 1.1, -0.8 } },          /* mean */
+      { { 3.1 + 3 * b, -2.8 + b }, { 2.1, -1.8 } },          /* sum */
+    };
+    for (guint gi = 0; gi < 2; gi++)
+      for (guint c = 0; c < 2; c++)
+        g_assert_cmpfloat_with_epsilon(ldp_tensor_row(z, gi)[c], want[r][gi][c], 1e-5);
+    ldp_tape_free(tape);
+    g_ptr_array_unref(params);
+    d->vtable.backbone->destroy(m);
+    ldp_params_free(p);
+  }
+  ldp_tensor_free(x);
+  ldp_graph_unref(g);
+}
+
+/* The customized setting in the ledger (ALGORITHMS.md 11.1): DPRR at eps = 1 (split
+ * allocation "code": 1:9, so eps1 = 0.1, eps2 = 0.9) on the hand graphs (6 and 4 users) with
+ * public_fraction alpha: floor(6 alpha) + floor(4 alpha) public users who send their
+ * lists unchanged (no privacy, shown as such), the others eps = 1 per edge bit, and
+ * relationship DP 2 eps = 2 beside it. With alpha = 1 nobody is private: no line may
+ * claim a finite epsilon for anyone. */
+static void test_ledger_public_fraction(void)
+{
+  const LdpPluginDesc *d = desc_of("dprr");
+  const double alphas[] = { 0.0, 0.5, 1.0 };
+  const guint n_pub[] = { 0, 3 + 2, 10 };
+  for (guint k = 0; k < G_N_ELEMENTS(alphas); k++) {
+    const char *args[] = { "epsilon=1", "allocation=code", NULL };
+    GError *err = NULL;
+    LdpParams *p = ldp_params_new_from_strings(d->params, d->n_params, args, &err);
+    g_assert_no_error(err);
+    g_autoptr(LdpDataset) ds = hand_graphs();
+    LdpRng run;
+    ldp_rng_init(&run, 4);
+    g_autoptr(LdpLedger) l = ldp_ledger_new();
+    g_assert_true(ldp_mechanism_apply_desc(d, p, 0, alphas[k], ds, &run, l, &err));
+    g_assert_no_error(err);
+    ldp_params_free(p);
+    const guint pub = n_pub[k], priv = 10 - pub;
+    g_autofree char *text = ldp_ledger_format(l);
+    g_test_message("alpha %g:\n%s", alphas[k], text);
+    g_autoptr(JsonNode) j = ldp_ledger_to_json(l);
+    JsonObject *o = json_node_get_object(j);
+    JsonObject *e = json_object_get_object_member(o, "edges");
+    g_assert_cmpint(json_object_get_int_member(e, "private_users"), ==, priv);
+    g_assert_cmpint(json_object_get_int_member(e, "public_users"), ==, pub);
+    g_assert_cmpuint(ldp_ledger_target_public_users(l, LDP_TARGET_EDGES), ==, pub);
+    /* the budget parts are listed whatever alpha is */
+    g_assert_nonnull(strstr(text, "  edges     dprr       degree=0.1 rr=0.9 \u2192 1   "));
+    if (priv > 0) {
+      /* eps per edge bit for the private users, relationship DP beside it */
+      g_assert_cmpfloat(fabs(ldp_ledger_target_epsilon(l, LDP_TARGET_EDGES) - 1.0), <, 1e-12);
+      g_assert_cmpfloat(fabs(json_object_get_double_member(e, "epsilon") - 1.0), <, 1e-12);
+      g_assert_cmpfloat(fabs(json_object_get_double_member(e, "relationship_epsilon") - 2.0), <, 1e-12);
+      g_assert_nonnull(strstr(text, "1 per edge bit (relationship DP: 2 x 1 = 2)"));
+      g_autofree char *users = pub ? g_strdup_printf("  [%u private users; %u public users: \u221e (not "
+                                                     "private), raw data]\n", priv, pub)
+                                   : g_strdup_printf("  [%u private users]\n", priv);
+      g_autofree char *line = g_strdup_printf("    edges     1 per edge bit (relationship DP: 2 x 1 = 2)%s", users);
+      g_assert_nonnull(strstr(text, line));
+    } else {
+      /* nobody is private: every epsilon is infinite, in text and JSON */
+      g_assert_true(isinf(ldp_ledger_target_epsilon(l, LDP_TARGET_EDGES)));
+      g_assert_null(strstr(text, "1 per edge bit"));
+      g_assert_nonnull(strstr(text, "\u2192 1   \u221e (not private: no private user, the budget is not spent)  [0 private"));
+      g_assert_null(strstr(text, "relationship DP"));
+      g_assert_true(json_node_is_null(json_object_get_member(e, "epsilon")));
+      g_assert_true(json_node_is_null(json_object_get_member(e, "relationship_epsilon")));
+      g_assert_false(json_object_get_boolean_member(e, "private"));
+      JsonArray *parts = json_object_get_array_member(o, "parts");
+      for (guint i = 0; i < json_array_get_length(parts); i++)
+        g_assert_false(json_object_get_boolean_member(json_array_get_object_element(parts, i), "private"));
+      g_autofree char *line = g_strdup_printf("    edges     \u221e (not private)  [0 private users; %u public "
+                                              "users: \u221e (not private), raw data]\n", pub);
+      g_assert_nonnull(strstr(text, line));
+    }
+    if (pub > 0) {
+      g_assert_false(json_object_get_boolean_member(e, "private"));
+      g_assert_true(json_node_is_null(json_object_get_member(e, "public_users_epsilon")));
+      g_autofree char *line = g_strdup_printf("  public users (raw data, no privacy): edges %u of 10\n", pub);
+      g_assert_nonnull(strstr(text, line));
+    } else {
+      g_assert_true(json_object_get_boolean_member(e, "private"));
+      g_assert_false(json_object_has_member(e, "public_users_epsilon"));
+      g_assert_null(strstr(text, "public users"));
+    }
+  }
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -371,6 +598,8 @@ int main(int argc, char **argv)
   g_test_add_func("/dprr/drop-last", test_drop_last);
   g_test_add_func("/dprr/early-stop", test_early_stop);
   g_test_add_func("/dprr/barabasi-albert", test_barabasi_albert);
+  g_test_add_func("/dprr/gin-mean-readout", test_gin_mean_readout);
+  g_test_add_func("/dprr/ledger-public-fraction", test_ledger_public_fraction);
   int rc = g_test_run();
   ldp_registry_free(registry);
   return rc;

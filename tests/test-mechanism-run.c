@@ -560,7 +560,11 @@ static void test_ledger_public(gconstpointer data)
   g_autofree char *users = n_pub ? g_strdup_printf("  [%u private users; %u public users: \u221e (not private), raw data]",
                                                   n - n_pub, n_pub)
                                  : g_strdup_printf("  [%u private users]", n - n_pub);
-  g_autofree char *line = g_strdup_printf("  features  probe      epsilon=1   1 per user%s\n", users);
+  /* with nobody private the entry claims no finite epsilon for anyone */
+  g_autofree char *line = g_strdup_printf("  features  probe      epsilon=1   %s%s\n",
+                                          n_pub == n ? "\u221e (not private: no private user, the budget is not spent)"
+                                                     : "1 per user",
+                                          users);
   g_assert_nonnull(strstr(text, line));
   g_autoptr(JsonNode) j = ldp_ledger_to_json(l);
   JsonObject *f = member_obj(json_node_get_object(j), "features");

@@ -14,7 +14,7 @@ static const char *const node_features_choices[] = { "given", "constant", "degre
 static const char *const split_kind_choices[] = { "random", "stratified", "standard", "edges", NULL };
 static const char *const link_model_choices[] = { "vgae", "gae", NULL };
 static const char *const optimizer_choices[] = { "adam", "sgd", NULL };
-static const char *const selection_choices[] = { "best_val_loss", "last", NULL };
+static const char *const selection_choices[] = { "best_val_loss", "last", "best_val_loss_newer", NULL };
 static const char *const lr_schedule_choices[] = { "constant", "step", NULL };
 
 /* Counts are read into guint and loops step up to them (epoch <= epochs, s += batch);
@@ -97,7 +97,9 @@ static const LdpParamSpec train_specs[] = {
   { .name = "select_from", .type = LDP_PARAM_INTEGER, .default_value = "0", .min = 0, .max = INFINITY,
     .doc = "model selection and early stopping consider only epochs from this one on (DPRR: 100)" },
   { .name = "selection", .type = LDP_PARAM_ENUM, .default_value = "best_val_loss",
-    .choices = selection_choices, .doc = "which weights are evaluated: best validation loss or last" },
+    .choices = selection_choices,
+    .doc = "which weights are evaluated: best validation loss, last, or best validation loss with "
+           "ties to the newer epoch, a tie also restarting the patience count (DPRR)" },
   { .name = "eval_every", .type = LDP_PARAM_INTEGER, .default_value = "1", .min = 1, .max = LDP_MAX_COUNT,
     .doc = "evaluate every N epochs" },
   { .name = "flush_denormals", .type = LDP_PARAM_BOOL, .default_value = "true",

@@ -265,11 +265,16 @@ static void append_epsilon_unit(GString *s, LdpTarget target, double eps)
   }
 }
 
-static void append_users(GString *s, gboolean counted, guint n_private, guint n_public)
+static void append_users(GString *s, gboolean counted, guint n_private, guint n_public, double eps)
 {
   if (!counted)
     return;
-  g_string_append_printf(s, "  [%u private users", n_private);
+  /* users who are not public but spend an infinite budget (epsilon: inf, NonPriv-Full)
+   * are not "private users" either */
+  if (isinf(eps) && n_private > 0)
+    g_string_append_printf(s, "  [%u users, none private", n_private);
+  else
+    g_string_append_printf(s, "  [%u private users", n_private);
   if (n_public)
     g_string_append_printf(s, "; %u public users: \u221e (not private), raw data", n_public);
   g_string_append_c(s, ']');
@@ -300,8 +305,12 @@ char *ldp_ledger_format(const LdpLedger *l)
       append_num(s, eps);
     }
     g_string_append(s, "   ");
-    append_epsilon_unit(s, e->target, eps);
-    append_users(s, e->counted, e->n_private, e->n_public);
+    /* with every user public the budget above protects nobody: no finite claim */
+    if (e->counted && e->n_private == 0)
+      g_string_append(s, "\u221e (not private: no private user, the budget is not spent)");
+    else
+      append_epsilon_unit(s, e->target, eps);
+    append_users(s, e->counted, e->n_private, e->n_public, eps);
     for (guint k = 0; k < parts->len; k++) {
       const BudgetPart *p = &g_array_index(parts, BudgetPart, k);
       if (p->note)
@@ -322,7 +331,7 @@ char *ldp_ledger_format(const LdpLedger *l)
     }
     if (!sum->perturbed)
       g_string_append_printf(s, ": no mechanism, %s", target_raw(t));
-    append_users(s, sum->counted, sum->n_private, sum->n_public);
+    append_users(s, sum->counted, sum->n_private, sum->n_public, sum->epsilon);
     g_string_append_c(s, '\n');
   }
   double total = ldp_ledger_total_epsilon(l);
@@ -453,7 +462,7 @@ JsonNode *ldp_ledger_to_json(const LdpLedger *l)
       json_add_str(b, "target", target_name(e->target));
       json_add_str(b, "part", p->name);
       json_add_eps(b, "epsilon", p->epsilon);
-      json_add_bool(b, "private", !isinf(p->epsilon));
+      json_add_bool(b, "private", !isinf(p->epsilon) && !(e->counted && e->n_private == 0));
       json_builder_set_member_name(b, "delta");
       json_builder_add_double_value(b, p->delta);
       json_add_str(b, "unit", target_unit(e->target));

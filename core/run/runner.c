@@ -131,8 +131,10 @@ void ldp_run_train_config(const LdpParams *p, LdpTrainConfig *cfg)
     cfg->lr_gamma = ldp_params_get_number(p, "lr_gamma");
   }
   cfg->watch_from = (guint)ldp_params_get_int(p, "select_from");
-  cfg->selection = g_strcmp0(ldp_params_get_string(p, "selection"), "last") == 0 ? LDP_SELECT_LAST
-                                                                                  : LDP_SELECT_BEST_VAL_LOSS;
+  const char *selection = ldp_params_get_string(p, "selection");
+  cfg->selection = g_strcmp0(selection, "last") == 0                  ? LDP_SELECT_LAST
+                   : g_strcmp0(selection, "best_val_loss_newer") == 0 ? LDP_SELECT_BEST_VAL_LOSS_NEWER
+                                                                      : LDP_SELECT_BEST_VAL_LOSS;
 }
 
 static void free_calibrators(GArray *cals)

@@ -30,10 +30,16 @@ void ldp_stop_state_init(LdpStopState *s)
   s->since = 0;
 }
 
+gboolean ldp_train_improves(const LdpTrainConfig *cfg, double val_loss, double lowest)
+{
+  /* DPRR's rule keeps the newer of two equal losses: "worse than the best" is strict. */
+  return cfg->selection == LDP_SELECT_BEST_VAL_LOSS_NEWER ? val_loss <= lowest : val_loss < lowest;
+}
+
 gboolean ldp_stop_state_offer(const LdpTrainConfig *cfg, LdpStopState *s, guint epoch, double val_loss)
 {
   /* Early stopping watches the lowest validation loss, independently of selection. */
-  if (val_loss < s->lowest) {
+  if (ldp_train_improves(cfg, val_loss, s->lowest)) {
     s->lowest = val_loss;
     s->since = 0;
   } else {
@@ -53,7 +59,7 @@ guint ldp_train_replay_early_stop(const LdpTrainConfig *cfg, const double *val_l
     guint epoch = k + 1;
     if (epoch < cfg->watch_from)
       continue;
-    if (sel == 0 || val_loss[k] < best) {  /* the default accept rule */
+    if (sel == 0 || ldp_train_improves(cfg, val_loss[k], best)) {  /* the default accept rule */
       best = val_loss[k];
       sel = epoch;
     }

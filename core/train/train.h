@@ -56,6 +56,9 @@ typedef struct {
   guint since;
 } LdpStopState;
 void ldp_stop_state_init(LdpStopState *s);
+/* TRUE when @val_loss improves on @lowest under cfg->selection's tie rule (strictly
+ * lower; lower or equal for LDP_SELECT_BEST_VAL_LOSS_NEWER). */
+gboolean ldp_train_improves(const LdpTrainConfig *cfg, double val_loss, double lowest);
 /* Offers an evaluated epoch's validation loss; TRUE when training stops after it. */
 gboolean ldp_stop_state_offer(const LdpTrainConfig *cfg, LdpStopState *s, guint epoch, double val_loss);
 

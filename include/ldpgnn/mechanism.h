@@ -110,4 +110,21 @@ typedef struct {
   gboolean (*audit_pair)(gpointer inst, LdpUserView *a, LdpUserView *b, const char **what);
 } LdpMechanismVTable;
 
+/* ---- memory bound of mechanism outputs (appended in ABI 1.1; core/base/process.c) ----
+ * Mechanisms whose output can outgrow the machine (RR: about n/(1 + e^eps) entries per
+ * row) refuse to run, before any user reports, when their estimated output exceeds
+ * this bound. Programs set it once before running (ldpgnn run/sweep --max-memory);
+ * not thread-safe. */
+
+/* Sets the process-wide bound to @mib MiB (> 0), or back to the machine's default
+ * with 0. @origin (nullable, copied, up to 63 bytes) names where the bound comes from
+ * in the refusal message, e.g. "--max-memory". */
+LDP_API void ldp_memory_limit_set(double mib, const char *origin);
+/* The bound in MiB: the one set, else half the physical memory (sysconf), else 0 (no
+ * bound known). *@origin (nullable; transfer none, static or valid until the next
+ * ldp_memory_limit_set) says where it comes from. */
+LDP_API double ldp_memory_limit_mib(const char **origin);
+/* TRUE when a program set the bound (ldp_memory_limit_set with @mib > 0). */
+LDP_API gboolean ldp_memory_limit_is_set(void);
+
 G_END_DECLS

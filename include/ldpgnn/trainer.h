@@ -9,7 +9,10 @@ G_BEGIN_DECLS
 
 typedef enum {
   LDP_SELECT_BEST_VAL_LOSS = 1, /* default rule, replaceable by a calibrator's accept() */
-  LDP_SELECT_LAST               /* report the last epoch (PGC's early-stopping protocol) */
+  LDP_SELECT_LAST,              /* report the last epoch (PGC's early-stopping protocol) */
+  LDP_SELECT_BEST_VAL_LOSS_NEWER /* as BEST_VAL_LOSS, but a tie with the lowest validation loss
+                                    counts as an improvement: the newer epoch is kept and the
+                                    early-stopping count restarts (DPRR's rule, ALGORITHMS.md 11.9) */
 } LdpSelection;
 
 typedef struct {
@@ -41,7 +44,8 @@ LDP_API double ldp_train_lr_at(const LdpTrainConfig *cfg, guint epoch);
 /* Number of training batches per epoch for @n_train items (batch_size, drop_last). */
 LDP_API guint ldp_train_n_batches(const LdpTrainConfig *cfg, guint n_train);
 /* Replays the default selection and early-stopping rule of ldp_train on a trace of
- * validation losses, @val_loss[k] being evaluated epoch k + 1 (eval_every 1).
+ * validation losses, @val_loss[k] being evaluated epoch k + 1 (eval_every 1), with
+ * cfg->selection's tie rule (LDP_SELECT_BEST_VAL_LOSS_NEWER: ties go to the newer epoch).
  * Returns the epoch training stops after (@n when it never stops early) and sets
  * *@selected (nullable) to the epoch whose model is kept (0: none was eligible). */
 LDP_API guint ldp_train_replay_early_stop(const LdpTrainConfig *cfg, const double *val_loss, guint n,

@@ -212,7 +212,8 @@ static LdpDataset *synthetic_load(const LdpParams *params, const LdpDatasetEnv *
   }
   LdpCsr *x = ldp_csr_new(n, d, cols->len);
   memcpy(x->indptr, indptr, sizeof(guint) * (n + 1));
-  memcpy(x->indices, cols->data, sizeof(guint) * cols->len);
+  if (cols->len)  /* feature_density 0 leaves no entry (and a NULL array) */
+    memcpy(x->indices, cols->data, sizeof(guint) * cols->len);
   for (guint k = 0; k < cols->len; k++)
     x->values[k] = 1.0f;
   g_free(indptr);

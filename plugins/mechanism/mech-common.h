@@ -60,15 +60,17 @@ static inline gboolean mech_check_row(const LdpUserView *v, double lo, double hi
 }
 
 /* Memory guard of the mechanisms whose output grows with the square of the graph
- * size (RR: about n/(1 + e^eps) entries per row). A parameter "max_memory" in MiB
- * (0: half the physical memory) bounds the noisy graph's estimated footprint; the
- * run is refused before any user reports instead of being killed by the OS. */
+ * size (RR: about n/(1 + e^eps) entries per row). The noisy graph's estimated
+ * footprint is bounded by the smaller of the parameter "max_memory" (MiB, 0: unset)
+ * and the process-wide bound when one was set (ldpgnn --max-memory); with neither,
+ * by the machine's default (half the physical memory, ldp_memory_limit_mib). The run
+ * is refused before any user reports instead of being killed by the OS. */
 #define MECH_SPEC_MAX_MEMORY                                                                    \
   {                                                                                             \
     .name = "max_memory", .type = LDP_PARAM_NUMBER, .default_value = "0", .min = 0,             \
     .max = INFINITY,                                                                            \
-    .doc = "refuse to run when the noisy graph would need more MiB than this (0: half the "     \
-           "physical memory)"                                                                   \
+    .doc = "refuse to run when the noisy graph would need more MiB than this (0: the "          \
+           "process's bound, --max-memory, else half the physical memory)"                      \
   }
 
 /* Bytes per reported list entry: the report (index + value, 8 bytes), the noisy
@@ -79,14 +81,17 @@ static inline gboolean mech_check_row(const LdpUserView *v, double lo, double hi
 static inline gboolean mech_check_memory(double entries, const LdpParams *params, GError **error)
 {
   double limit_mb = ldp_params_get_number(params, "max_memory");
-  const char *source = "max_memory";
-  if (!(limit_mb > 0.0)) {
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-    if (pages <= 0 || page <= 0)
-      return TRUE;  /* unknown machine: no default limit */
-    limit_mb = (double)pages * (double)page / 2.0 / 1048576.0;
-    source = "half the physical memory; set max_memory to change it";
+  const char *source = "the mechanism's max_memory";
+  const char *process_source = NULL;
+  double process_mb = ldp_memory_limit_mib(&process_source);
+  /* an explicit max_memory replaces the machine's default, never a bound set by the
+   * program (--max-memory): then the smaller one holds */
+  if (!(limit_mb > 0.0) || (ldp_memory_limit_is_set() && process_mb < limit_mb)) {
+    limit_mb = process_mb;
+    source = process_source;
   }
+  if (!(limit_mb > 0.0))
+    return TRUE;  /* unknown machine and no bound given */
   double need_mb = entries * MECH_BYTES_PER_ENTRY / 1048576.0;
   if (need_mb > limit_mb) {
     g_set_error(error, LDP_PIPELINE_ERROR, LDP_PIPELINE_ERROR_RANGE,
