@@ -824,6 +824,124 @@ static void test_batch_norm(void)
   free_params(in, 3);
 }
 
+/* ---- batch norm + ReLU, fused ---- */
+
+static LdpVar *build_bn_relu(LdpTape *t, LdpVar **in, gpointer d)
+{
+  BnCase *bc = d;
+  return ldp_op_batch_norm_relu(t, in[0], in[1], in[2], bc->rm, bc->rv, 0.1f, 1e-5f);
+}
+
+static LdpVar *build_bn_relu_plain(LdpTape *t, LdpVar **in, gpointer d)
+{
+  return ldp_op_batch_norm_relu(t, in[0], NULL, NULL, NULL, NULL, 0.1f, 1e-5f);
+}
+
+/* Smallest |pre-activation| of the batch norm the ReLU follows: finite differences of
+ * step FD_STEP are valid only if no entry sits near the kink. A step moves a
+ * pre-activation by at most about |gamma| invstd FD_STEP (< 2 FD_STEP for these
+ * inputs), so the cases below require a margin of 4 FD_STEP. */
+static double bn_min_abs(LdpParam **in, guint n_in, BnCase *bc, gboolean training)
+{
+  LdpTensor *save_m = bc ? ldp_tensor_copy(bc->rm) : NULL, *save_v = bc ? ldp_tensor_copy(bc->rv) : NULL;
+  LdpTape *t = ldp_tape_new(training);
+  LdpVar *v[3] = { NULL, NULL, NULL };
+  for (guint k = 0; k < n_in; k++)
+    v[k] = ldp_tape_param(t, in[k]);
+  const LdpTensor *y = ldp_var_value(ldp_op_batch_norm(t, v[0], v[1], v[2], bc ? bc->rm : NULL,
+                                                       bc ? bc->rv : NULL, 0.1f, 1e-5f));
+  double m = INFINITY;
+  for (gsize i = 0; i < ldp_tensor_size(y); i++)
+    m = MIN(m, fabs(y->data[i]));
+  ldp_tape_free(t);
+  if (bc) {
+    memcpy(bc->rm->data, save_m->data, sizeof(float) * ldp_tensor_size(save_m));
+    memcpy(bc->rv->data, save_v->data, sizeof(float) * ldp_tensor_size(save_v));
+    ldp_tensor_free(save_m);
+    ldp_tensor_free(save_v);
+  }
+  return m;
+}
+
+/* One forward and backward of relu(batch_norm) (fused or not) with loss sum(out * r);
+ * returns the output and the parameters' gradients (transfer full, in @grads). */
+static LdpTensor *bn_relu_run(LdpParam **in, BnCase *bc, gboolean training, gboolean fused,
+                              const LdpTensor *r, LdpTensor **grads)
+{
+  LdpTape *t = ldp_tape_new(training);
+  LdpVar *v[3];
+  for (guint k = 0; k < 3; k++) {
+    v[k] = ldp_tape_param(t, in[k]);
+    ldp_tensor_fill(ldp_param_grad(in[k]), 0.0f);
+  }
+  LdpVar *out = fused ? build_bn_relu(t, v, bc)
+                      : ldp_op_relu(t, ldp_op_batch_norm(t, v[0], v[1], v[2], bc->rm, bc->rv, 0.1f, 1e-5f));
+  ldp_tape_backward(t, ldp_op_sum(t, ldp_op_mul(t, out, ldp_tape_constant(t, r))));
+  LdpTensor *y = ldp_tensor_copy(ldp_var_value(out));
+  for (guint k = 0; k < 3; k++)
+    grads[k] = ldp_tensor_copy(ldp_param_grad(in[k]));
+  ldp_tape_free(t);
+  return y;
+}
+
+static void test_batch_norm_relu(void)
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, 13);
+  const guint n = 6, c = 3;
+  LdpParam *in[3] = { param_away("x", n, c, &rng), param_away("gamma", 1, c, &rng),
+                      param_away("beta", 1, c, &rng) };
+  g_autoptr(LdpTensor) rm = ldp_tensor_new(1, c), rv = ldp_tensor_new(1, c);
+  ldp_tensor_fill(rv, 1.0f);
+  BnCase bc = { rm, rv };
+  g_assert_cmpfloat(bn_min_abs(in, 3, &bc, TRUE), >, 4 * FD_STEP);
+  check_grads("batch_norm_relu train", in, 3, build_bn_relu, &bc, TRUE);
+  float rmv[3] = { 0.5f, -1.0f, 2.0f }, rvv[3] = { 4.0f, 0.25f, 1.0f };
+  memcpy(rm->data, rmv, sizeof rmv);
+  memcpy(rv->data, rvv, sizeof rvv);
+  g_assert_cmpfloat(bn_min_abs(in, 3, &bc, FALSE), >, 4 * FD_STEP);
+  check_grads("batch_norm_relu eval", in, 3, build_bn_relu, &bc, FALSE);
+  g_assert_cmpfloat(bn_min_abs(in, 1, NULL, FALSE), >, 4 * FD_STEP);
+  check_grads("batch_norm_relu plain", in, 1, build_bn_relu_plain, NULL, FALSE);
+  free_params(in, 3);
+
+  /* Bit for bit the pair relu(batch_norm): values, gradients and running statistics,
+   * on a batch where about half the entries are cut by the ReLU. */
+  const guint bn = 37, bcol = 9;
+  LdpParam *big[3] = { ldp_param_new("x", bn, bcol), ldp_param_new("gamma", 1, bcol),
+                       ldp_param_new("beta", 1, bcol) };
+  fill_uniform(ldp_param_value(big[0]), &rng, -3.0f, 2.0f);
+  fill_uniform(ldp_param_value(big[1]), &rng, -1.5f, 1.5f);
+  fill_uniform(ldp_param_value(big[2]), &rng, -0.5f, 0.5f);
+  g_autoptr(LdpTensor) r = ldp_tensor_new(bn, bcol);
+  fill_uniform(r, &rng, -1.0f, 1.0f);
+  for (int training = 0; training <= 1; training++) {
+    g_autoptr(LdpTensor) m1 = ldp_tensor_new(1, bcol), v1 = ldp_tensor_new(1, bcol);
+    fill_uniform(m1, &rng, -0.5f, 0.5f);
+    fill_uniform(v1, &rng, 0.5f, 2.0f);
+    g_autoptr(LdpTensor) m2 = ldp_tensor_copy(m1), v2 = ldp_tensor_copy(v1);
+    BnCase c1 = { m1, v1 }, c2 = { m2, v2 };
+    LdpTensor *g1[3], *g2[3];
+    g_autoptr(LdpTensor) y1 = bn_relu_run(big, &c1, training, FALSE, r, g1);
+    g_autoptr(LdpTensor) y2 = bn_relu_run(big, &c2, training, TRUE, r, g2);
+    guint cut = 0;
+    for (gsize i = 0; i < ldp_tensor_size(y1); i++)
+      cut += y1->data[i] == 0.0f;
+    g_assert_cmpuint(cut, >, ldp_tensor_size(y1) / 5);
+    g_assert_cmpuint(cut, <, ldp_tensor_size(y1) * 4 / 5);
+    g_assert_cmpmem(y1->data, sizeof(float) * ldp_tensor_size(y1), y2->data, sizeof(float) * ldp_tensor_size(y2));
+    g_assert_cmpmem(m1->data, sizeof(float) * bcol, m2->data, sizeof(float) * bcol);
+    g_assert_cmpmem(v1->data, sizeof(float) * bcol, v2->data, sizeof(float) * bcol);
+    for (guint k = 0; k < 3; k++) {
+      g_assert_cmpmem(g1[k]->data, sizeof(float) * ldp_tensor_size(g1[k]), g2[k]->data,
+                      sizeof(float) * ldp_tensor_size(g2[k]));
+      ldp_tensor_free(g1[k]);
+      ldp_tensor_free(g2[k]);
+    }
+  }
+  free_params(big, 3);
+}
+
 /* ---- composite: 2-layer GCN with learnable edge weights ---- */
 
 typedef struct {
@@ -1814,6 +1932,7 @@ int main(int argc, char **argv)
   g_test_add_func("/autograd/losses", test_losses);
   g_test_add_func("/autograd/readout", test_readout);
   g_test_add_func("/autograd/batch-norm", test_batch_norm);
+  g_test_add_func("/autograd/batch-norm-relu", test_batch_norm_relu);
   g_test_add_func("/autograd/composite-gcn", test_composite_gcn);
   g_test_add_func("/autograd/tape-semantics", test_tape_semantics);
   g_test_add_func("/autograd/bad-shapes", test_bad_shapes);
