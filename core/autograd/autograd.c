@@ -2041,6 +2041,10 @@ static void bn_relu_saved_free(gpointer data)
   g_free(s);
 }
 
+/* ReLU's backward factor [y > 0]: g * mask is what ReLU's backward computes. GCC
+ * vectorises the loops below only with the select in a statement of its own. */
+#define RELU_MASK(y) ((y) > 0.0f ? 1.0f : 0.0f)
+
 /* Column sums of g' = g * [y > 0] and of g' * xhat, in double, rows in order. */
 static void bn_relu_sums(const LdpTensor *G, const LdpTensor *Y, const LdpTensor *X, const float *restrict mean,
                          const float *restrict invstd, double *restrict sg, double *restrict sgx)
@@ -2051,7 +2055,8 @@ static void bn_relu_sums(const LdpTensor *G, const LdpTensor *Y, const LdpTensor
     const float *restrict yr = ldp_tensor_row(Y, i);
     const float *restrict xr = ldp_tensor_row(X, i);
     for (guint c = 0; c < C; c++) {
-      const float gm = gr[c] * (yr[c] > 0.0f ? 1.0f : 0.0f);
+      const float m = RELU_MASK(yr[c]);
+      const float gm = gr[c] * m;
       const float xh = (xr[c] - mean[c]) * invstd[c];
       sg[c] += gm;
       sgx[c] += (double)gm * xh;
@@ -2061,23 +2066,32 @@ static void bn_relu_sums(const LdpTensor *G, const LdpTensor *Y, const LdpTensor
 
 /* Row i of dX: k (g' - a - xhat b) with batch statistics, k g' otherwise; stored on a
  * fresh buffer (0 + v, as accumulating into zeros gives), added otherwise. */
-static inline void bn_relu_dx_row(float *restrict dr, const float *restrict gr, const float *restrict yr,
-                                  const float *restrict xr, const float *restrict mean,
-                                  const float *restrict invstd, const float *restrict k,
-                                  const float *restrict a, const float *restrict b, guint C, gboolean batch,
-                                  gboolean fresh)
+static void bn_relu_dx_row(float *restrict dr, const float *restrict gr, const float *restrict yr,
+                           const float *restrict xr, const float *restrict mean, const float *restrict invstd,
+                           const float *restrict k, const float *restrict a, const float *restrict b, guint C,
+                           gboolean batch, gboolean fresh)
 {
-  if (batch) {
+  if (batch && fresh) {
     for (guint c = 0; c < C; c++) {
-      const float gm = gr[c] * (yr[c] > 0.0f ? 1.0f : 0.0f);
+      const float m = RELU_MASK(yr[c]);
       const float xh = (xr[c] - mean[c]) * invstd[c];
-      const float v = k[c] * (gm - a[c] - xh * b[c]);
-      dr[c] = (fresh ? 0.0f : dr[c]) + v;
+      dr[c] = 0.0f + k[c] * (gr[c] * m - a[c] - xh * b[c]);
+    }
+  } else if (batch) {
+    for (guint c = 0; c < C; c++) {
+      const float m = RELU_MASK(yr[c]);
+      const float xh = (xr[c] - mean[c]) * invstd[c];
+      dr[c] = dr[c] + k[c] * (gr[c] * m - a[c] - xh * b[c]);
+    }
+  } else if (fresh) {
+    for (guint c = 0; c < C; c++) {
+      const float m = RELU_MASK(yr[c]);
+      dr[c] = 0.0f + k[c] * (gr[c] * m);
     }
   } else {
     for (guint c = 0; c < C; c++) {
-      const float gm = gr[c] * (yr[c] > 0.0f ? 1.0f : 0.0f);
-      dr[c] = (fresh ? 0.0f : dr[c]) + k[c] * gm;
+      const float m = RELU_MASK(yr[c]);
+      dr[c] = dr[c] + k[c] * (gr[c] * m);
     }
   }
 }
@@ -2113,10 +2127,7 @@ static void bn_relu_backward(LdpVar *self)
     for (guint i = 0; i < n; i++) {
       float *dr = ldp_tensor_row(d, i);
       const float *gr = ldp_tensor_row(G, i), *yr = ldp_tensor_row(Y, i), *xr = ldp_tensor_row(X, i);
-      if (fresh)
-        bn_relu_dx_row(dr, gr, yr, xr, s->mean, s->invstd, k, a, b, C, batch, TRUE);
-      else
-        bn_relu_dx_row(dr, gr, yr, xr, s->mean, s->invstd, k, a, b, C, batch, FALSE);
+      bn_relu_dx_row(dr, gr, yr, xr, s->mean, s->invstd, k, a, b, C, batch, fresh);
     }
     g_free(k);
   }
