@@ -824,6 +824,94 @@ static void test_batch_norm(void)
   free_params(in, 3);
 }
 
+/* ---- GIN aggregation (A + I) x + b ---- */
+
+typedef struct {
+  LdpGraph *g;
+  gboolean bias;
+  gboolean fused;
+  gboolean reuse_x;  /* x feeds a later op too, so its gradient is not fresh there */
+} AggCase;
+
+static LdpVar *build_agg(LdpTape *t, LdpVar **in, gpointer d)
+{
+  AggCase *ac = d;
+  LdpVar *b = ac->bias ? in[1] : NULL, *out;
+  if (ac->fused) {
+    out = ldp_op_propagate_self(t, ac->g, in[0], b);
+  } else {
+    out = ldp_op_add(t, ldp_op_propagate(t, ac->g, NULL, in[0]), in[0]);
+    if (b)
+      out = ldp_op_bias_add(t, out, b);
+  }
+  return ac->reuse_x ? ldp_op_mul(t, out, in[0]) : out;
+}
+
+/* Value and parameter gradients of sum(build(...) * r) (transfer full). */
+static LdpTensor *agg_run(LdpParam **in, guint n_in, AggCase *ac, const LdpTensor *r, LdpTensor **grads)
+{
+  LdpTape *t = ldp_tape_new(TRUE);
+  LdpVar *v[2];
+  for (guint k = 0; k < n_in; k++) {
+    v[k] = ldp_tape_param(t, in[k]);
+    ldp_tensor_fill(ldp_param_grad(in[k]), 0.0f);
+  }
+  LdpVar *out = build_agg(t, v, ac);
+  ldp_tape_backward(t, ldp_op_sum(t, ldp_op_mul(t, out, ldp_tape_constant(t, r))));
+  LdpTensor *y = ldp_tensor_copy(ldp_var_value(out));
+  for (guint k = 0; k < n_in; k++)
+    grads[k] = ldp_tensor_copy(ldp_param_grad(in[k]));
+  ldp_tape_free(t);
+  return y;
+}
+
+static void test_propagate_self(void)
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, 21);
+  g_autoptr(LdpGraph) g = small_graph(); /* directed, weighted, one self-loop */
+  const guint n = 6, c = 4;
+  LdpParam *in[2] = { param_away("x", n, c, &rng), param_away("b", 1, c, &rng) };
+  AggCase with_b = { g, TRUE, TRUE, FALSE }, no_b = { g, FALSE, TRUE, FALSE };
+  check_grads("propagate_self x,b", in, 2, build_agg, &with_b, TRUE);
+  check_grads("propagate_self x", in, 1, build_agg, &no_b, TRUE);
+
+  /* Against the dense (A + I) x + b. */
+  LdpTape *tape = ldp_tape_new(FALSE);
+  const LdpTensor *y = ldp_var_value(
+    ldp_op_propagate_self(tape, g, ldp_tape_param(tape, in[0]), ldp_tape_param(tape, in[1])));
+  g_autoptr(LdpTensor) a = ldp_csr_to_dense(ldp_graph_csr(g));
+  const LdpTensor *x = ldp_param_value(in[0]), *b = ldp_param_value(in[1]);
+  for (guint i = 0; i < n; i++)
+    for (guint k = 0; k < c; k++) {
+      double want = ldp_tensor_row(x, i)[k] + b->data[k];
+      for (guint j = 0; j < n; j++)
+        want += ldp_tensor_row(a, i)[j] * ldp_tensor_row(x, j)[k];
+      g_assert_cmpfloat(fabs(ldp_tensor_row(y, i)[k] - want), <, 1e-5);
+    }
+  ldp_tape_free(tape);
+
+  /* Bit for bit the composed ops, also when x's gradient already holds a term. */
+  g_autoptr(LdpTensor) r = ldp_tensor_new(n, c);
+  fill_uniform(r, &rng, -1.0f, 1.0f);
+  for (int bias = 0; bias <= 1; bias++)
+    for (int reuse = 0; reuse <= 1; reuse++) {
+      AggCase fused = { g, bias, TRUE, reuse }, pair = { g, bias, FALSE, reuse };
+      const guint n_in = bias ? 2 : 1;
+      LdpTensor *g1[2], *g2[2];
+      g_autoptr(LdpTensor) y1 = agg_run(in, n_in, &pair, r, g1);
+      g_autoptr(LdpTensor) y2 = agg_run(in, n_in, &fused, r, g2);
+      g_assert_cmpmem(y1->data, sizeof(float) * n * c, y2->data, sizeof(float) * n * c);
+      for (guint k = 0; k < n_in; k++) {
+        g_assert_cmpmem(g1[k]->data, sizeof(float) * ldp_tensor_size(g1[k]), g2[k]->data,
+                        sizeof(float) * ldp_tensor_size(g2[k]));
+        ldp_tensor_free(g1[k]);
+        ldp_tensor_free(g2[k]);
+      }
+    }
+  free_params(in, 2);
+}
+
 /* ---- batch norm + ReLU, fused ---- */
 
 static LdpVar *build_bn_relu(LdpTape *t, LdpVar **in, gpointer d)
@@ -1933,6 +2021,7 @@ int main(int argc, char **argv)
   g_test_add_func("/autograd/readout", test_readout);
   g_test_add_func("/autograd/batch-norm", test_batch_norm);
   g_test_add_func("/autograd/batch-norm-relu", test_batch_norm_relu);
+  g_test_add_func("/autograd/propagate-self", test_propagate_self);
   g_test_add_func("/autograd/composite-gcn", test_composite_gcn);
   g_test_add_func("/autograd/tape-semantics", test_tape_semantics);
   g_test_add_func("/autograd/bad-shapes", test_bad_shapes);

@@ -110,6 +110,11 @@ LDP_API LdpVar *ldp_op_matmul(LdpTape *tape, LdpVar *a, LdpVar *b);
  * when x has heads * f columns (column h of @edge_w weights columns [h*f, (h+1)*f)).
  * Gradients flow to x and to @edge_w. */
 LDP_API LdpVar *ldp_op_propagate(LdpTape *tape, LdpGraph *g, LdpVar *edge_w, LdpVar *x);
+/* GIN's sum aggregation with self and the first linear layer's bias: (A + I) x + 1 b^T
+ * with A the stored values of square @g, @b (nullable) 1 x cols(x). The same values and
+ * gradients, bit for bit, as ldp_op_bias_add(ldp_op_add(ldp_op_propagate(tape, g, NULL,
+ * x), x), b), in one tensor and one element-wise pass. Memoised. */
+LDP_API LdpVar *ldp_op_propagate_self(LdpTape *tape, LdpGraph *g, LdpVar *x, LdpVar *b);
 /* @steps unweighted propagations in one op: A^steps x with A the stored values of @g
  * (steps = 0 returns @x). Equal to chaining ldp_op_propagate, but the intermediate
  * results are neither kept nor handed out, and narrow x is processed 8 columns wide. */

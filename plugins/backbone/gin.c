@@ -186,8 +186,11 @@ static LdpVar *gin_forward(gpointer inst, LdpTape *tape, const LdpBatch *batch, 
     GinLayer *c = &m->convs[l - 1];
     /* Linear_1((A + I) h) = (A + I)(h W_1) + b_1 */
     LdpVar *hw = ldp_op_matmul(tape, h, ldp_tape_param(tape, c->lin1.weight));
-    LdpVar *u = ldp_op_add(tape, ldp_op_propagate(tape, sum, edge_w, hw), hw);
-    u = ldp_op_bias_add(tape, u, ldp_tape_param(tape, c->lin1.bias));
+    LdpVar *b1 = ldp_tape_param(tape, c->lin1.bias), *u;
+    if (edge_w)
+      u = ldp_op_bias_add(tape, ldp_op_add(tape, ldp_op_propagate(tape, sum, edge_w, hw), hw), b1);
+    else
+      u = ldp_op_propagate_self(tape, sum, hw, b1); /* the same numbers, one pass */
     u = gin_norm_act(&c->bn_mlp, tape, m->common.activation, u);
     u = backbone_linear_apply(&c->lin2, tape, u);
     h = gin_norm_act(&c->bn_out, tape, m->common.activation, u);
