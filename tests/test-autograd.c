@@ -1030,6 +1030,91 @@ static void test_batch_norm_relu(void)
   free_params(big, 3);
 }
 
+/* ---- batch norm + ReLU on grouped rows ---- */
+
+/* Rows of the batch: group idx[i] of 4 groups with multiplicities 3, 1, 2, 2. */
+static const guint grp_idx[8] = { 0, 2, 0, 1, 3, 2, 0, 3 };
+static const guint grp_counts[4] = { 3, 1, 2, 2 };
+
+typedef struct {
+  LdpTensor *rm, *rv;
+  gboolean grouped;
+} GrpCase;
+
+static LdpVar *build_bn_relu_grp(LdpTape *t, LdpVar **in, gpointer d)
+{
+  GrpCase *gc = d;
+  if (gc->grouped)
+    return ldp_op_gather_rows(
+      t, ldp_op_batch_norm_relu_grouped(t, in[0], grp_counts, in[1], in[2], gc->rm, gc->rv, 0.1f, 1e-5f),
+      grp_idx, 8);
+  return ldp_op_batch_norm_relu(t, ldp_op_gather_rows(t, in[0], grp_idx, 8), in[1], in[2], gc->rm, gc->rv, 0.1f,
+                                1e-5f);
+}
+
+static void test_batch_norm_relu_grouped(void)
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, 13);
+  const guint c = 3;
+  LdpParam *in[3] = { param_away("x", 4, c, &rng), param_away("gamma", 1, c, &rng),
+                      param_away("beta", 1, c, &rng) };
+  g_autoptr(LdpTensor) rm = ldp_tensor_new(1, c), rv = ldp_tensor_new(1, c);
+  ldp_tensor_fill(rv, 1.0f);
+  for (int training = 1; training >= 0; training--) {
+    GrpCase gc = { rm, rv, TRUE };
+    check_grads(training ? "batch_norm_relu_grouped train" : "batch_norm_relu_grouped eval", in, 3,
+                build_bn_relu_grp, &gc, training);
+  }
+
+  /* The same as expanding the groups first: values, gradients, running statistics.
+   * Float rounding only (sums of 8 terms of size O(1)): 1e-5. */
+  g_autoptr(LdpTensor) r = ldp_tensor_new(8, c);
+  fill_uniform(r, &rng, -1.0f, 1.0f);
+  for (int training = 0; training <= 1; training++) {
+    LdpTensor *y[2], *grads[2][3], *stats[2][2];
+    for (int k = 0; k < 2; k++) {
+      stats[k][0] = ldp_tensor_new(1, c);
+      stats[k][1] = ldp_tensor_new(1, c);
+      for (guint j = 0; j < c; j++) {
+        stats[k][0]->data[j] = 0.1f * j;
+        stats[k][1]->data[j] = 1.0f + 0.5f * j;
+      }
+      GrpCase gc = { stats[k][0], stats[k][1], k == 0 };
+      LdpTape *t = ldp_tape_new(training);
+      LdpVar *v[3];
+      for (guint i = 0; i < 3; i++) {
+        v[i] = ldp_tape_param(t, in[i]);
+        ldp_tensor_fill(ldp_param_grad(in[i]), 0.0f);
+      }
+      LdpVar *out = build_bn_relu_grp(t, v, &gc);
+      ldp_tape_backward(t, ldp_op_sum(t, ldp_op_mul(t, out, ldp_tape_constant(t, r))));
+      y[k] = ldp_tensor_copy(ldp_var_value(out));
+      for (guint i = 0; i < 3; i++)
+        grads[k][i] = ldp_tensor_copy(ldp_param_grad(in[i]));
+      ldp_tape_free(t);
+    }
+    for (gsize j = 0; j < ldp_tensor_size(y[0]); j++)
+      g_assert_cmpfloat(fabs(y[0]->data[j] - y[1]->data[j]), <, 1e-5);
+    for (guint i = 0; i < 3; i++)
+      for (gsize j = 0; j < ldp_tensor_size(grads[0][i]); j++)
+        g_assert_cmpfloat(fabs(grads[0][i]->data[j] - grads[1][i]->data[j]), <, 1e-5);
+    for (guint s2 = 0; s2 < 2; s2++)
+      for (guint j = 0; j < c; j++)
+        g_assert_cmpfloat(fabs(stats[0][s2]->data[j] - stats[1][s2]->data[j]), <, 1e-6);
+    if (training) /* the update happened: the mean moved off its start */
+      g_assert_cmpfloat(fabs(stats[0][0]->data[0] - 0.0f), >, 1e-3);
+    for (int k = 0; k < 2; k++) {
+      ldp_tensor_free(y[k]);
+      for (guint i = 0; i < 3; i++)
+        ldp_tensor_free(grads[k][i]);
+      ldp_tensor_free(stats[k][0]);
+      ldp_tensor_free(stats[k][1]);
+    }
+  }
+  free_params(in, 3);
+}
+
 /* ---- composite: 2-layer GCN with learnable edge weights ---- */
 
 typedef struct {
@@ -2022,6 +2107,7 @@ int main(int argc, char **argv)
   g_test_add_func("/autograd/batch-norm", test_batch_norm);
   g_test_add_func("/autograd/batch-norm-relu", test_batch_norm_relu);
   g_test_add_func("/autograd/propagate-self", test_propagate_self);
+  g_test_add_func("/autograd/batch-norm-relu-grouped", test_batch_norm_relu_grouped);
   g_test_add_func("/autograd/composite-gcn", test_composite_gcn);
   g_test_add_func("/autograd/tape-semantics", test_tape_semantics);
   g_test_add_func("/autograd/bad-shapes", test_bad_shapes);

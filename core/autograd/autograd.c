@@ -2114,6 +2114,8 @@ typedef struct {
   gboolean batch_stats;
   gboolean has_gamma, has_beta;
   float *mean, *invstd;  /* per column */
+  const guint *counts;   /* grouped rows (borrowed), or NULL */
+  guint64 total;         /* rows represented: the sum of counts, or the row count */
 } BnReluSaved;
 
 static void bn_relu_saved_free(gpointer data)
@@ -2179,6 +2181,58 @@ static void bn_relu_dx_row(float *restrict dr, const float *restrict gr, const f
   }
 }
 
+/* Batch statistics of grouped rows: row k stands for counts[k] equal rows, @total of
+ * them in all; otherwise as bn_statistics. */
+static void bn_statistics_grouped(const LdpTensor *X, const guint *counts, guint64 total, gboolean training,
+                                  LdpTensor *running_mean, LdpTensor *running_var, float momentum, float eps,
+                                  float *mean, float *invstd)
+{
+  const guint n = X->rows, C = X->cols;
+  double *restrict sum = g_new0(double, MAX(C, 1u));
+  double *restrict sq = g_new0(double, MAX(C, 1u));
+  for (guint i = 0; i < n; i++) {
+    const float *restrict xr = ldp_tensor_row(X, i);
+    const double m = counts[i];
+    for (guint c = 0; c < C; c++)
+      sum[c] += m * xr[c];
+  }
+  for (guint c = 0; c < C; c++)
+    sum[c] /= (double)total;
+  for (guint i = 0; i < n; i++) {
+    const float *restrict xr = ldp_tensor_row(X, i);
+    const double m = counts[i];
+    for (guint c = 0; c < C; c++)
+      sq[c] += m * (xr[c] - sum[c]) * (xr[c] - sum[c]);
+  }
+  for (guint c = 0; c < C; c++) {
+    mean[c] = (float)sum[c];
+    invstd[c] = (float)(1.0 / sqrt(sq[c] / (double)total + eps));
+    if (training && running_mean) {
+      double unbiased = sq[c] / (double)(total - 1);
+      running_mean->data[c] = (float)((1.0 - momentum) * running_mean->data[c] + momentum * sum[c]);
+      running_var->data[c] = (float)((1.0 - momentum) * running_var->data[c] + momentum * unbiased);
+    }
+  }
+  g_free(sum);
+  g_free(sq);
+}
+
+/* Grouped rows with batch statistics: row k's gradient G_k is the sum over its m_k
+ * rows, and so is dx_k = k (g'_k - m_k a - m_k xhat_k b). */
+static void bn_relu_dx_row_grouped(float *restrict dr, const float *restrict gr, const float *restrict yr,
+                                   const float *restrict xr, const float *restrict mean,
+                                   const float *restrict invstd, const float *restrict k,
+                                   const float *restrict a, const float *restrict b, guint C, float m,
+                                   gboolean fresh)
+{
+  for (guint c = 0; c < C; c++) {
+    const float mask = RELU_MASK(yr[c]);
+    const float xh = (xr[c] - mean[c]) * invstd[c];
+    const float v = k[c] * (gr[c] * mask - m * a[c] - xh * (m * b[c]));
+    dr[c] = (fresh ? 0.0f : dr[c]) + v;
+  }
+}
+
 static void bn_relu_backward(LdpVar *self)
 {
   const BnReluSaved *s = self->saved;
@@ -2200,8 +2254,8 @@ static void bn_relu_backward(LdpVar *self)
     float *k = g_new(float, MAX(C, 1u) * 3), *a = k + C, *b = a + C;
     for (guint c = 0; c < C; c++) {
       k[c] = (gamma ? gamma->value->data[c] : 1.0f) * s->invstd[c];
-      a[c] = (float)(sg[c] / n);
-      b[c] = (float)(sgx[c] / n);
+      a[c] = (float)(sg[c] / (double)s->total);
+      b[c] = (float)(sgx[c] / (double)s->total);
     }
     gboolean fresh;
     LdpTensor *d = grad_dst(x, &fresh);
@@ -2210,7 +2264,10 @@ static void bn_relu_backward(LdpVar *self)
     for (guint i = 0; i < n; i++) {
       float *dr = ldp_tensor_row(d, i);
       const float *gr = ldp_tensor_row(G, i), *yr = ldp_tensor_row(Y, i), *xr = ldp_tensor_row(X, i);
-      bn_relu_dx_row(dr, gr, yr, xr, s->mean, s->invstd, k, a, b, C, batch, fresh);
+      if (s->counts && batch)
+        bn_relu_dx_row_grouped(dr, gr, yr, xr, s->mean, s->invstd, k, a, b, C, (float)s->counts[i], fresh);
+      else
+        bn_relu_dx_row(dr, gr, yr, xr, s->mean, s->invstd, k, a, b, C, batch, fresh);
     }
     g_free(k);
   }
@@ -2218,12 +2275,20 @@ static void bn_relu_backward(LdpVar *self)
   g_free(sgx);
 }
 
-LdpVar *ldp_op_batch_norm_relu(LdpTape *tape, LdpVar *x, LdpVar *gamma, LdpVar *beta, LdpTensor *running_mean,
-                               LdpTensor *running_var, float momentum, float eps)
+static LdpVar *bn_relu_op(LdpTape *tape, LdpVar *x, const guint *counts, LdpVar *gamma, LdpVar *beta,
+                          LdpTensor *running_mean, LdpTensor *running_var, float momentum, float eps)
 {
   CHECK_VAR(tape, x, NULL);
   const LdpTensor *X = x->value;
   const guint n = X->rows, C = X->cols;
+  guint64 total = n;
+  if (counts) {
+    total = 0;
+    for (guint i = 0; i < n; i++) {
+      g_return_val_if_fail(counts[i] >= 1, NULL);
+      total += counts[i];
+    }
+  }
   if (gamma) {
     CHECK_VAR(tape, gamma, NULL);
     g_return_val_if_fail(gamma->value->rows == 1 && gamma->value->cols == C, NULL);
@@ -2239,13 +2304,19 @@ LdpVar *ldp_op_batch_norm_relu(LdpTape *tape, LdpVar *x, LdpVar *gamma, LdpVar *
                          NULL);
   g_return_val_if_fail(eps > 0.0f && momentum >= 0.0f && momentum <= 1.0f, NULL);
   const gboolean batch = tape->training || running_mean == NULL;
-  g_return_val_if_fail(!batch || n > 1, NULL);
+  g_return_val_if_fail(!batch || total > 1, NULL);
 
   BnReluSaved *s = g_new0(BnReluSaved, 1);
   s->batch_stats = batch;
+  s->counts = counts;
+  s->total = total;
   s->mean = g_new(float, MAX(C, 1u));
   s->invstd = g_new(float, MAX(C, 1u));
-  bn_statistics(X, batch, tape->training, running_mean, running_var, momentum, eps, s->mean, s->invstd);
+  if (counts && batch)
+    bn_statistics_grouped(X, counts, total, tape->training, running_mean, running_var, momentum, eps, s->mean,
+                          s->invstd);
+  else
+    bn_statistics(X, batch, tape->training, running_mean, running_var, momentum, eps, s->mean, s->invstd);
 
   /* gamma = 1 and beta = 0 when absent: 1 * h + 0 is h (up to the sign of a zero,
    * which the ReLU maps to +0 anyway). */
@@ -2279,6 +2350,32 @@ LdpVar *ldp_op_batch_norm_relu(LdpTape *tape, LdpVar *x, LdpVar *gamma, LdpVar *
   LdpVar *v = var_new(tape, out, parents, np, bn_relu_backward);
   var_save(v, s, bn_relu_saved_free);
   return v;
+}
+
+LdpVar *ldp_op_batch_norm_relu(LdpTape *tape, LdpVar *x, LdpVar *gamma, LdpVar *beta, LdpTensor *running_mean,
+                               LdpTensor *running_var, float momentum, float eps)
+{
+  return bn_relu_op(tape, x, NULL, gamma, beta, running_mean, running_var, momentum, eps);
+}
+
+LdpVar *ldp_op_batch_norm_relu_grouped(LdpTape *tape, LdpVar *x, const guint *counts, LdpVar *gamma, LdpVar *beta,
+                                       LdpTensor *running_mean, LdpTensor *running_var, float momentum,
+                                       float eps)
+{
+  g_return_val_if_fail(counts != NULL, NULL);
+  return bn_relu_op(tape, x, counts, gamma, beta, running_mean, running_var, momentum, eps);
+}
+
+gboolean ldp_var_requires_grad(const LdpVar *v)
+{
+  g_return_val_if_fail(v != NULL, FALSE);
+  return v->needs_grad;
+}
+
+gboolean ldp_var_is_dense(const LdpVar *v)
+{
+  g_return_val_if_fail(v != NULL, FALSE);
+  return v->sparse == NULL && v->linear == NULL;
 }
 
 /* ---- scalar reductions ---- */

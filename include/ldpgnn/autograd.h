@@ -72,6 +72,10 @@ LDP_API guint ldp_var_rows(const LdpVar *v);
 LDP_API guint ldp_var_cols(const LdpVar *v);
 /* (transfer none, nullable): gradient after ldp_tape_backward, NULL if none flowed. */
 LDP_API const LdpTensor *ldp_var_grad(const LdpVar *v);
+/* Whether a gradient will flow into @v: a parameter lies upstream of it. */
+LDP_API gboolean ldp_var_requires_grad(const LdpVar *v);
+/* Whether @v is dense (ldp_var_value works), not a sparse or linear constant. */
+LDP_API gboolean ldp_var_is_dense(const LdpVar *v);
 
 /* Back-propagates from @loss (a 1 x 1 variable, seeded with gradient 1). Adds into the
  * gradients of all parameters on the tape; call once per tape. */
@@ -189,10 +193,23 @@ LDP_API LdpVar *ldp_op_batch_norm(LdpTape *tape, LdpVar *x, LdpVar *gamma, LdpVa
                                   float eps);
 /* ldp_op_relu(ldp_op_batch_norm(...)) as one op, same arguments and the same values
  * and gradients bit for bit, with one tensor instead of three and fewer passes (the
- * GIN MLPs). (ABI 1.1; new in this version of the library.) */
+ * GIN MLPs). */
 LDP_API LdpVar *ldp_op_batch_norm_relu(LdpTape *tape, LdpVar *x, LdpVar *gamma, LdpVar *beta,
                                        LdpTensor *running_mean, LdpTensor *running_var, float momentum,
                                        float eps);
+/* ldp_op_batch_norm_relu on grouped rows: row k of x stands for @counts[k] (>= 1) equal
+ * rows of a batch of N = sum of counts rows, and the statistics (batch mean, variance,
+ * running update with N - 1) are those of the N rows. Row k of the result is the value
+ * each of its rows would get, and the gradient arriving at row k must be the sum of
+ * its rows' gradients (what ldp_op_gather_rows' backward delivers), so that
+ * ldp_op_gather_rows(ldp_op_batch_norm_relu_grouped(x, counts), idx) equals
+ * ldp_op_batch_norm_relu(ldp_op_gather_rows(x, idx)) in value and gradient (up to
+ * float rounding) when counts[k] counts k in idx. @counts is borrowed for the tape's
+ * life. GIN's first layer on a one-column input uses it: rows with equal aggregated
+ * input are equal throughout the layer. */
+LDP_API LdpVar *ldp_op_batch_norm_relu_grouped(LdpTape *tape, LdpVar *x, const guint *counts, LdpVar *gamma,
+                                               LdpVar *beta, LdpTensor *running_mean, LdpTensor *running_var,
+                                               float momentum, float eps);
 /* Scalars (1 x 1): sum |x|, sum x^2, sum x, mean x. */
 LDP_API LdpVar *ldp_op_l1(LdpTape *tape, LdpVar *x);
 LDP_API LdpVar *ldp_op_sq_frobenius(LdpTape *tape, LdpVar *x);
