@@ -163,14 +163,21 @@ static void gin_parameters(gpointer inst, GPtrArray *out)
     backbone_linear_parameters(&m->preds[l], out);
 }
 
-/* Score of one layer's representation: dropout(pool(h) W + b), pooling after the
- * matmul (pool is linear and an empty graph pools to 0 either way). */
+/* Score of one layer's representation: dropout(pool(h) W + b). Pool is linear and an
+ * empty graph pools to 0 either way, so the narrower side goes first: a wide dense h
+ * is pooled to one row per graph before the matmul (no pass of an n x hidden by
+ * hidden x classes product), the input (possibly sparse, one column for GIN/DPRR) is
+ * multiplied first, so a sparse input is only ever the left operand of a matmul. */
 static LdpVar *gin_predict(Gin *m, LdpTape *tape, const LdpBatch *batch, guint l, LdpVar *h, LdpRng *rng)
 {
   const BackboneLinear *pred = &m->preds[l];
-  LdpVar *p = ldp_op_matmul(tape, h, ldp_tape_param(tape, pred->weight));
-  if (m->level == LDP_TASK_GRAPH)
-    p = ldp_op_readout(tape, p, batch->graph_ptr, batch->n_graphs, m->readout);
+  LdpVar *w = ldp_tape_param(tape, pred->weight), *p;
+  if (m->level == LDP_TASK_GRAPH && ldp_var_is_dense(h) && ldp_var_cols(h) > m->out_dim)
+    p = ldp_op_matmul(tape, ldp_op_readout(tape, h, batch->graph_ptr, batch->n_graphs, m->readout), w);
+  else if (m->level == LDP_TASK_GRAPH)
+    p = ldp_op_readout(tape, ldp_op_matmul(tape, h, w), batch->graph_ptr, batch->n_graphs, m->readout);
+  else
+    p = ldp_op_matmul(tape, h, w);
   p = ldp_op_bias_add(tape, p, ldp_tape_param(tape, pred->bias));
   return ldp_op_dropout(tape, p, m->final_dropout, rng);
 }
