@@ -824,6 +824,297 @@ static void test_batch_norm(void)
   free_params(in, 3);
 }
 
+/* ---- GIN aggregation (A + I) x + b ---- */
+
+typedef struct {
+  LdpGraph *g;
+  gboolean bias;
+  gboolean fused;
+  gboolean reuse_x;  /* x feeds a later op too, so its gradient is not fresh there */
+} AggCase;
+
+static LdpVar *build_agg(LdpTape *t, LdpVar **in, gpointer d)
+{
+  AggCase *ac = d;
+  LdpVar *b = ac->bias ? in[1] : NULL, *out;
+  if (ac->fused) {
+    out = ldp_op_propagate_self(t, ac->g, in[0], b);
+  } else {
+    out = ldp_op_add(t, ldp_op_propagate(t, ac->g, NULL, in[0]), in[0]);
+    if (b)
+      out = ldp_op_bias_add(t, out, b);
+  }
+  return ac->reuse_x ? ldp_op_mul(t, out, in[0]) : out;
+}
+
+/* Value and parameter gradients of sum(build(...) * r) (transfer full). */
+static LdpTensor *agg_run(LdpParam **in, guint n_in, AggCase *ac, const LdpTensor *r, LdpTensor **grads)
+{
+  LdpTape *t = ldp_tape_new(TRUE);
+  LdpVar *v[2];
+  for (guint k = 0; k < n_in; k++) {
+    v[k] = ldp_tape_param(t, in[k]);
+    ldp_tensor_fill(ldp_param_grad(in[k]), 0.0f);
+  }
+  LdpVar *out = build_agg(t, v, ac);
+  ldp_tape_backward(t, ldp_op_sum(t, ldp_op_mul(t, out, ldp_tape_constant(t, r))));
+  LdpTensor *y = ldp_tensor_copy(ldp_var_value(out));
+  for (guint k = 0; k < n_in; k++)
+    grads[k] = ldp_tensor_copy(ldp_param_grad(in[k]));
+  ldp_tape_free(t);
+  return y;
+}
+
+static void test_propagate_self(void)
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, 21);
+  g_autoptr(LdpGraph) g = small_graph(); /* directed, weighted, one self-loop */
+  const guint n = 6, c = 4;
+  LdpParam *in[2] = { param_away("x", n, c, &rng), param_away("b", 1, c, &rng) };
+  AggCase with_b = { g, TRUE, TRUE, FALSE }, no_b = { g, FALSE, TRUE, FALSE };
+  check_grads("propagate_self x,b", in, 2, build_agg, &with_b, TRUE);
+  check_grads("propagate_self x", in, 1, build_agg, &no_b, TRUE);
+
+  /* Against the dense (A + I) x + b. */
+  LdpTape *tape = ldp_tape_new(FALSE);
+  const LdpTensor *y = ldp_var_value(
+    ldp_op_propagate_self(tape, g, ldp_tape_param(tape, in[0]), ldp_tape_param(tape, in[1])));
+  g_autoptr(LdpTensor) a = ldp_csr_to_dense(ldp_graph_csr(g));
+  const LdpTensor *x = ldp_param_value(in[0]), *b = ldp_param_value(in[1]);
+  for (guint i = 0; i < n; i++)
+    for (guint k = 0; k < c; k++) {
+      double want = ldp_tensor_row(x, i)[k] + b->data[k];
+      for (guint j = 0; j < n; j++)
+        want += ldp_tensor_row(a, i)[j] * ldp_tensor_row(x, j)[k];
+      g_assert_cmpfloat(fabs(ldp_tensor_row(y, i)[k] - want), <, 1e-5);
+    }
+  ldp_tape_free(tape);
+
+  /* Bit for bit the composed ops, also when x's gradient already holds a term. */
+  g_autoptr(LdpTensor) r = ldp_tensor_new(n, c);
+  fill_uniform(r, &rng, -1.0f, 1.0f);
+  for (int bias = 0; bias <= 1; bias++)
+    for (int reuse = 0; reuse <= 1; reuse++) {
+      AggCase fused = { g, bias, TRUE, reuse }, pair = { g, bias, FALSE, reuse };
+      const guint n_in = bias ? 2 : 1;
+      LdpTensor *g1[2], *g2[2];
+      g_autoptr(LdpTensor) y1 = agg_run(in, n_in, &pair, r, g1);
+      g_autoptr(LdpTensor) y2 = agg_run(in, n_in, &fused, r, g2);
+      g_assert_cmpmem(y1->data, sizeof(float) * n * c, y2->data, sizeof(float) * n * c);
+      for (guint k = 0; k < n_in; k++) {
+        g_assert_cmpmem(g1[k]->data, sizeof(float) * ldp_tensor_size(g1[k]), g2[k]->data,
+                        sizeof(float) * ldp_tensor_size(g2[k]));
+        ldp_tensor_free(g1[k]);
+        ldp_tensor_free(g2[k]);
+      }
+    }
+  free_params(in, 2);
+}
+
+/* ---- batch norm + ReLU, fused ---- */
+
+static LdpVar *build_bn_relu(LdpTape *t, LdpVar **in, gpointer d)
+{
+  BnCase *bc = d;
+  return ldp_op_batch_norm_relu(t, in[0], in[1], in[2], bc->rm, bc->rv, 0.1f, 1e-5f);
+}
+
+static LdpVar *build_bn_relu_plain(LdpTape *t, LdpVar **in, gpointer d)
+{
+  return ldp_op_batch_norm_relu(t, in[0], NULL, NULL, NULL, NULL, 0.1f, 1e-5f);
+}
+
+/* Smallest |pre-activation| of the batch norm the ReLU follows: finite differences of
+ * step FD_STEP are valid only if no entry sits near the kink. A step moves a
+ * pre-activation by at most about |gamma| invstd FD_STEP (< 2 FD_STEP for these
+ * inputs), so the cases below require a margin of 4 FD_STEP. */
+static double bn_min_abs(LdpParam **in, guint n_in, BnCase *bc, gboolean training)
+{
+  LdpTensor *save_m = bc ? ldp_tensor_copy(bc->rm) : NULL, *save_v = bc ? ldp_tensor_copy(bc->rv) : NULL;
+  LdpTape *t = ldp_tape_new(training);
+  LdpVar *v[3] = { NULL, NULL, NULL };
+  for (guint k = 0; k < n_in; k++)
+    v[k] = ldp_tape_param(t, in[k]);
+  const LdpTensor *y = ldp_var_value(ldp_op_batch_norm(t, v[0], v[1], v[2], bc ? bc->rm : NULL,
+                                                       bc ? bc->rv : NULL, 0.1f, 1e-5f));
+  double m = INFINITY;
+  for (gsize i = 0; i < ldp_tensor_size(y); i++)
+    m = MIN(m, fabs(y->data[i]));
+  ldp_tape_free(t);
+  if (bc) {
+    memcpy(bc->rm->data, save_m->data, sizeof(float) * ldp_tensor_size(save_m));
+    memcpy(bc->rv->data, save_v->data, sizeof(float) * ldp_tensor_size(save_v));
+    ldp_tensor_free(save_m);
+    ldp_tensor_free(save_v);
+  }
+  return m;
+}
+
+/* One forward and backward of relu(batch_norm) (fused or not) with loss sum(out * r);
+ * returns the output and the parameters' gradients (transfer full, in @grads). */
+static LdpTensor *bn_relu_run(LdpParam **in, BnCase *bc, gboolean training, gboolean fused,
+                              const LdpTensor *r, LdpTensor **grads)
+{
+  LdpTape *t = ldp_tape_new(training);
+  LdpVar *v[3];
+  for (guint k = 0; k < 3; k++) {
+    v[k] = ldp_tape_param(t, in[k]);
+    ldp_tensor_fill(ldp_param_grad(in[k]), 0.0f);
+  }
+  LdpVar *out = fused ? build_bn_relu(t, v, bc)
+                      : ldp_op_relu(t, ldp_op_batch_norm(t, v[0], v[1], v[2], bc->rm, bc->rv, 0.1f, 1e-5f));
+  ldp_tape_backward(t, ldp_op_sum(t, ldp_op_mul(t, out, ldp_tape_constant(t, r))));
+  LdpTensor *y = ldp_tensor_copy(ldp_var_value(out));
+  for (guint k = 0; k < 3; k++)
+    grads[k] = ldp_tensor_copy(ldp_param_grad(in[k]));
+  ldp_tape_free(t);
+  return y;
+}
+
+static void test_batch_norm_relu(void)
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, 13);
+  const guint n = 6, c = 3;
+  LdpParam *in[3] = { param_away("x", n, c, &rng), param_away("gamma", 1, c, &rng),
+                      param_away("beta", 1, c, &rng) };
+  g_autoptr(LdpTensor) rm = ldp_tensor_new(1, c), rv = ldp_tensor_new(1, c);
+  ldp_tensor_fill(rv, 1.0f);
+  BnCase bc = { rm, rv };
+  g_assert_cmpfloat(bn_min_abs(in, 3, &bc, TRUE), >, 4 * FD_STEP);
+  check_grads("batch_norm_relu train", in, 3, build_bn_relu, &bc, TRUE);
+  float rmv[3] = { 0.5f, -1.0f, 2.0f }, rvv[3] = { 4.0f, 0.25f, 1.0f };
+  memcpy(rm->data, rmv, sizeof rmv);
+  memcpy(rv->data, rvv, sizeof rvv);
+  g_assert_cmpfloat(bn_min_abs(in, 3, &bc, FALSE), >, 4 * FD_STEP);
+  check_grads("batch_norm_relu eval", in, 3, build_bn_relu, &bc, FALSE);
+  g_assert_cmpfloat(bn_min_abs(in, 1, NULL, FALSE), >, 4 * FD_STEP);
+  check_grads("batch_norm_relu plain", in, 1, build_bn_relu_plain, NULL, FALSE);
+  free_params(in, 3);
+
+  /* Bit for bit the pair relu(batch_norm): values, gradients and running statistics,
+   * on a batch where about half the entries are cut by the ReLU. */
+  const guint bn = 37, bcol = 9;
+  LdpParam *big[3] = { ldp_param_new("x", bn, bcol), ldp_param_new("gamma", 1, bcol),
+                       ldp_param_new("beta", 1, bcol) };
+  fill_uniform(ldp_param_value(big[0]), &rng, -3.0f, 2.0f);
+  fill_uniform(ldp_param_value(big[1]), &rng, -1.5f, 1.5f);
+  fill_uniform(ldp_param_value(big[2]), &rng, -0.5f, 0.5f);
+  g_autoptr(LdpTensor) r = ldp_tensor_new(bn, bcol);
+  fill_uniform(r, &rng, -1.0f, 1.0f);
+  for (int training = 0; training <= 1; training++) {
+    g_autoptr(LdpTensor) m1 = ldp_tensor_new(1, bcol), v1 = ldp_tensor_new(1, bcol);
+    fill_uniform(m1, &rng, -0.5f, 0.5f);
+    fill_uniform(v1, &rng, 0.5f, 2.0f);
+    g_autoptr(LdpTensor) m2 = ldp_tensor_copy(m1), v2 = ldp_tensor_copy(v1);
+    BnCase c1 = { m1, v1 }, c2 = { m2, v2 };
+    LdpTensor *g1[3], *g2[3];
+    g_autoptr(LdpTensor) y1 = bn_relu_run(big, &c1, training, FALSE, r, g1);
+    g_autoptr(LdpTensor) y2 = bn_relu_run(big, &c2, training, TRUE, r, g2);
+    guint cut = 0;
+    for (gsize i = 0; i < ldp_tensor_size(y1); i++)
+      cut += y1->data[i] == 0.0f;
+    g_assert_cmpuint(cut, >, ldp_tensor_size(y1) / 5);
+    g_assert_cmpuint(cut, <, ldp_tensor_size(y1) * 4 / 5);
+    g_assert_cmpmem(y1->data, sizeof(float) * ldp_tensor_size(y1), y2->data, sizeof(float) * ldp_tensor_size(y2));
+    g_assert_cmpmem(m1->data, sizeof(float) * bcol, m2->data, sizeof(float) * bcol);
+    g_assert_cmpmem(v1->data, sizeof(float) * bcol, v2->data, sizeof(float) * bcol);
+    for (guint k = 0; k < 3; k++) {
+      g_assert_cmpmem(g1[k]->data, sizeof(float) * ldp_tensor_size(g1[k]), g2[k]->data,
+                      sizeof(float) * ldp_tensor_size(g2[k]));
+      ldp_tensor_free(g1[k]);
+      ldp_tensor_free(g2[k]);
+    }
+  }
+  free_params(big, 3);
+}
+
+/* ---- batch norm + ReLU on grouped rows ---- */
+
+/* Rows of the batch: group idx[i] of 4 groups with multiplicities 3, 1, 2, 2. */
+static const guint grp_idx[8] = { 0, 2, 0, 1, 3, 2, 0, 3 };
+static const guint grp_counts[4] = { 3, 1, 2, 2 };
+
+typedef struct {
+  LdpTensor *rm, *rv;
+  gboolean grouped;
+} GrpCase;
+
+static LdpVar *build_bn_relu_grp(LdpTape *t, LdpVar **in, gpointer d)
+{
+  GrpCase *gc = d;
+  if (gc->grouped)
+    return ldp_op_gather_rows(
+      t, ldp_op_batch_norm_relu_grouped(t, in[0], grp_counts, in[1], in[2], gc->rm, gc->rv, 0.1f, 1e-5f),
+      grp_idx, 8);
+  return ldp_op_batch_norm_relu(t, ldp_op_gather_rows(t, in[0], grp_idx, 8), in[1], in[2], gc->rm, gc->rv, 0.1f,
+                                1e-5f);
+}
+
+static void test_batch_norm_relu_grouped(void)
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, 13);
+  const guint c = 3;
+  LdpParam *in[3] = { param_away("x", 4, c, &rng), param_away("gamma", 1, c, &rng),
+                      param_away("beta", 1, c, &rng) };
+  g_autoptr(LdpTensor) rm = ldp_tensor_new(1, c), rv = ldp_tensor_new(1, c);
+  ldp_tensor_fill(rv, 1.0f);
+  for (int training = 1; training >= 0; training--) {
+    GrpCase gc = { rm, rv, TRUE };
+    check_grads(training ? "batch_norm_relu_grouped train" : "batch_norm_relu_grouped eval", in, 3,
+                build_bn_relu_grp, &gc, training);
+  }
+
+  /* The same as expanding the groups first: values, gradients, running statistics.
+   * Float rounding only (sums of 8 terms of size O(1)): 1e-5. */
+  g_autoptr(LdpTensor) r = ldp_tensor_new(8, c);
+  fill_uniform(r, &rng, -1.0f, 1.0f);
+  for (int training = 0; training <= 1; training++) {
+    LdpTensor *y[2], *grads[2][3], *stats[2][2];
+    for (int k = 0; k < 2; k++) {
+      stats[k][0] = ldp_tensor_new(1, c);
+      stats[k][1] = ldp_tensor_new(1, c);
+      for (guint j = 0; j < c; j++) {
+        stats[k][0]->data[j] = 0.1f * j;
+        stats[k][1]->data[j] = 1.0f + 0.5f * j;
+      }
+      GrpCase gc = { stats[k][0], stats[k][1], k == 0 };
+      LdpTape *t = ldp_tape_new(training);
+      LdpVar *v[3];
+      for (guint i = 0; i < 3; i++) {
+        v[i] = ldp_tape_param(t, in[i]);
+        ldp_tensor_fill(ldp_param_grad(in[i]), 0.0f);
+      }
+      LdpVar *out = build_bn_relu_grp(t, v, &gc);
+      ldp_tape_backward(t, ldp_op_sum(t, ldp_op_mul(t, out, ldp_tape_constant(t, r))));
+      y[k] = ldp_tensor_copy(ldp_var_value(out));
+      for (guint i = 0; i < 3; i++)
+        grads[k][i] = ldp_tensor_copy(ldp_param_grad(in[i]));
+      ldp_tape_free(t);
+    }
+    for (gsize j = 0; j < ldp_tensor_size(y[0]); j++)
+      g_assert_cmpfloat(fabs(y[0]->data[j] - y[1]->data[j]), <, 1e-5);
+    for (guint i = 0; i < 3; i++)
+      for (gsize j = 0; j < ldp_tensor_size(grads[0][i]); j++)
+        g_assert_cmpfloat(fabs(grads[0][i]->data[j] - grads[1][i]->data[j]), <, 1e-5);
+    for (guint s2 = 0; s2 < 2; s2++)
+      for (guint j = 0; j < c; j++)
+        g_assert_cmpfloat(fabs(stats[0][s2]->data[j] - stats[1][s2]->data[j]), <, 1e-6);
+    if (training) /* the update happened: the mean moved off its start */
+      g_assert_cmpfloat(fabs(stats[0][0]->data[0] - 0.0f), >, 1e-3);
+    for (int k = 0; k < 2; k++) {
+      ldp_tensor_free(y[k]);
+      for (guint i = 0; i < 3; i++)
+        ldp_tensor_free(grads[k][i]);
+      ldp_tensor_free(stats[k][0]);
+      ldp_tensor_free(stats[k][1]);
+    }
+  }
+  free_params(in, 3);
+}
+
 /* ---- composite: 2-layer GCN with learnable edge weights ---- */
 
 typedef struct {
@@ -1814,6 +2105,9 @@ int main(int argc, char **argv)
   g_test_add_func("/autograd/losses", test_losses);
   g_test_add_func("/autograd/readout", test_readout);
   g_test_add_func("/autograd/batch-norm", test_batch_norm);
+  g_test_add_func("/autograd/batch-norm-relu", test_batch_norm_relu);
+  g_test_add_func("/autograd/propagate-self", test_propagate_self);
+  g_test_add_func("/autograd/batch-norm-relu-grouped", test_batch_norm_relu_grouped);
   g_test_add_func("/autograd/composite-gcn", test_composite_gcn);
   g_test_add_func("/autograd/tape-semantics", test_tape_semantics);
   g_test_add_func("/autograd/bad-shapes", test_bad_shapes);

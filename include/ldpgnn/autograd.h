@@ -72,6 +72,10 @@ LDP_API guint ldp_var_rows(const LdpVar *v);
 LDP_API guint ldp_var_cols(const LdpVar *v);
 /* (transfer none, nullable): gradient after ldp_tape_backward, NULL if none flowed. */
 LDP_API const LdpTensor *ldp_var_grad(const LdpVar *v);
+/* Whether a gradient will flow into @v: a parameter lies upstream of it. */
+LDP_API gboolean ldp_var_requires_grad(const LdpVar *v);
+/* Whether @v is dense (ldp_var_value works), not a sparse or linear constant. */
+LDP_API gboolean ldp_var_is_dense(const LdpVar *v);
 
 /* Back-propagates from @loss (a 1 x 1 variable, seeded with gradient 1). Adds into the
  * gradients of all parameters on the tape; call once per tape. */
@@ -110,6 +114,11 @@ LDP_API LdpVar *ldp_op_matmul(LdpTape *tape, LdpVar *a, LdpVar *b);
  * when x has heads * f columns (column h of @edge_w weights columns [h*f, (h+1)*f)).
  * Gradients flow to x and to @edge_w. */
 LDP_API LdpVar *ldp_op_propagate(LdpTape *tape, LdpGraph *g, LdpVar *edge_w, LdpVar *x);
+/* GIN's sum aggregation with self and the first linear layer's bias: (A + I) x + 1 b^T
+ * with A the stored values of square @g, @b (nullable) 1 x cols(x). The same values and
+ * gradients, bit for bit, as ldp_op_bias_add(ldp_op_add(ldp_op_propagate(tape, g, NULL,
+ * x), x), b), in one tensor and one element-wise pass. Memoised. */
+LDP_API LdpVar *ldp_op_propagate_self(LdpTape *tape, LdpGraph *g, LdpVar *x, LdpVar *b);
 /* @steps unweighted propagations in one op: A^steps x with A the stored values of @g
  * (steps = 0 returns @x). Equal to chaining ldp_op_propagate, but the intermediate
  * results are neither kept nor handed out, and narrow x is processed 8 columns wide. */
@@ -182,6 +191,25 @@ LDP_API LdpVar *ldp_op_readout(LdpTape *tape, LdpVar *x, const guint *graph_ptr,
 LDP_API LdpVar *ldp_op_batch_norm(LdpTape *tape, LdpVar *x, LdpVar *gamma, LdpVar *beta,
                                   LdpTensor *running_mean, LdpTensor *running_var, float momentum,
                                   float eps);
+/* ldp_op_relu(ldp_op_batch_norm(...)) as one op, same arguments and the same values
+ * and gradients bit for bit, with one tensor instead of three and fewer passes (the
+ * GIN MLPs). */
+LDP_API LdpVar *ldp_op_batch_norm_relu(LdpTape *tape, LdpVar *x, LdpVar *gamma, LdpVar *beta,
+                                       LdpTensor *running_mean, LdpTensor *running_var, float momentum,
+                                       float eps);
+/* ldp_op_batch_norm_relu on grouped rows: row k of x stands for @counts[k] (>= 1) equal
+ * rows of a batch of N = sum of counts rows, and the statistics (batch mean, variance,
+ * running update with N - 1) are those of the N rows. Row k of the result is the value
+ * each of its rows would get, and the gradient arriving at row k must be the sum of
+ * its rows' gradients (what ldp_op_gather_rows' backward delivers), so that
+ * ldp_op_gather_rows(ldp_op_batch_norm_relu_grouped(x, counts), idx) equals
+ * ldp_op_batch_norm_relu(ldp_op_gather_rows(x, idx)) in value and gradient (up to
+ * float rounding) when counts[k] counts k in idx. @counts is borrowed for the tape's
+ * life. GIN's first layer on a one-column input uses it: rows with equal aggregated
+ * input are equal throughout the layer. */
+LDP_API LdpVar *ldp_op_batch_norm_relu_grouped(LdpTape *tape, LdpVar *x, const guint *counts, LdpVar *gamma,
+                                               LdpVar *beta, LdpTensor *running_mean, LdpTensor *running_var,
+                                               float momentum, float eps);
 /* Scalars (1 x 1): sum |x|, sum x^2, sum x, mean x. */
 LDP_API LdpVar *ldp_op_l1(LdpTape *tape, LdpVar *x);
 LDP_API LdpVar *ldp_op_sq_frobenius(LdpTape *tape, LdpVar *x);

@@ -1,0 +1,179 @@
+/* bench-gin.c: seconds per epoch of the shipped GIN pipeline
+ * (pipelines/gin-reddit-binary.yaml: GIN-0, 4 message-passing layers, hidden 64, batch
+ * norm, mean readout, batch 32) on REDDIT-BINARY, clean and RR-noised at epsilon = 1.
+ *
+ *   bench-gin                 both cases (what `make bench` runs)
+ *   bench-gin clean|rr [N]    one case, N epochs in the long run (default 4 clean, 2 rr)
+ *
+ * Each case runs the pipeline twice in this process, with 1 and with N epochs (one
+ * seed, drop_last as the DPRR protocol and bench/gin-reference.py, no early stop), and
+ * prints the difference of the process CPU time divided by N - 1: the cost of one epoch
+ * (training batches plus the evaluation pass), without dataset load, mechanism and
+ * setup, and robust to other jobs on a shared machine. The wall ms/epoch the runner
+ * measured (timing.csv) is printed beside it. Run it at one thread to compare with
+ * bench/gin-reference.py: OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1. RR at epsilon = 1
+ * keeps about n/(1 + e) entries per row: a few GB and most of the time in SpMM.
+ * Skipped without reddit_binary under $LDPGNN_DATA. */
+#include "config.h"
+
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <ldpgnn/host.h>
+#include "../tests/testutil.h"
+#include "bench-util.h"
+
+static double cpu_seconds(void)
+{
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+/* Mean ms_per_epoch over the data rows of timing.csv (run,seed,train_seconds,ms_per_epoch). */
+static double read_ms_per_epoch(const char *dir)
+{
+  g_autofree char *path = g_build_filename(dir, "timing.csv", NULL);
+  g_autofree char *text = NULL;
+  if (!g_file_get_contents(path, &text, NULL, NULL))
+    return -1;
+  g_auto(GStrv) lines = g_strsplit(text, "\n", 0);
+  double sum = 0;
+  guint n = 0;
+  for (guint i = 1; lines[i] && *lines[i]; i++) {
+    g_auto(GStrv) fields = g_strsplit(lines[i], ",", 0);
+    if (g_strv_length(fields) >= 4) {
+      sum += g_ascii_strtod(fields[3], NULL);
+      n++;
+    }
+  }
+  return n ? sum / n : -1;
+}
+
+/* Runs @path with @epochs epochs; *cpu = CPU seconds of the run, *ms = the runner's
+ * wall ms/epoch. FALSE (and a message) on failure. */
+static gboolean run_once(const LdpRegistry *reg, const char *path, guint epochs, double *cpu, double *ms)
+{
+  g_autofree char *ep = g_strdup_printf("train.epochs=%u", epochs);
+  const char *sets[] = { "seeds=1", ep, "train.min_epochs=0", "train.patience=0", "train.drop_last=true", NULL };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *out = g_dir_make_tmp("ldpgnn-bench-gin-XXXXXX", &error);
+  if (out == NULL) {
+    fprintf(stderr, "bench-gin: %s\n", error->message);
+    return FALSE;
+  }
+  LdpPipeline *p = ldp_pipeline_load(path, reg, sets, &error);
+  fflush(stdout);
+  int saved = dup(STDOUT_FILENO);
+  int null_fd = open("/dev/null", O_WRONLY);
+  if (saved >= 0 && null_fd >= 0)
+    dup2(null_fd, STDOUT_FILENO);
+  g_autoptr(GString) summary = g_string_new(NULL);
+  double c0 = cpu_seconds();
+  gboolean ok = p && ldp_run_pipeline(p, out, NULL, FALSE, summary, &error);
+  *cpu = cpu_seconds() - c0;
+  fflush(stdout);
+  if (saved >= 0 && null_fd >= 0)
+    dup2(saved, STDOUT_FILENO);
+  if (null_fd >= 0)
+    close(null_fd);
+  if (saved >= 0)
+    close(saved);
+  *ms = ok ? read_ms_per_epoch(out) : -1;
+  bench_remove_run_dir(out);
+  g_clear_pointer(&p, ldp_pipeline_free);
+  if (!ok)
+    fprintf(stderr, "bench-gin: %s: %s\n", path, error ? error->message : "?");
+  return ok;
+}
+
+/* The shipped pipeline's text, plus an RR mechanism at epsilon = 1 when @rr, in a
+ * temporary file (transfer full: the path; the caller removes it). */
+static char *pipeline_file(const char *src, gboolean rr)
+{
+  g_autofree char *shipped = g_build_filename(src, "pipelines", "gin-reddit-binary.yaml", NULL);
+  g_autofree char *text = NULL;
+  g_autoptr(GError) error = NULL;
+  if (!g_file_get_contents(shipped, &text, NULL, &error)) {
+    fprintf(stderr, "bench-gin: %s\n", error->message);
+    return NULL;
+  }
+  g_autofree char *all = rr ? g_strconcat(text, "mechanisms:\n  - {plugin: rr, epsilon: 1}\n", NULL)
+                            : g_strdup(text);
+  char *tmp = NULL;
+  int fd = g_file_open_tmp("ldpgnn-bench-gin-XXXXXX.yaml", &tmp, &error);
+  if (fd < 0) {
+    fprintf(stderr, "bench-gin: %s\n", error->message);
+    return NULL;
+  }
+  close(fd);
+  if (!g_file_set_contents(tmp, all, -1, &error)) {
+    fprintf(stderr, "bench-gin: %s\n", error->message);
+    g_remove(tmp);
+    g_free(tmp);
+    return NULL;
+  }
+  return tmp;
+}
+
+/* Training graphs per epoch: 75 % of 2000, in full batches of 32. */
+#define BENCH_GIN_TRAIN_GRAPHS (1500 / 32 * 32)
+
+static gboolean bench_case(const LdpRegistry *reg, const char *src, gboolean rr, guint epochs)
+{
+  g_autofree char *path = pipeline_file(src, rr);
+  if (!path)
+    return FALSE;
+  double cpu1, ms1, cpun, msn;
+  gboolean ok = run_once(reg, path, 1, &cpu1, &ms1) && run_once(reg, path, epochs, &cpun, &msn);
+  g_remove(path);
+  if (!ok)
+    return FALSE;
+  const double s_epoch = (cpun - cpu1) / (epochs - 1);
+  printf("%-22s %8u %12.3f %12.0f %14.3f\n", rr ? "reddit_binary rr eps=1" : "reddit_binary clean", epochs,
+         s_epoch, BENCH_GIN_TRAIN_GRAPHS / s_epoch, msn / 1000.0);
+  fflush(stdout);
+  return TRUE;
+}
+
+int main(int argc, char **argv)
+{
+  ldp_host_tune_allocator();
+  const char *data = ldp_test_data_dir();
+  g_autofree char *file = data ? g_build_filename(data, "reddit_binary", "REDDIT-BINARY.txt", NULL) : NULL;
+  if (file == NULL || !g_file_test(file, G_FILE_TEST_EXISTS)) {
+    printf("bench-gin: skipped (no reddit_binary/REDDIT-BINARY.txt under $LDPGNN_DATA)\n");
+    return 0;
+  }
+  const char *which = argc > 1 ? argv[1] : "both";
+  if (strcmp(which, "both") != 0 && strcmp(which, "clean") != 0 && strcmp(which, "rr") != 0) {
+    fprintf(stderr, "usage: bench-gin [clean|rr [EPOCHS]]\n");
+    return 2;
+  }
+  guint epochs = 0;
+  if (argc > 2) {
+    epochs = (guint)strtoul(argv[2], NULL, 10);
+    if (epochs < 2) {
+      fprintf(stderr, "bench-gin: EPOCHS must be at least 2\n");
+      return 2;
+    }
+  }
+  const char *src = g_getenv("LDPGNN_SRCDIR");
+  if (!src || !*src)
+    src = LDP_SRC_DIR;
+  g_autoptr(LdpRegistry) reg = ldp_test_registry();
+  const char *omp = g_getenv("OMP_NUM_THREADS"), *blas = g_getenv("OPENBLAS_NUM_THREADS");
+  printf("OMP_NUM_THREADS=%s OPENBLAS_NUM_THREADS=%s\n", omp ? omp : "(unset)", blas ? blas : "(unset)");
+  printf("%-22s %8s %12s %12s %14s\n", "gin-reddit-binary", "epochs", "cpu s/epoch", "graphs/s", "wall s/epoch");
+  int rc = 0;
+  if (strcmp(which, "rr") != 0)
+    rc |= !bench_case(reg, src, FALSE, epochs ? epochs : 4);
+  if (strcmp(which, "clean") != 0)
+    rc |= !bench_case(reg, src, TRUE, epochs ? epochs : 2);
+  return rc;
+}
