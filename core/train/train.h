@@ -24,6 +24,9 @@ typedef struct {
 
 /* The training context handed to calibrator hooks, and everything one training run
  * keeps: the model, the calibrators, the optimisers, the current batch. */
+/* Id of the phase stream under the run's training stream (ldp_rng_derive). */
+#define TRAIN_PHASE_STREAM G_GUINT64_CONSTANT(0x7068617365)  /* "phase" */
+
 struct _LdpTrainContext {
   const LdpTrainConfig *cfg;
   const LdpDataset *data;
@@ -31,6 +34,8 @@ struct _LdpTrainContext {
   gpointer model;
   GArray *cals;                       /* LdpCalibratorSlot, borrowed */
   LdpRng *rng;                        /* dropout and batch order */
+  LdpRng phase_rng;                   /* dropout inside calibrator phases: a stream of its
+                                       * own, so phases never shift the training stream */
   LdpOptimizer *opt;                  /* the backbone's (and 1.0 calibrators' parameters) */
   GPtrArray *groups;                  /* LdpParamGroup *, owned: the calibrators' groups */
   const LdpCalibratorSlot *loss_cal;  /* first calibrator providing loss, or NULL */

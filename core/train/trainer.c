@@ -542,6 +542,8 @@ static void context_init(LdpTrainContext *c, const LdpTrainConfig *cfg, const Ld
   c->model = model;
   c->cals = cals;
   c->rng = rng;
+  /* Derived, not drawn: the training stream is the same with or without phases. */
+  ldp_rng_derive(rng, TRAIN_PHASE_STREAM, &c->phase_rng);
   c->graph_task = ldp_dataset_level(data) == LDP_TASK_GRAPH;
   c->groups = g_ptr_array_new_with_free_func((GDestroyNotify)ldp_param_group_free);
   GPtrArray *params = g_ptr_array_new();
