@@ -44,6 +44,10 @@ struct _LdpTrainContext {
   gboolean hooks;                     /* some calibrator has a 1.1 training hook */
   LdpTensor *x_override;              /* from transform_input (owned), node tasks */
   GPtrArray *params;                  /* every trained LdpParam (borrowed), for the guards */
+  GPtrArray *step_trainable;          /* what a backbone step trains (borrowed params), or
+                                       * NULL: everything on the tape. Set when some group
+                                       * steps only in its own phases, so its gradient is
+                                       * not computed in the backbone's step */
 
   /* the current step */
   guint epoch;
