@@ -22,11 +22,11 @@ typedef struct {
   guint n_rows;
 } LdpTrainUnit;
 
-/* The training context handed to calibrator hooks, and everything one training run
- * keeps: the model, the calibrators, the optimisers, the current batch. */
 /* Id of the phase stream under the run's training stream (ldp_rng_derive). */
 #define TRAIN_PHASE_STREAM G_GUINT64_CONSTANT(0x7068617365)  /* "phase" */
 
+/* The training context handed to calibrator hooks, and everything one training run
+ * keeps: the model, the calibrators, the optimisers, the current batch. */
 struct _LdpTrainContext {
   const LdpTrainConfig *cfg;
   const LdpDataset *data;

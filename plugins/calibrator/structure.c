@@ -16,9 +16,10 @@
  *   with L the run's training loss (the calibrated one: Drop's when Drop is in the
  *   pipeline) of the backbone run on the weighted graph (weighted-degree GCN / SAGE).
  *   After every backbone (θ) step: tau steps on w at lr η_A through the training
- *   context (ldp_train_context_run_phase_mode; backbone frozen, in evaluation mode
- *   unless phase_dropout, as the authors' A_c step; dropout, if on, from the phases'
- *   own stream), each a projected step on the box [0, 1]: sgd w <- clip(w − η_A g −
+ *   context (ldp_train_context_run_phase_mode; backbone frozen; with dropout drawn
+ *   from the phases' own stream, or in evaluation mode, as the authors' A_c step,
+ *   with phase_dropout false: separates edges less, doc/solitude.md), each a
+ *   projected step on the box [0, 1]: sgd w <- clip(w − η_A g −
  *   η_A λ2, 0, 1) (the prox of λ2‖·‖₁ on w >= 0), adam the same with the Adam direction
  *   of g + λ2. While every weight is exactly 1 the backbone's own steps run on Ã
  *   unweighted, so lr 0 reproduces the run without this calibrator bit for bit.
@@ -93,8 +94,9 @@ static const LdpParamSpec structure_params[] = {
     .doc = "tau_A: weight steps after every backbone step (the authors' inner_epoch)", .default_value = "2",
     .min = 1, .max = 1000 },
   { .name = "phase_dropout", .type = LDP_PARAM_BOOL,
-    .doc = "learned: dropout in the weight phases' forward (false: evaluation mode, as the authors' code runs its A_c step)",
-    .default_value = "false" },
+    .doc = "learned: dropout in the weight phases' forward, from the phases' own stream (the training loss as the "
+           "backbone's step sees it; false: evaluation mode, as the authors' code runs its A_c step)",
+    .default_value = "true" },
   { .name = "symmetric", .type = LDP_PARAM_BOOL, .doc = "learned: tie w_ij = w_ji", .default_value = "false" },
   { .name = "feature_steps", .type = LDP_PARAM_INTEGER,
     .doc = "K_x of KProp run by this calibrator on the weighted graph (0: leave the features alone)",
