@@ -185,14 +185,14 @@ typedef struct {
   LdpTrainResult res;
 } Trained;
 
-/* Trains @backbone on @ds with the structure calibrator (params @cal_set; NULL: no
- * calibrator) for @epochs. */
-static void train_with(Trained *t, LdpDataset *ds, const guint8 *roles, const gint *clean, const char *backbone,
-                       const char *const *cal_set, guint epochs)
+/* Trains @backbone (dropout @dropout, "dropout=P") on @ds with the structure
+ * calibrator (params @cal_set; NULL: no calibrator) for @epochs. */
+static void train_with_dropout(Trained *t, LdpDataset *ds, const guint8 *roles, const gint *clean,
+                               const char *backbone, const char *dropout, const char *const *cal_set, guint epochs)
 {
   g_autoptr(GError) error = NULL;
   t->bb = desc_of(backbone);
-  const char *bb_set[] = { "hidden=8", "dropout=0", NULL };
+  const char *bb_set[] = { "hidden=8", dropout, NULL };
   g_autoptr(LdpParams) bp = params_for(backbone, bb_set);
   LdpRng init;
   ldp_rng_init(&init, 5);
@@ -218,6 +218,12 @@ static void train_with(Trained *t, LdpDataset *ds, const guint8 *roles, const gi
   ldp_rng_init(&train, 11);
   g_assert_true(ldp_train(&cfg, ds, roles, clean, t->bb, t->model, cals, &train, &t->res, &error));
   g_assert_no_error(error);
+}
+
+static void train_with(Trained *t, LdpDataset *ds, const guint8 *roles, const gint *clean, const char *backbone,
+                       const char *const *cal_set, guint epochs)
+{
+  train_with_dropout(t, ds, roles, clean, backbone, "dropout=0", cal_set, epochs);
 }
 
 static void trained_clear(Trained *t)
@@ -336,6 +342,95 @@ static void test_learned_memory(void)
   g_test_trap_assert_passed();
 }
 
+/* 0: (i <- j) is an edge of @ref, 1: it is not */
+static int kind_of(const LdpCsr *ref, guint i, guint j)
+{
+  for (guint f = ref->indptr[i]; f < ref->indptr[i + 1]; f++)
+    if (ref->indices[f] == j)
+      return 0;
+  return 1;
+}
+
+/* ---- learned mode with frozen weights: the run without the calibrator, bit for bit ---- */
+
+static void test_frozen_weights_reproduce(void)
+{
+  /* lr 0 keeps every weight at 1. The weight phases still run (forward, backward, a
+   * zero step) after every backbone step, with dropout on the backbone: their dropout,
+   * if any, comes from the phases' own stream, and outside them the backbone runs on Ã
+   * unweighted, so every epoch of the run must equal the run without the calibrator. */
+  enum { N = 120, M = 600, EPOCHS = 12 };
+  LdpRng rng;
+  ldp_rng_init(&rng, 61);
+  guint src[M], dst[M];
+  random_edges(N, M, src, dst, &rng);
+  guint8 roles[N];
+  gint clean[N];
+  LdpDataset *ds = make_dataset(N, 3, 6, 0.5f, src, dst, M, roles, clean, &rng);
+  const char *eval_set[] = { "mode=learned", "lr=0", "inner_steps=3", NULL };
+  const char *drop_set[] = { "mode=learned", "lr=0", "inner_steps=2", "phase_dropout=true", NULL };
+  const char *const *sets[] = { eval_set, drop_set };
+  Trained without = { 0 };
+  train_with_dropout(&without, ds, roles, clean, "sage", "dropout=0.5", NULL, EPOCHS);
+  for (guint k = 0; k < G_N_ELEMENTS(sets); k++) {
+    Trained with = { 0 };
+    train_with_dropout(&with, ds, roles, clean, "sage", "dropout=0.5", sets[k], EPOCHS);
+    g_assert_cmpuint(with.res.history->len, ==, without.res.history->len);
+    for (guint e = 0; e < with.res.history->len; e++) {
+      const LdpEpochStats *a = &g_array_index(with.res.history, LdpEpochStats, e);
+      const LdpEpochStats *b = &g_array_index(without.res.history, LdpEpochStats, e);
+      g_assert_cmpfloat(a->train_loss, ==, b->train_loss);
+      g_assert_cmpfloat(a->train_acc, ==, b->train_acc);
+      g_assert_cmpfloat(a->val_loss, ==, b->val_loss);
+      g_assert_cmpfloat(a->test_acc, ==, b->test_acc);
+    }
+    g_autoptr(GArray) diag = g_array_new(FALSE, TRUE, sizeof(LdpDiagnostic));
+    with.cal->vtable.calibrator->diagnostics(with.inst, ldp_dataset_graph(ds), diag);
+    g_assert_cmpfloat(diag_value(diag, "structure.true_mean_weight"), ==, 1.0);
+    trained_clear(&with);
+  }
+  trained_clear(&without);
+  ldp_dataset_free(ds);
+}
+
+/* ---- the Adam variant of the step: projected Adam on the smooth objective ---- */
+
+static void test_adam_projected_step(void)
+{
+  /* The group as structure.c configures it with optimizer adam (no prox, box [0, 1]),
+   * and its objective task + λ1 Σ(w − 1)² + λ2 Σ w with a linear task Σ c w:
+   * g = c + 2 λ1 (w − 1) + λ2. Adam's first step is lr · m̂ / (sqrt(v̂) + eps) with
+   * m̂ = g, v̂ = g², i.e. lr · g / (|g| + 1e-8). lr = 0.25, λ1 = 0.25, λ2 = 0.1:
+   *   w = 1.0, c = -0.4: g = -0.3  -> 1.25  -> clip 1
+   *   w = 0.5, c =  0.2: g =  0.05 -> 0.25
+   *   w = 0.1, c =  0.5: g =  0.15 -> -0.15 -> clip 0
+   *   w = 0.6, c = -0.2: g = -0.3  -> 0.85 */
+  const float w0[] = { 1.0f, 0.5f, 0.1f, 0.6f };
+  const float c[] = { -0.4f, 0.2f, 0.5f, -0.2f };
+  const double g[] = { -0.3, 0.05, 0.15, -0.3 };
+  const guint n = G_N_ELEMENTS(w0);
+  g_autoptr(LdpParam) w = ldp_param_new("w", n, 1);
+  memcpy(ldp_param_value(w)->data, w0, sizeof w0);
+  g_autoptr(LdpTensor) ones = ldp_tensor_new(n, 1), ct = ldp_tensor_new(n, 1);
+  ldp_tensor_fill(ones, 1.0f);
+  memcpy(ct->data, c, sizeof c);
+  g_autoptr(LdpParamGroup) group = ldp_param_group_new("structure", LDP_OPTIM_ADAM, 0.25, 0.0, 0.0);
+  ldp_param_group_add(group, w);
+  ldp_param_group_set_prox(group, 0.0, 0.0, 1.0);
+  SCOPED_TAPE tape = ldp_tape_new(TRUE);
+  LdpVar *wv = ldp_tape_param(tape, w);
+  LdpVar *task = ldp_op_sum(tape, ldp_op_mul(tape, wv, ldp_tape_constant(tape, ct)));
+  LdpVar *pen = ldp_op_scale(tape, ldp_op_sq_frobenius(tape, ldp_op_sub(tape, wv, ldp_tape_constant(tape, ones))), 0.25f);
+  LdpVar *l1 = ldp_op_scale(tape, ldp_op_sum(tape, wv), 0.1f);
+  ldp_param_group_zero_grad(group);
+  ldp_tape_backward(tape, ldp_op_add(tape, ldp_op_add(tape, task, pen), l1));
+  ldp_param_group_step(group);
+  for (guint i = 0; i < n; i++) {
+    double expect = CLAMP(w0[i] - 0.25 * g[i] / (fabs(g[i]) + 1e-8), 0.0, 1.0);
+    g_assert_cmpfloat_with_epsilon(ldp_param_value(w)->data[i], expect, 1e-6);
+  }
+}
+
 /* ---- learned mode: injected edges end up lighter than true ones ---- */
 
 static void test_learned_separates(void)
@@ -359,7 +454,7 @@ static void test_learned_separates(void)
   g_autoptr(GError) error = NULL;
   g_autoptr(LdpGraph) reference = ldp_graph_new_from_edges(N, src, dst, TRUE_M, FALSE, &error);
   g_assert_no_error(error);
-  const char *set[] = { "mode=learned", NULL };
+  const char *set[] = { "mode=learned", NULL };  /* the defaults */
   Trained t = { 0 };
   train_with(&t, ds, roles, clean, "sage", set, EPOCHS);
   SCOPED_TAPE tape = ldp_tape_new(FALSE);
@@ -391,6 +486,27 @@ static void test_learned_separates(void)
   g_assert_cmpfloat_with_epsilon(diag_value(diag, "structure.true_mean_weight"), mean[0], 1e-9);
   g_assert_cmpfloat_with_epsilon(diag_value(diag, "structure.injected_mean_weight"), mean[1], 1e-9);
   g_assert_cmpfloat(diag_value(diag, "structure.injected_edges"), ==, cnt[1]);
+  /* the gap, its z and the AUC, against the definitions computed the slow way: the
+   * AUC as the fraction of (true, injected) pairs ordered right, ties counting 1/2 */
+  double wins = 0.0;
+  for (guint i = 0; i < csr->rows; i++)
+    for (guint e = csr->indptr[i]; e < csr->indptr[i + 1]; e++) {
+      if (kind_of(ref, i, csr->indices[e]) != 0)
+        continue;
+      for (guint j = 0; j < csr->rows; j++)
+        for (guint f = csr->indptr[j]; f < csr->indptr[j + 1]; f++)
+          if (kind_of(ref, j, csr->indices[f]) == 1)
+            wins += w->data[e] > w->data[f] ? 1.0 : w->data[e] == w->data[f] ? 0.5 : 0.0;
+    }
+  double auc = wins / (cnt[0] * cnt[1]);
+  g_test_message("AUC %.4f", auc);
+  g_assert_cmpfloat_with_epsilon(diag_value(diag, "structure.weight_auc"), auc, 1e-9);
+  g_assert_cmpfloat(auc, >, 0.5);
+  g_assert_cmpfloat_with_epsilon(diag_value(diag, "structure.weight_gap"), mean[0] - mean[1], 1e-9);
+  /* the report's variances have ddof 1, the direct ones above ddof 0 */
+  double se1 = sqrt(var[0] * cnt[0] / (cnt[0] - 1) / cnt[0] + var[1] * cnt[1] / (cnt[1] - 1) / cnt[1]);
+  g_assert_cmpfloat_with_epsilon(diag_value(diag, "structure.weight_gap_z"), (mean[0] - mean[1]) / se1, 1e-6 * fabs(z));
+  g_assert_cmpfloat_with_epsilon(diag_value(diag, "structure.weight_gap_ci95"), 1.959963984540054 * se1, 1e-9);
   trained_clear(&t);
   ldp_dataset_free(ds);
 }
@@ -465,6 +581,8 @@ int main(int argc, char **argv)
   g_test_add_func("/solitude/shipped-keeps-support", test_shipped_keeps_support);
   g_test_add_func("/solitude/learned-memory", test_learned_memory);
   g_test_add_func("/solitude/learned-separates", test_learned_separates);
+  g_test_add_func("/solitude/frozen-weights-reproduce", test_frozen_weights_reproduce);
+  g_test_add_func("/solitude/adam-projected-step", test_adam_projected_step);
   g_test_add_func("/solitude/runner-report", test_runner_report);
   int rc = g_test_run();
   ldp_registry_free(reg);

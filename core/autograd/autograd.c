@@ -81,6 +81,7 @@ struct _LdpTape {
   GPtrArray *nodes;         /* LdpVar *, creation order, owned */
   GHashTable *params;       /* LdpParam * -> LdpVar * (borrowed from nodes) */
   GHashTable *memo;         /* MemoKey * (owned) -> LdpVar * (borrowed from nodes) */
+  GHashTable *trainable;    /* LdpParam * set, or NULL: every parameter needs a gradient */
 };
 
 /* Memoised ops. Deterministic ops whose result depends only on their operands are
@@ -246,6 +247,8 @@ void ldp_tape_free(LdpTape *tape)
     return;
   g_hash_table_unref(tape->memo);
   g_hash_table_unref(tape->params);
+  if (tape->trainable)
+    g_hash_table_unref(tape->trainable);
   g_ptr_array_unref(tape->nodes);
   g_free(tape);
 }
@@ -365,9 +368,21 @@ LdpVar *ldp_tape_param(LdpTape *tape, LdpParam *p)
   v = var_new(tape, NULL, NULL, 0, NULL);
   v->value = p->value;
   v->param = p;
-  v->needs_grad = TRUE;
+  v->needs_grad = tape->trainable == NULL || g_hash_table_contains(tape->trainable, p);
   g_hash_table_insert(tape->params, p, v);
   return v;
+}
+
+void ldp_tape_set_trainable(LdpTape *tape, GPtrArray *trainable)
+{
+  g_return_if_fail(tape != NULL);
+  g_return_if_fail(g_hash_table_size(tape->params) == 0);
+  g_clear_pointer(&tape->trainable, g_hash_table_unref);
+  if (trainable == NULL)
+    return;
+  tape->trainable = g_hash_table_new(g_direct_hash, g_direct_equal);
+  for (guint i = 0; i < trainable->len; i++)
+    g_hash_table_add(tape->trainable, trainable->pdata[i]);
 }
 
 const LdpTensor *ldp_var_value(const LdpVar *v)

@@ -34,4 +34,9 @@ LdpVar *ldp_tape_memo_find(LdpTape *tape, guint32 op, guint32 arg, float scalar,
 LdpVar *ldp_tape_memo_put(LdpTape *tape, guint32 op, guint32 arg, float scalar, gconstpointer a, gconstpointer b,
                           gconstpointer c, LdpVar *v);
 
+/* Restricts gradients on @tape to the parameters in @trainable (LdpParam *, borrowed:
+ * the set is copied): any other parameter recorded afterwards is a constant, so no
+ * backward work is spent on it. NULL: every parameter (the default). */
+void ldp_tape_set_trainable(LdpTape *tape, GPtrArray *trainable);
+
 G_END_DECLS

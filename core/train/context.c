@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "train/train.h"
+#include "autograd/autograd.h"
 
 LdpVar *ldp_train_unit_input(LdpTrainContext *ctx, LdpTape *tape, const LdpTrainUnit *u)
 {
@@ -153,6 +154,13 @@ LdpVar *ldp_train_context_loss(LdpTrainContext *ctx, LdpTape *tape, LdpVar *logi
 gboolean ldp_train_context_run_phase(LdpTrainContext *ctx, LdpParamGroup *group, guint steps,
                                      LdpPhaseObjective objective, gpointer data, GError **error)
 {
+  return ldp_train_context_run_phase_mode(ctx, group, steps, TRUE, objective, data, error);
+}
+
+gboolean ldp_train_context_run_phase_mode(LdpTrainContext *ctx, LdpParamGroup *group, guint steps,
+                                          gboolean training, LdpPhaseObjective objective, gpointer data,
+                                          GError **error)
+{
   g_return_val_if_fail(ctx != NULL && group != NULL, FALSE);
   gboolean known = FALSE;
   for (guint i = 0; ctx->groups && i < ctx->groups->len; i++)
@@ -163,9 +171,15 @@ gboolean ldp_train_context_run_phase(LdpTrainContext *ctx, LdpParamGroup *group,
                 ldp_param_group_name(group));
     return FALSE;
   }
+  /* Dropout in a phase comes from the phase stream: the backbone's training stream,
+   * and so its trajectory, does not depend on how many phase steps ran. */
+  LdpRng *training_rng = ctx->rng;
+  ctx->rng = &ctx->phase_rng;
   gboolean ok = TRUE;
   for (guint s = 0; s < steps && ok; s++) {
-    LdpTape *tape = ldp_tape_new(TRUE);
+    LdpTape *tape = ldp_tape_new(training);
+    /* Only the group's parameters get gradients: the frozen backbone costs no backward. */
+    ldp_tape_set_trainable(tape, ldp_param_group_params(group));
     LdpVar *logits = ldp_train_context_forward(ctx, tape, error);
     if (logits) {
       LdpVar *loss = ldp_train_context_loss(ctx, tape, logits);
@@ -178,7 +192,8 @@ gboolean ldp_train_context_run_phase(LdpTrainContext *ctx, LdpParamGroup *group,
     }
     ldp_tape_free(tape);
   }
-  /* Everything else was frozen: drop the gradients the phase left on it. */
+  ctx->rng = training_rng;
+  /* Everything else was frozen: drop any gradient the phase left on it. */
   ldp_optimizer_zero_grad(ctx->opt);
   for (guint i = 0; ctx->groups && i < ctx->groups->len; i++)
     if (ctx->groups->pdata[i] != group)

@@ -22,6 +22,9 @@ typedef struct {
   guint n_rows;
 } LdpTrainUnit;
 
+/* Id of the phase stream under the run's training stream (ldp_rng_derive). */
+#define TRAIN_PHASE_STREAM G_GUINT64_CONSTANT(0x7068617365)  /* "phase" */
+
 /* The training context handed to calibrator hooks, and everything one training run
  * keeps: the model, the calibrators, the optimisers, the current batch. */
 struct _LdpTrainContext {
@@ -31,6 +34,8 @@ struct _LdpTrainContext {
   gpointer model;
   GArray *cals;                       /* LdpCalibratorSlot, borrowed */
   LdpRng *rng;                        /* dropout and batch order */
+  LdpRng phase_rng;                   /* dropout inside calibrator phases: a stream of its
+                                       * own, so phases never shift the training stream */
   LdpOptimizer *opt;                  /* the backbone's (and 1.0 calibrators' parameters) */
   GPtrArray *groups;                  /* LdpParamGroup *, owned: the calibrators' groups */
   const LdpCalibratorSlot *loss_cal;  /* first calibrator providing loss, or NULL */
@@ -39,6 +44,10 @@ struct _LdpTrainContext {
   gboolean hooks;                     /* some calibrator has a 1.1 training hook */
   LdpTensor *x_override;              /* from transform_input (owned), node tasks */
   GPtrArray *params;                  /* every trained LdpParam (borrowed), for the guards */
+  GPtrArray *step_trainable;          /* what a backbone step trains (borrowed params), or
+                                       * NULL: everything on the tape. Set when some group
+                                       * steps only in its own phases, so its gradient is
+                                       * not computed in the backbone's step */
 
   /* the current step */
   guint epoch;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "train/train.h"
+#include "autograd/autograd.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <xmmintrin.h>
@@ -225,11 +226,19 @@ static gboolean train_on_tape(LdpTrainContext *c, LdpTape *tape, const LdpTrainU
   return c->hooks ? ldp_train_hooks_after_step(c, error) : TRUE;
 }
 
+/* A tape for the backbone's steps (and the evaluations sharing them). (transfer full) */
+static LdpTape *step_tape_new(const LdpTrainContext *c, gboolean training)
+{
+  LdpTape *tape = ldp_tape_new(training);
+  ldp_tape_set_trainable(tape, c->step_trainable);
+  return tape;
+}
+
 /* One optimisation step on @u on a tape of its own. */
 static gboolean train_step(LdpTrainContext *c, const LdpTrainUnit *u, const gint *labels, const guint *rows,
                            guint n, double *loss_sum, double *correct, GError **error)
 {
-  LdpTape *tape = ldp_tape_new(TRUE);
+  LdpTape *tape = step_tape_new(c, TRUE);
   LdpVar *ew = ldp_train_edge_weights(c, tape, u);
   gboolean ok = train_on_tape(c, tape, u, ldp_train_unit_input(c, tape, u), ew, labels, rows, n, loss_sum,
                               correct, error);
@@ -392,7 +401,7 @@ static gboolean train_nodes(LdpTrainContext *c, const SplitRows *r, Selection *s
     const gboolean train_now = e <= cfg->epochs;
     if (!eval_prev && !train_now)
       break;
-    LdpTape *tape = ldp_tape_new(FALSE);
+    LdpTape *tape = step_tape_new(c, FALSE);
     LdpVar *ew = ldp_train_edge_weights(c, tape, &whole);
     LdpVar *x = ldp_train_unit_input(c, tape, &whole);
     if (eval_prev) {
@@ -421,7 +430,7 @@ static gboolean train_nodes(LdpTrainContext *c, const SplitRows *r, Selection *s
           ok = FALSE;
           break;
         }
-        tape = ldp_tape_new(TRUE);
+        tape = step_tape_new(c, TRUE);
         ew = ldp_train_edge_weights(c, tape, &whole);
         x = ldp_train_unit_input(c, tape, &whole);
       }
@@ -542,6 +551,8 @@ static void context_init(LdpTrainContext *c, const LdpTrainConfig *cfg, const Ld
   c->model = model;
   c->cals = cals;
   c->rng = rng;
+  /* Derived, not drawn: the training stream is the same with or without phases. */
+  ldp_rng_derive(rng, TRAIN_PHASE_STREAM, &c->phase_rng);
   c->graph_task = ldp_dataset_level(data) == LDP_TASK_GRAPH;
   c->groups = g_ptr_array_new_with_free_func((GDestroyNotify)ldp_param_group_free);
   GPtrArray *params = g_ptr_array_new();
@@ -562,6 +573,19 @@ static void context_init(LdpTrainContext *c, const LdpTrainConfig *cfg, const Ld
   c->edge_cal = FIRST_WITH(cals, edge_weights);
   c->opt = cfg->sgd ? ldp_sgd_new(params, cfg->lr, cfg->weight_decay, cfg->momentum)
                     : ldp_adam_new(params, cfg->lr, cfg->weight_decay, 0.9, 0.999, 1e-8);
+  for (guint g = 0; g < c->groups->len; g++) {
+    if (ldp_param_group_joint(c->groups->pdata[g]))
+      continue;
+    /* a phase-only group: the backbone's steps train the optimiser's and the joint
+     * groups' parameters only */
+    c->step_trainable = g_ptr_array_copy(params, NULL, NULL);
+    for (guint h = 0; h < c->groups->len; h++) {
+      GPtrArray *gp = ldp_param_group_params(c->groups->pdata[h]);
+      for (guint i = 0; ldp_param_group_joint(c->groups->pdata[h]) && i < gp->len; i++)
+        g_ptr_array_add(c->step_trainable, gp->pdata[i]);
+    }
+    break;
+  }
   /* the guards watch the groups' parameters too */
   for (guint g = 0; g < c->groups->len; g++) {
     GPtrArray *gp = ldp_param_group_params(c->groups->pdata[g]);
@@ -575,6 +599,7 @@ static void context_clear(LdpTrainContext *c)
 {
   ldp_optimizer_free(c->opt);
   g_clear_pointer(&c->params, g_ptr_array_unref);
+  g_clear_pointer(&c->step_trainable, g_ptr_array_unref);
   g_clear_pointer(&c->groups, g_ptr_array_unref);
   g_clear_pointer(&c->x_override, ldp_tensor_free);
 }

@@ -53,7 +53,8 @@ LDP_API LdpVar *ldp_train_context_loss(LdpTrainContext *ctx, LdpTape *tape, LdpV
  * to minimise (e.g. loss + penalties on the group's parameters). */
 typedef LdpVar *(*LdpPhaseObjective)(gpointer data, LdpTape *tape, LdpVar *task_loss);
 
-/* Runs a phase of the caller's own: @steps times, on a fresh training tape, the
+/* Runs a phase of the caller's own: @steps times, on a fresh training tape (dropout
+ * from the phases' own stream), the
  * forward (ldp_train_context_forward), the task loss (ldp_train_context_loss), the
  * objective (@objective, nullable: the task loss alone), back-propagation, and one
  * step of @group followed by its constraint. The backbone's and every other group's
@@ -62,5 +63,12 @@ typedef LdpVar *(*LdpPhaseObjective)(gpointer data, LdpTape *tape, LdpVar *task_
  * param_groups. */
 LDP_API gboolean ldp_train_context_run_phase(LdpTrainContext *ctx, LdpParamGroup *group, guint steps,
                                              LdpPhaseObjective objective, gpointer data, GError **error);
+/* As ldp_train_context_run_phase, with the backbone's forward in training mode
+ * (@training TRUE: dropout, drawn from a stream of the phases' own that never shifts
+ * the training stream) or in evaluation mode (FALSE: no dropout, a deterministic
+ * gradient). ldp_train_context_run_phase is this with @training TRUE. */
+LDP_API gboolean ldp_train_context_run_phase_mode(LdpTrainContext *ctx, LdpParamGroup *group, guint steps,
+                                                  gboolean training, LdpPhaseObjective objective, gpointer data,
+                                                  GError **error);
 
 G_END_DECLS

@@ -15,9 +15,14 @@
  *     F(θ, w) = L(θ, w) + λ1 Σ (w − 1)² + λ2 Σ w
  *   with L the run's training loss (the calibrated one: Drop's when Drop is in the
  *   pipeline) of the backbone run on the weighted graph (weighted-degree GCN / SAGE).
- *   After every backbone (θ) step: tau plain gradient steps on w at lr η_A through the
- *   training context (ldp_train_context_run_phase), each followed by the prox of
- *   λ2‖·‖₁ on w >= 0 and the box [0, 1]: w <- clip(w − η_A g − η_A λ2, 0, 1).
+ *   After every backbone (θ) step: tau steps on w at lr η_A through the training
+ *   context (ldp_train_context_run_phase_mode; backbone frozen; with dropout drawn
+ *   from the phases' own stream, or in evaluation mode, as the authors' A_c step,
+ *   with phase_dropout false: separates edges less, doc/solitude.md), each a
+ *   projected step on the box [0, 1]: sgd w <- clip(w − η_A g −
+ *   η_A λ2, 0, 1) (the prox of λ2‖·‖₁ on w >= 0), adam the same with the Adam direction
+ *   of g + λ2. While every weight is exactly 1 the backbone's own steps run on Ã
+ *   unweighted, so lr 0 reproduces the run without this calibrator bit for bit.
  *   Optional tying w_ij = w_ji (one weight per unordered pair: the penalties then count
  *   each pair once). Memory: O(|support|) weights, never n².
  * Feature smoothing (either mode, optional): with feature_steps K > 0 this calibrator
@@ -30,6 +35,7 @@
  * kept (w > 0 and w >= 1/2) and their mean weight.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <ldpgnn/ldpgnn.h>
@@ -40,6 +46,7 @@ typedef struct {
   StructureMode mode;
   double lambda1, lambda2, lr;
   gboolean adam;
+  gboolean phase_dropout;
   guint tau;
   gboolean symmetric;
   guint feature_steps, recompute_every;
@@ -55,6 +62,8 @@ typedef struct {
   LdpTensor *momentum;    /* shipped: SGD momentum buffer, NULL before the first step */
   LdpTensor *indicator;   /* shipped: 1 on the support of A_c, 0 elsewhere */
   gboolean support_full;
+  gboolean in_phase;      /* learned: inside a weight phase (the weights must be on the tape) */
+  gboolean all_ones;      /* learned: every weight is exactly 1 (the noisy graph itself) */
   LdpTensor *x_raw;       /* X' for feature smoothing (n x d), NULL when feature_steps = 0 */
 } Structure;
 
@@ -62,23 +71,32 @@ static const char *const structure_modes[] = { "shipped", "learned", NULL };
 static const char *const structure_optimizers[] = { "sgd", "adam", NULL };
 static const char *const structure_aggregators[] = { "sym", "gcn", "mean", NULL };
 
-/* Defaults inside the paper's grids (λ1, λ2 ∈ {1e-5 .. 1e-2}, lr ∈ {1e-4 .. 1e-1}). */
+/* Defaults inside the paper's grids (λ1, λ2 ∈ {1e-5 .. 1e-2}, lr ∈ {1e-4 .. 1e-1}).
+ * The loss is a mean over the training nodes, so one edge's gradient is ~1e-6..1e-5
+ * (Cora); the weight's stationary point 1 − (g + λ2)/(2 λ1) separates edges only when
+ * λ1 is of that order: hence the grid's smallest λ1, λ2. Adam at the model's lr moves
+ * the weights by ~lr per step whatever the gradient scale (plain steps at lr 0.1 move
+ * them by ~1e-6). */
 static const LdpParamSpec structure_params[] = {
   { .name = "mode", .type = LDP_PARAM_ENUM,
     .doc = "shipped: the authors' code (a no-op on the edge set); learned: sparse Eq. 14 (ALGORITHMS.md 12.3)",
     .default_value = "learned", .choices = structure_modes },
   { .name = "lambda1", .type = LDP_PARAM_NUMBER, .doc = "learned: weight of sum (w - 1)^2 (closeness to the noisy graph)",
-    .default_value = "0.001", .min = 0, .max = INFINITY },
-  { .name = "lambda2", .type = LDP_PARAM_NUMBER, .doc = "learned: weight of sum w (sparsity, applied as a prox step)",
-    .default_value = "0.0001", .min = 0, .max = INFINITY },
-  { .name = "lr", .type = LDP_PARAM_NUMBER, .doc = "learned: step size eta_A of the weight updates",
-    .default_value = "0.1", .flags = LDP_PARAM_MIN_OPEN },
+    .default_value = "1e-5", .min = 0, .max = INFINITY },
+  { .name = "lambda2", .type = LDP_PARAM_NUMBER, .doc = "learned: weight of sum w (sparsity: prox step with sgd, gradient term with adam)",
+    .default_value = "1e-5", .min = 0, .max = INFINITY },
+  { .name = "lr", .type = LDP_PARAM_NUMBER, .doc = "learned: step size eta_A of the weight updates (0: frozen weights, a control)",
+    .default_value = "0.01", .min = 0, .max = INFINITY },
   { .name = "optimizer", .type = LDP_PARAM_ENUM,
-    .doc = "learned: sgd (plain projected/prox steps, sound); adam (the paper's alternating Adam, prox applied after it: heuristic)",
-    .default_value = "sgd", .choices = structure_optimizers },
+    .doc = "learned: adam (the paper's alternating Adam: projected Adam on the smooth objective over the box); sgd (plain projected/prox steps)",
+    .default_value = "adam", .choices = structure_optimizers },
   { .name = "inner_steps", .type = LDP_PARAM_INTEGER,
     .doc = "tau_A: weight steps after every backbone step (the authors' inner_epoch)", .default_value = "2",
     .min = 1, .max = 1000 },
+  { .name = "phase_dropout", .type = LDP_PARAM_BOOL,
+    .doc = "learned: dropout in the weight phases' forward, from the phases' own stream (the training loss as the "
+           "backbone's step sees it; false: evaluation mode, as the authors' code runs its A_c step)",
+    .default_value = "true" },
   { .name = "symmetric", .type = LDP_PARAM_BOOL, .doc = "learned: tie w_ij = w_ji", .default_value = "false" },
   { .name = "feature_steps", .type = LDP_PARAM_INTEGER,
     .doc = "K_x of KProp run by this calibrator on the weighted graph (0: leave the features alone)",
@@ -122,6 +140,7 @@ static gpointer structure_create(const LdpParams *params, const LdpDataset *nois
   s->lr = ldp_params_get_number(params, "lr");
   s->tau = (guint)ldp_params_get_int(params, "inner_steps");
   s->adam = strcmp(ldp_params_get_string(params, "optimizer"), "adam") == 0;
+  s->phase_dropout = ldp_params_get_bool(params, "phase_dropout");
   s->symmetric = ldp_params_get_bool(params, "symmetric");
   s->feature_steps = (guint)ldp_params_get_int(params, "feature_steps");
   s->recompute_every = (guint)ldp_params_get_int(params, "recompute_every");
@@ -180,7 +199,12 @@ static gboolean structure_prepare(gpointer inst, LdpDataset *noisy, LdpRng *rng,
   if (s->mode == MODE_LEARNED) {
     s->group = ldp_param_group_new("structure", s->adam ? LDP_OPTIM_ADAM : LDP_OPTIM_SGD, s->lr, 0.0, 0.0);
     ldp_param_group_add(s->group, s->w);
-    ldp_param_group_set_prox(s->group, s->lambda2, 0.0, 1.0);
+    /* On the box w >= 0, λ2‖w‖₁ = λ2 Σ w is linear, so its prox then the clip is the
+     * projected gradient step clip(w − η(g + λ2)). SGD takes it as the prox; Adam gets
+     * λ2 in its gradient (learned_objective) and only the clip, which for a diagonal
+     * preconditioner and a box is the scaled projection: a sound projected Adam step. */
+    ldp_param_group_set_prox(s->group, s->adam ? 0.0 : s->lambda2, 0.0, 1.0);
+    s->all_ones = TRUE;
   } else {
     s->indicator = ldp_tensor_new(MAX(s->n_edges, 1), 1);
     ldp_tensor_fill(s->indicator, 1.0f);
@@ -213,6 +237,11 @@ static LdpVar *structure_edge_weights(gpointer inst, LdpTape *tape)
     return NULL;
   if (s->mode == MODE_SHIPPED)
     return s->support_full ? NULL : ldp_tape_constant(tape, s->indicator);
+  /* While no weight has moved from 1 the graph is Ã itself: outside the weight phases
+   * the backbone runs its unweighted path, bit for bit the run without this calibrator
+   * (the weights are not trained by the backbone's step). */
+  if (s->all_ones && !s->in_phase)
+    return NULL;
   LdpVar *w = ldp_tape_param(tape, s->w);
   return s->pair ? ldp_op_gather_rows(tape, w, s->pair, s->n_edges) : w;
 }
@@ -250,14 +279,22 @@ static LdpTensor *structure_transform_input(gpointer inst, LdpTrainContext *ctx,
   return ldp_graph_propagate_dense(wg, s->feature_norm, s->feature_steps, s->x_raw);
 }
 
-/* λ1 Σ (w − 1)², added to the task loss; λ2 Σ w is the group's prox step. */
+/* λ1 Σ (w − 1)², added to the task loss; λ2 Σ w is the group's prox step (SGD) or,
+ * with Adam, part of the gradient: λ2 Σ w = λ2 1ᵀw. */
 static LdpVar *learned_objective(gpointer data, LdpTape *tape, LdpVar *task)
 {
   Structure *s = data;
-  if (s->lambda1 == 0.0)
-    return task;
-  LdpVar *d = ldp_op_sub(tape, ldp_tape_param(tape, s->w), ldp_tape_constant(tape, s->ones));
-  return ldp_op_add(tape, task, ldp_op_scale(tape, ldp_op_sq_frobenius(tape, d), (float)s->lambda1));
+  LdpVar *obj = task;
+  LdpVar *w = ldp_tape_param(tape, s->w);
+  if (s->lambda1 != 0.0) {
+    LdpVar *d = ldp_op_sub(tape, w, ldp_tape_constant(tape, s->ones));
+    obj = ldp_op_add(tape, obj, ldp_op_scale(tape, ldp_op_sq_frobenius(tape, d), (float)s->lambda1));
+  }
+  if (s->adam && s->lambda2 != 0.0) {
+    LdpVar *l1 = ldp_op_sum(tape, w);
+    obj = ldp_op_add(tape, obj, ldp_op_scale(tape, l1, (float)s->lambda2));
+  }
+  return obj;
 }
 
 /* One inner iteration of the authors' loop, on a fresh A_c = Ã. */
@@ -304,7 +341,15 @@ static gboolean structure_after_step(gpointer inst, LdpTrainContext *ctx, GError
       shipped_step(s, ldp_train_context_lr(ctx));
     return TRUE;
   }
-  return ldp_train_context_run_phase(ctx, s->group, s->tau, learned_objective, s, error);
+  s->in_phase = TRUE;
+  gboolean ok = ldp_train_context_run_phase_mode(ctx, s->group, s->tau, s->phase_dropout, learned_objective, s, error);
+  s->in_phase = FALSE;
+  if (s->all_ones) {
+    const LdpTensor *w = ldp_param_value(s->w);
+    for (guint e = 0; e < s->n_weights && s->all_ones; e++)
+      s->all_ones = w->data[e] == 1.0f;
+  }
+  return ok;
 }
 
 static void add_diag(GArray *out, const char *name, double value)
@@ -314,6 +359,38 @@ static void add_diag(GArray *out, const char *name, double value)
   g_array_append_val(out, d);
 }
 
+typedef struct {
+  float w;
+  guint8 injected;
+} EdgeScore;
+
+static int edge_score_cmp(gconstpointer a, gconstpointer b)
+{
+  float x = ((const EdgeScore *)a)->w, y = ((const EdgeScore *)b)->w;
+  return (x > y) - (x < y);
+}
+
+/* Mann-Whitney AUC: P(w of a true edge > w of an injected one) + P(tie)/2, by
+ * mid-ranks over the sorted weights (O(|S| log |S|)). 0.5: no separation. */
+static double weight_auc(EdgeScore *es, guint n, double n_true, double n_inj)
+{
+  if (n_true == 0 || n_inj == 0)
+    return NAN;
+  qsort(es, n, sizeof *es, edge_score_cmp);
+  double rank_sum = 0.0;  /* of the true edges, ranks from 1 */
+  for (guint i = 0; i < n;) {
+    guint j = i;
+    guint t = 0;
+    while (j < n && es[j].w == es[i].w) {
+      t += !es[j].injected;
+      j++;
+    }
+    rank_sum += t * (i + 1 + j) / 2.0;  /* mid-rank of the tie block i..j-1 */
+    i = j;
+  }
+  return (rank_sum - n_true * (n_true + 1) / 2.0) / (n_true * n_inj);
+}
+
 static void structure_diagnostics(gpointer inst, LdpGraph *reference, GArray *out)
 {
   Structure *s = inst;
@@ -321,9 +398,10 @@ static void structure_diagnostics(gpointer inst, LdpGraph *reference, GArray *ou
     return;
   const LdpCsr *noisy = ldp_graph_csr(s->graph), *clean = ldp_graph_csr(reference);
   g_autofree float *v = edge_values(s, FALSE);
+  g_autofree EdgeScore *es = g_new(EdgeScore, MAX(s->n_edges, 1));
   /* [0] true edges, [1] injected ones (noisy self-loops count as injected when the
    * reference has none) */
-  double count[2] = { 0 }, kept[2] = { 0 }, half[2] = { 0 }, sum[2] = { 0 };
+  double count[2] = { 0 }, kept[2] = { 0 }, half[2] = { 0 }, sum[2] = { 0 }, sq[2] = { 0 };
   for (guint i = 0; i < noisy->rows; i++)
     for (guint e = noisy->indptr[i]; e < noisy->indptr[i + 1]; e++) {
       int k = csr_find(clean, i, noisy->indices[e]) >= 0 ? 0 : 1;
@@ -331,15 +409,33 @@ static void structure_diagnostics(gpointer inst, LdpGraph *reference, GArray *ou
       kept[k] += v[e] > 0.0f;
       half[k] += v[e] >= 0.5f;
       sum[k] += v[e];
+      sq[k] += (double)v[e] * v[e];
+      es[e] = (EdgeScore){ .w = v[e], .injected = (guint8)k };
     }
+  double mean[2], var[2];
+  for (int k = 0; k < 2; k++) {
+    mean[k] = count[k] ? sum[k] / count[k] : NAN;
+    /* sample variance (ddof 1) */
+    var[k] = count[k] > 1 ? MAX(sq[k] - count[k] * mean[k] * mean[k], 0.0) / (count[k] - 1) : NAN;
+  }
+  /* The gap between the mean weights with its normal 95 % interval (Welch standard
+   * error; thousands of edges on each side) and z = gap / se. Edges are not independent
+   * (they share the trained model), so this measures the separation the run produced,
+   * not a test over runs: that is the paired comparison over seeds. */
+  double gap = mean[0] - mean[1];
+  double se = sqrt(var[0] / count[0] + var[1] / count[1]);
   add_diag(out, "structure.true_edges", count[0]);
   add_diag(out, "structure.injected_edges", count[1]);
   add_diag(out, "structure.true_kept", count[0] ? kept[0] / count[0] : NAN);
   add_diag(out, "structure.injected_kept", count[1] ? kept[1] / count[1] : NAN);
   add_diag(out, "structure.true_kept_half", count[0] ? half[0] / count[0] : NAN);
   add_diag(out, "structure.injected_kept_half", count[1] ? half[1] / count[1] : NAN);
-  add_diag(out, "structure.true_mean_weight", count[0] ? sum[0] / count[0] : NAN);
-  add_diag(out, "structure.injected_mean_weight", count[1] ? sum[1] / count[1] : NAN);
+  add_diag(out, "structure.true_mean_weight", mean[0]);
+  add_diag(out, "structure.injected_mean_weight", mean[1]);
+  add_diag(out, "structure.weight_gap", gap);
+  add_diag(out, "structure.weight_gap_ci95", 1.959963984540054 * se);
+  add_diag(out, "structure.weight_gap_z", se > 0 ? gap / se : NAN);
+  add_diag(out, "structure.weight_auc", weight_auc(es, s->n_edges, count[0], count[1]));
 }
 
 static gboolean structure_check(const LdpParams *params, GError **error)
