@@ -228,6 +228,32 @@ static void test_values(void)
   ldp_tape_free(t);
   g_assert_cmpfloat(ldp_param_grad(pl)->data[0], ==, 0.0f);
   g_assert_cmpfloat(ldp_param_grad(pm)->data[0], ==, 1.0f);
+
+  /* ... nor from the KL (PyG's clamp has the same zero gradient): a log sigma past the
+   * clamp stays there, which is what collapses the CiteSeer VGAE at small epsilon
+   * (doc/link-prediction.md). Below the clamp, dKL/dl = (e^(2l) - 1) / rows: with
+   * l = 9.5 and one row, e^19 - 1; a higher clamp gives the same entry that gradient. */
+  ldp_tensor_fill(ldp_param_grad(pl), 0.0f);
+  t = ldp_tape_new(TRUE);
+  ldp_tape_backward(t, ldp_op_kl_normal(t, ldp_tape_param(t, pm), ldp_tape_param(t, pl), 10.0f));
+  ldp_tape_free(t);
+  g_assert_cmpfloat(ldp_param_grad(pl)->data[0], ==, 0.0f);
+  const float below[] = { 9.5f };
+  LdpParam *pb9 = param_from("l9", 1, 1, below);
+  const float clamps[] = { 10.0f, 40.0f };
+  for (guint c = 0; c < G_N_ELEMENTS(clamps); c++) {
+    ldp_tensor_fill(ldp_param_grad(pb9), 0.0f);
+    t = ldp_tape_new(TRUE);
+    ldp_tape_backward(t, ldp_op_kl_normal(t, ldp_tape_param(t, pm), ldp_tape_param(t, pb9), clamps[c]));
+    ldp_tape_free(t);
+    g_assert_cmpfloat(fabs(ldp_param_grad(pb9)->data[0] - expm1(19.0)) / expm1(19.0), <, 1e-6);
+  }
+  ldp_tensor_fill(ldp_param_grad(pl), 0.0f);
+  t = ldp_tape_new(TRUE);
+  ldp_tape_backward(t, ldp_op_kl_normal(t, ldp_tape_param(t, pm), ldp_tape_param(t, pl), 40.0f));
+  ldp_tape_free(t);
+  g_assert_cmpfloat(fabs(ldp_param_grad(pl)->data[0] - expm1(22.0)) / expm1(22.0), <, 1e-6);
+  ldp_param_free(pb9);
   ldp_param_free(pl);
   ldp_param_free(pm);
 }

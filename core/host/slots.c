@@ -113,6 +113,10 @@ static const LdpParamSpec train_specs[] = {
     .doc = "link prediction: width of the GCN heads (mu, log sigma)" },
   { .name = "link_dropout", .type = LDP_PARAM_NUMBER, .default_value = "0", .min = 0, .max = 1,
     .flags = LDP_PARAM_MAX_OPEN, .doc = "link prediction: dropout after the encoder's batch norm and ReLU" },
+  /* 40 keeps e^(2 * 40) finite in float32. */
+  { .name = "link_max_logstd", .type = LDP_PARAM_NUMBER, .default_value = "10", .min = 0, .max = 40,
+    .doc = "link prediction (vgae): log sigma is clamped at this value before exponentiating, with no "
+           "gradient above it (PyG's MAX_LOGSTD = 10)" },
 };
 
 static const struct {

@@ -17,9 +17,6 @@
 
 #include "train/train.h"
 
-/* PyG's VGAE clamps log sigma at 10 before exponentiating. */
-#define LINK_MAX_LOGSTD 10.0f
-
 typedef struct {
   LdpParam *gamma, *beta, *w_mu, *b_mu, *w_ls, *b_ls;
   LdpTensor *run_mean, *run_var;
@@ -244,13 +241,13 @@ gboolean ldp_train_link(const LdpTrainConfig *cfg, const LdpLinkConfig *lcfg, co
     if (logstd) {
       for (gsize k = 0; k < ldp_tensor_size(noise); k++)
         noise->data[k] = (float)ldp_rng_normal(rng);
-      z = ldp_op_gaussian_sample(tape, mu, logstd, noise, LINK_MAX_LOGSTD);
+      z = ldp_op_gaussian_sample(tape, mu, logstd, noise, lcfg->max_logstd);
     }
     ldp_edge_sample_non_edges(g, np, rng, na, nb);
     LdpVar *loss = ldp_op_add(tape, ldp_op_bce_logits(tape, ldp_op_pair_dot(tape, z, pa, pb, np), 1.0f),
                               ldp_op_bce_logits(tape, ldp_op_pair_dot(tape, z, na, nb, np), 0.0f));
     if (logstd)
-      loss = ldp_op_add(tape, loss, ldp_op_scale(tape, ldp_op_kl_normal(tape, mu, logstd, LINK_MAX_LOGSTD),
+      loss = ldp_op_add(tape, loss, ldp_op_scale(tape, ldp_op_kl_normal(tape, mu, logstd, lcfg->max_logstd),
                                                  1.0f / (float)n));
     LdpEpochStats st = { .epoch = e, .train_loss = ldp_var_value(loss)->data[0], .train_acc = NAN,
                          .val_acc = NAN, .test_acc = NAN };

@@ -116,6 +116,7 @@ typedef struct {
   guint hidden;      /* the encoder backbone's output width (its out_dim) */
   guint embedding;   /* width of the GCN heads */
   double dropout;    /* after the encoder's batch norm and ReLU */
+  float max_logstd;  /* VGAE: log sigma clamped here (sample and KL), zero gradient above */
 } LdpLinkConfig;
 
 /* Trains the link-prediction model: the encoder @model (a node-level backbone created
