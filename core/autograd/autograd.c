@@ -1956,6 +1956,20 @@ LdpVar *ldp_op_readout(LdpTape *tape, LdpVar *x, const guint *graph_ptr, guint n
 
 /* ---- batch normalisation ---- */
 
+/* A batch-norm node. Its parents are compact: x, then gamma and beta when given; the
+ * backward tells which from the has_gamma/has_beta flags of its saved state. */
+static LdpVar *bn_var_new(LdpTape *tape, LdpTensor *out, LdpVar *x, LdpVar *gamma, LdpVar *beta,
+                          LdpBackwardFn backward)
+{
+  LdpVar *parents[3] = { x, NULL, NULL };
+  guint np = 1;
+  if (gamma)
+    parents[np++] = gamma;
+  if (beta)
+    parents[np++] = beta;
+  return var_new(tape, out, parents, np, backward);
+}
+
 typedef struct {
   gboolean batch_stats;  /* normalised with batch statistics (training) */
   gboolean has_gamma, has_beta;
@@ -2103,16 +2117,9 @@ LdpVar *ldp_op_batch_norm(LdpTape *tape, LdpVar *x, LdpVar *gamma, LdpVar *beta,
   }
   g_free(mean);
 
-  /* Parents are compact: x, then gamma and beta when given (flags in the saved state). */
-  LdpVar *parents[3] = { x, NULL, NULL };
-  guint np = 1;
-  if (gamma)
-    parents[np++] = gamma;
-  if (beta)
-    parents[np++] = beta;
   s->has_gamma = gamma != NULL;
   s->has_beta = beta != NULL;
-  LdpVar *v = var_new(tape, out, parents, np, batch_norm_backward);
+  LdpVar *v = bn_var_new(tape, out, x, gamma, beta, batch_norm_backward);
   var_save(v, s, bn_saved_free);
   return v;
 }
@@ -2354,15 +2361,9 @@ static LdpVar *bn_relu_op(LdpTape *tape, LdpVar *x, const guint *counts, LdpVar 
   }
   g_free(gm);
 
-  LdpVar *parents[3] = { x, NULL, NULL };
-  guint np = 1;
-  if (gamma)
-    parents[np++] = gamma;
-  if (beta)
-    parents[np++] = beta;
   s->has_gamma = gamma != NULL;
   s->has_beta = beta != NULL;
-  LdpVar *v = var_new(tape, out, parents, np, bn_relu_backward);
+  LdpVar *v = bn_var_new(tape, out, x, gamma, beta, bn_relu_backward);
   var_save(v, s, bn_relu_saved_free);
   return v;
 }
