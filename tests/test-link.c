@@ -295,8 +295,8 @@ static void test_values(void)
   g_assert_cmpfloat(ldp_param_grad(pm)->data[0], ==, 1.0f);
 
   /* ... nor from the KL (PyG's clamp has the same zero gradient): a log sigma past the
-   * clamp stays there, which is what collapses the CiteSeer VGAE at small epsilon
-   * (doc/link-prediction.md). Below the clamp, dKL/dl = (e^(2l) - 1) / rows: with
+   * clamp stays there, which is how the CiteSeer VGAE collapsed at small epsilon with
+   * the exact BCE (doc/link-prediction.md). Below the clamp, dKL/dl = (e^(2l) - 1) / rows: with
    * l = 9.5 and one row, e^19 - 1; a higher clamp gives the same entry that gradient. */
   ldp_tensor_fill(ldp_param_grad(pl), 0.0f);
   t = ldp_tape_new(TRUE);
