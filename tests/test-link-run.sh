@@ -14,7 +14,7 @@ check() { # description, then a command
   d="$1"; shift
   if "$@" >"$tmp/check.out" 2>&1; then ok "$d"; else not_ok "$d" "$tmp/check.out"; fi
 }
-echo "1..10"
+echo "1..12"
 
 # 300 nodes, average degree 10: ~1500 undirected edges, ~150 test positives and as
 # many negatives. A scorer that learned nothing has test AUC 1/2 with standard
@@ -68,5 +68,11 @@ check "link_max_logstd 40 changes nothing where log sigma stays below 10" \
   sh -c "'$bin' run '$tmp/link.yaml' --set train.link_max_logstd=40 --out '$tmp/c' >/dev/null 2>&1 &&
          grep -v link_max_logstd '$tmp/a/summary.json' >'$tmp/a.s' && grep -v link_max_logstd '$tmp/c/summary.json' >'$tmp/c.s' &&
          cmp '$tmp/a.s' '$tmp/c.s'"
+check "link_recon pyg (PyG's float32 recon loss): every variant's test AUC above 0.7" \
+  sh -c "'$bin' run '$tmp/link.yaml' --set train.link_recon=pyg --out '$tmp/d' >/dev/null 2>&1 &&
+         awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[\$i] = i; next }
+                  { if (!(\$c[\"test_auc\"] > 0.7)) bad = 1; rows++ } END { exit bad || rows != 6 }' '$tmp/d/seeds.csv'"
+check "an unknown link_recon is refused at validation, naming the choices" \
+  sh -c "! '$bin' validate '$tmp/link.yaml' --set train.link_recon=pygg 2>'$tmp/e4' && grep -q 'pyg' '$tmp/e4'"
 [ "$fails" -eq 0 ] && rm -rf "$tmp"
 [ "$fails" -eq 0 ]

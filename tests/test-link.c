@@ -1,4 +1,4 @@
-/* test-link.c: link prediction. The ops of the VGAE (pair_dot, bce_logits,
+/* test-link.c: link prediction. The ops of the VGAE (pair_dot, bce_logits, bce_prob,
  * gaussian_sample, kl_normal) against central finite differences and hand
  * computations; average precision and ROC-AUC against known rankings; the edge split's
  * properties; the training-negative sampler's uniformity. Training end to end:
@@ -108,6 +108,11 @@ static LdpVar *build_bce(LdpTape *t, LdpVar **in, gpointer d)
   return ldp_op_bce_logits(t, in[0], *(const float *)d);
 }
 
+static LdpVar *build_bce_prob(LdpTape *t, LdpVar **in, gpointer d)
+{
+  return ldp_op_bce_prob(t, in[0], *(const float *)d, 1e-15f);
+}
+
 static LdpVar *build_sample(LdpTape *t, LdpVar **in, gpointer d)
 {
   return ldp_op_gaussian_sample(t, in[0], in[1], d, 10.0f);
@@ -154,6 +159,13 @@ static void test_gradients(void)
     LdpParam *s = param_from("s", 6, 1, sv);
     check_grads("bce_logits", &s, 1, build_bce, (gpointer)&targets[k]);
     ldp_param_free(s);
+    /* |s| <= 3: p in [0.047, 0.953], far from saturation, where the float32 form is
+     * smooth and as accurate as the forward values the tolerance assumes (the label
+     * seeds the weight r of the 1 x 1 output; "bce_prob" alone draws r = -0.008, too
+     * small for the influence guard) */
+    s = param_from("s", 6, 1, sv);
+    check_grads("bce_prob (PyG form)", &s, 1, build_bce_prob, (gpointer)&targets[k]);
+    ldp_param_free(s);
   }
 
   LdpParam *ml[2] = { param_from("mu", 5, 3, mv), param_from("logstd", 5, 3, lv) };
@@ -162,6 +174,59 @@ static void test_gradients(void)
   check_grads("vgae loss", ml, 2, build_vgae_loss, noise);
   ldp_param_free(ml[0]);
   ldp_param_free(ml[1]);
+}
+
+/* ---- bce_prob: PyG's form, hand values and saturation ---- */
+
+/* Loss and d loss / d s of bce_prob on one score. */
+static void bce_prob_at(float score, float target, double *loss, double *grad)
+{
+  LdpParam *p = param_from("s", 1, 1, &score);
+  ldp_tensor_fill(ldp_param_grad(p), 0.0f);
+  LdpTape *t = ldp_tape_new(TRUE);
+  LdpVar *l = ldp_op_bce_prob(t, ldp_tape_param(t, p), target, 1e-15f);
+  *loss = ldp_var_value(l)->data[0];
+  ldp_tape_backward(t, l);
+  *grad = ldp_param_grad(p)->data[0];
+  ldp_tape_free(t);
+  ldp_param_free(p);
+}
+
+static void test_bce_prob(void)
+{
+  double loss, grad;
+  /* Away from saturation it is BCE: target 1 on s = 2: log(1 + e^-2) = 0.126928011,
+   * gradient sigmoid(2) - 1 = -0.119202922; target 0 on s = -1: log(1 + e^-1) =
+   * 0.313261687, gradient sigmoid(-1) = 0.268941421 (float32: ~1e-7 relative). */
+  bce_prob_at(2.0f, 1.0f, &loss, &grad);
+  g_assert_cmpfloat_with_epsilon(loss, 0.126928011, 1e-6);
+  g_assert_cmpfloat_with_epsilon(grad, -0.119202922, 1e-6);
+  bce_prob_at(-1.0f, 0.0f, &loss, &grad);
+  g_assert_cmpfloat_with_epsilon(loss, 0.313261687, 1e-6);
+  g_assert_cmpfloat_with_epsilon(grad, 0.268941421, 1e-6);
+
+  /* A non-edge scored 20: sigmoid(20) = 1 - 2.1e-9 rounds to 1 in float32 (spacing
+   * 6e-8 below 1), so the loss is -log(1e-15) = 34.5387764 and the gradient exactly 0;
+   * bce_logits charges 20 with gradient sigmoid(20) ~ 1. */
+  bce_prob_at(20.0f, 0.0f, &loss, &grad);
+  g_assert_cmpfloat_with_epsilon(loss, 34.5387764, 1e-4);
+  g_assert_cmpfloat(grad, ==, 0.0);
+  /* An edge scored -40: p = e^-40 = 4.25e-18, loss -log(p + 1e-15) = 34.5345, gradient
+   * -p (1 - p) / (p + 1e-15) = -4.23e-3 (bce_logits: -1); at -100 the gradient is
+   * below 1e-28, with the loss still capped at -log(1e-15). */
+  bce_prob_at(-40.0f, 1.0f, &loss, &grad);
+  g_assert_cmpfloat_with_epsilon(loss, 34.53454, 1e-3);
+  g_assert_cmpfloat_with_epsilon(grad, -4.2304e-3, 1e-5);
+  bce_prob_at(-100.0f, 1.0f, &loss, &grad);
+  g_assert_cmpfloat(loss, <=, 34.5387764 + 1e-4);
+  g_assert_cmpfloat(fabs(grad), <, 1e-28);
+  /* The mean over several pairs: target 1 on [2, -1] as for bce_logits, 0.720094849. */
+  const float s2[] = { 2, -1 };
+  g_autoptr(LdpTensor) a2 = ldp_tensor_new_from_data(2, 1, s2);
+  LdpTape *t = ldp_tape_new(FALSE);
+  g_assert_cmpfloat_with_epsilon(ldp_var_value(ldp_op_bce_prob(t, ldp_tape_constant(t, a2), 1, 1e-15f))->data[0],
+                                 0.720094849, 1e-6);
+  ldp_tape_free(t);
 }
 
 /* ---- ops: values against hand computations ---- */
@@ -230,8 +295,8 @@ static void test_values(void)
   g_assert_cmpfloat(ldp_param_grad(pm)->data[0], ==, 1.0f);
 
   /* ... nor from the KL (PyG's clamp has the same zero gradient): a log sigma past the
-   * clamp stays there, which is what collapses the CiteSeer VGAE at small epsilon
-   * (doc/link-prediction.md). Below the clamp, dKL/dl = (e^(2l) - 1) / rows: with
+   * clamp stays there, which is how the CiteSeer VGAE collapsed at small epsilon with
+   * the exact BCE (doc/link-prediction.md). Below the clamp, dKL/dl = (e^(2l) - 1) / rows: with
    * l = 9.5 and one row, e^19 - 1; a higher clamp gives the same entry that gradient. */
   ldp_tensor_fill(ldp_param_grad(pl), 0.0f);
   t = ldp_tape_new(TRUE);
@@ -460,6 +525,7 @@ int main(int argc, char **argv)
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/link/gradients", test_gradients);
   g_test_add_func("/link/values", test_values);
+  g_test_add_func("/link/bce-prob", test_bce_prob);
   g_test_add_func("/link/auc-ap", test_auc_ap);
   g_test_add_func("/link/edge-split", test_edge_split);
   g_test_add_func("/link/negative-sampler", test_negative_sampler);

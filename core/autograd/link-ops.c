@@ -1,6 +1,6 @@
 /* link-ops.c: autograd ops of link prediction (autograd.h, "link-prediction ops"):
- * the inner-product decoder on sampled node pairs, binary cross-entropy on logits,
- * and the VGAE's reparameterised sample and KL term. Each is a custom op
+ * the inner-product decoder on sampled node pairs, binary cross-entropy on logits
+ * (exact) or on eps-shifted probabilities (PyTorch Geometric's form), and the VGAE's reparameterised sample and KL term. Each is a custom op
  * (ldp_tape_custom_op) with a hand-written backward; none is memoised (the sample
  * depends on its noise, the others are cheap and recorded once per tape).
  *
@@ -105,6 +105,61 @@ LdpVar *ldp_op_bce_logits(LdpTape *tape, LdpVar *scores, float target)
   float *state = g_new(float, 1);
   *state = target;
   return ldp_tape_custom_op(tape, "bce_logits", &scores, 1, out, bce_backward, state, g_free);
+}
+
+/* ---- bce_prob: PyTorch Geometric's reconstruction loss, in float32 ----
+ * mean of -[t log(p + eps) + (1 - t) log(1 - p + eps)] with p = sigmoid(s) rounded to
+ * float, every step in float as torch computes it. A pair whose probability saturates
+ * on the wrong side (p rounds to 1 for a non-edge, or p << eps for an edge) costs at
+ * most -log eps and passes no gradient back, unlike bce_logits, whose gradient stays
+ * 1 per pair however large the logit. */
+
+typedef struct {
+  float target, eps;
+} BceProbState;
+
+static void bce_prob_backward(gpointer state, LdpVar *const *inputs, guint n_inputs, const LdpTensor *out_value,
+                              const LdpTensor *out_grad, LdpTensor *const *in_grads)
+{
+  (void)n_inputs;
+  (void)out_value;
+  const BceProbState *st = state;
+  const float t = st->target, eps = st->eps;
+  const LdpTensor *s = ldp_var_value(inputs[0]);
+  const gsize n = ldp_tensor_size(s);
+  const float g = out_grad->data[0] / (float)n;
+  for (gsize k = 0; k < n; k++) {
+    const float p = (float)sigmoid(s->data[k]);
+    /* dL/dp, then sigmoid's backward p (1 - p) from the rounded p: 0 once p is 0 or 1 */
+    const float dp = -t / (p + eps) + (1.0f - t) / ((1.0f - p) + eps);
+    in_grads[0]->data[k] += g * dp * (p * (1.0f - p));
+  }
+}
+
+LdpVar *ldp_op_bce_prob(LdpTape *tape, LdpVar *scores, float target, float eps)
+{
+  g_return_val_if_fail(tape != NULL && ldp_var_is_dense_on(scores, tape), NULL);
+  g_return_val_if_fail(target >= 0.0f && target <= 1.0f, NULL);
+  g_return_val_if_fail(eps > 0.0f, NULL);
+  const LdpTensor *s = ldp_var_value(scores);
+  const gsize n = ldp_tensor_size(s);
+  g_return_val_if_fail(n > 0, NULL);
+  double sum = 0.0;
+  for (gsize k = 0; k < n; k++) {
+    const float p = (float)sigmoid(s->data[k]);
+    float term = 0.0f;
+    if (target > 0.0f)
+      term -= target * logf(p + eps);
+    if (target < 1.0f)
+      term -= (1.0f - target) * logf((1.0f - p) + eps);
+    sum += term;
+  }
+  LdpTensor *out = ldp_tensor_new_uninit(1, 1);
+  out->data[0] = (float)(sum / (double)n);
+  BceProbState *st = g_new(BceProbState, 1);
+  st->target = target;
+  st->eps = eps;
+  return ldp_tape_custom_op(tape, "bce_prob", &scores, 1, out, bce_prob_backward, st, g_free);
 }
 
 /* ---- gaussian_sample: z = mu + noise * exp(min(logstd, max)) ---- */

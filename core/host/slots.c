@@ -13,6 +13,7 @@ static const char *const normalize_choices[] = { "none", "minmax", "minmax_keep"
 static const char *const node_features_choices[] = { "given", "constant", "degree", NULL };
 static const char *const split_kind_choices[] = { "random", "stratified", "standard", "edges", NULL };
 static const char *const link_model_choices[] = { "vgae", "gae", NULL };
+static const char *const link_recon_choices[] = { "logits", "pyg", NULL };
 static const char *const optimizer_choices[] = { "adam", "sgd", NULL };
 static const char *const selection_choices[] = { "best_val_loss", "last", "best_val_loss_newer", NULL };
 static const char *const lr_schedule_choices[] = { "constant", "step", NULL };
@@ -117,6 +118,9 @@ static const LdpParamSpec train_specs[] = {
   { .name = "link_max_logstd", .type = LDP_PARAM_NUMBER, .default_value = "10", .min = 0, .max = 40,
     .doc = "link prediction (vgae): log sigma is clamped at this value before exponentiating, with no "
            "gradient above it (PyG's MAX_LOGSTD = 10)" },
+  { .name = "link_recon", .type = LDP_PARAM_ENUM, .default_value = "logits", .choices = link_recon_choices,
+    .doc = "link prediction: reconstruction loss, exact BCE on logits (logits) or PyTorch Geometric's "
+           "-log(sigmoid + 1e-15) in float32 (pyg), where saturated pairs pass no gradient" },
 };
 
 static const struct {

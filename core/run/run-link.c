@@ -72,6 +72,7 @@ gboolean ldp_run_link_seed(const LdpRunSpec *spec, const LdpDataset *base, guint
     .embedding = (guint)ldp_params_get_int(spec->train, "link_embedding"),
     .dropout = ldp_params_get_number(spec->train, "link_dropout"),
     .max_logstd = (float)ldp_params_get_number(spec->train, "link_max_logstd"),
+    .recon_pyg = g_strcmp0(ldp_params_get_string(spec->train, "link_recon"), "pyg") == 0,
   };
   LdpRng init_rng, train_rng;
   ldp_rng_init(&init_rng, ldp_rng_derive_key(key, LDP_STREAM_INIT));

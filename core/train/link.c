@@ -6,7 +6,7 @@
  * batch: one reparameterised sample z = mu + eps * sigma per epoch (eps from the run's
  * training stream), the inner-product decoder on the training positives and as many
  * sampled non-edges, loss = BCE(pos) + BCE(neg) + KL / n (PyG's VGAE recon_loss and
- * kl_loss). Evaluation uses z = mu and batch norm's running statistics. See
+ * kl_loss; train.link_recon picks exact BCE on logits or PyG's float32 form). Evaluation uses z = mu and batch norm's running statistics. See
  * doc/link-prediction.md. */
 #include "config.h"
 
@@ -144,9 +144,21 @@ typedef struct {
   double auc, ap, loss;
 } PairScores;
 
+/* PyG's epsilon inside the logarithms (torch_geometric.nn.models.autoencoder.EPS) */
+#define PYG_RECON_EPS 1e-15f
+
+/* Reconstruction loss on the scores of positives @sp and negatives @sn. */
+static LdpVar *recon_loss(LdpTape *tape, const LdpLinkConfig *lcfg, LdpVar *sp, LdpVar *sn)
+{
+  if (lcfg->recon_pyg)
+    return ldp_op_add(tape, ldp_op_bce_prob(tape, sp, 1.0f, PYG_RECON_EPS),
+                      ldp_op_bce_prob(tape, sn, 0.0f, PYG_RECON_EPS));
+  return ldp_op_add(tape, ldp_op_bce_logits(tape, sp, 1.0f), ldp_op_bce_logits(tape, sn, 0.0f));
+}
+
 /* AUC, AP and reconstruction loss of fixed embeddings @z on positives and negatives. */
-static PairScores score_pairs(const LdpTensor *z, const guint *pa, const guint *pb, guint np, const guint *na,
-                              const guint *nb, guint nn)
+static PairScores score_pairs(const LdpLinkConfig *lcfg, const LdpTensor *z, const guint *pa, const guint *pb,
+                              guint np, const guint *na, const guint *nb, guint nn)
 {
   PairScores out = { NAN, NAN, NAN };
   if (np == 0 || nn == 0)
@@ -154,8 +166,7 @@ static PairScores score_pairs(const LdpTensor *z, const guint *pa, const guint *
   LdpTape *tape = ldp_tape_new(FALSE);
   LdpVar *zv = ldp_tape_constant(tape, z);
   LdpVar *sp = ldp_op_pair_dot(tape, zv, pa, pb, np), *sn = ldp_op_pair_dot(tape, zv, na, nb, nn);
-  out.loss = ldp_var_value(ldp_op_bce_logits(tape, sp, 1.0f))->data[0] +
-             ldp_var_value(ldp_op_bce_logits(tape, sn, 0.0f))->data[0];
+  out.loss = ldp_var_value(recon_loss(tape, lcfg, sp, sn))->data[0];
   g_autofree float *s = g_new(float, np + nn);
   g_autofree gboolean *pos = g_new(gboolean, np + nn);
   memcpy(s, ldp_var_value(sp)->data, np * sizeof(float));
@@ -244,8 +255,8 @@ gboolean ldp_train_link(const LdpTrainConfig *cfg, const LdpLinkConfig *lcfg, co
       z = ldp_op_gaussian_sample(tape, mu, logstd, noise, lcfg->max_logstd);
     }
     ldp_edge_sample_non_edges(g, np, rng, na, nb);
-    LdpVar *loss = ldp_op_add(tape, ldp_op_bce_logits(tape, ldp_op_pair_dot(tape, z, pa, pb, np), 1.0f),
-                              ldp_op_bce_logits(tape, ldp_op_pair_dot(tape, z, na, nb, np), 0.0f));
+    LdpVar *loss =
+        recon_loss(tape, lcfg, ldp_op_pair_dot(tape, z, pa, pb, np), ldp_op_pair_dot(tape, z, na, nb, np));
     if (logstd)
       loss = ldp_op_add(tape, loss, ldp_op_scale(tape, ldp_op_kl_normal(tape, mu, logstd, lcfg->max_logstd),
                                                  1.0f / (float)n));
@@ -266,8 +277,8 @@ gboolean ldp_train_link(const LdpTrainConfig *cfg, const LdpLinkConfig *lcfg, co
       ok = FALSE;
       break;
     }
-    PairScores vs = score_pairs(ldp_var_value(mu), va, vb, nv, vna, vnb, nvn);
-    PairScores ts = score_pairs(ldp_var_value(mu), ta, tb, nt, tna, tnb, ntn);
+    PairScores vs = score_pairs(lcfg, ldp_var_value(mu), va, vb, nv, vna, vnb, nvn);
+    PairScores ts = score_pairs(lcfg, ldp_var_value(mu), ta, tb, nt, tna, tnb, ntn);
     ldp_tape_free(tape);
     st.val_loss = vs.loss;
     st.test_loss = ts.loss;

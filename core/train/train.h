@@ -117,6 +117,7 @@ typedef struct {
   guint embedding;   /* width of the GCN heads */
   double dropout;    /* after the encoder's batch norm and ReLU */
   float max_logstd;  /* VGAE: log sigma clamped here (sample and KL), zero gradient above */
+  gboolean recon_pyg; /* reconstruction as PyG computes it (ldp_op_bce_prob), else bce_logits */
 } LdpLinkConfig;
 
 /* Trains the link-prediction model: the encoder @model (a node-level backbone created

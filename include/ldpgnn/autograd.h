@@ -263,6 +263,11 @@ LDP_API LdpVar *ldp_op_pair_dot(LdpTape *tape, LdpVar *z, const guint *a, const 
  * (1 x 1): mean of -[t log sigmoid(s) + (1 - t) log(1 - sigmoid(s))], computed with
  * softplus so large |s| neither overflows nor loses the loss. */
 LDP_API LdpVar *ldp_op_bce_logits(LdpTape *tape, LdpVar *scores, float target);
+/* The reconstruction loss as PyTorch Geometric's GAE computes it (1 x 1): mean of
+ * -[t log(p + eps) + (1 - t) log(1 - p + eps)], p = sigmoid(s), in float32 (PyG: eps
+ * = 1e-15). Each term is at most -log eps; a pair whose p saturates (rounds to 0 or 1)
+ * has zero gradient, so runaway scores stop driving the encoder. */
+LDP_API LdpVar *ldp_op_bce_prob(LdpTape *tape, LdpVar *scores, float target, float eps);
 /* Reparameterised Gaussian sample z = mu + noise * exp(min(logstd, max_logstd)) (the
  * VGAE's clamp, PyG uses 10). @noise (same shape, standard normal draws of the caller's
  * stream) is copied. Gradients flow to @mu and @logstd (0 where logstd is clamped). */
