@@ -15,7 +15,7 @@ check() { # description, then a command
   d="$1"; shift
   if "$@" >"$tmp/check.out" 2>&1; then ok "$d"; else not_ok "$d" "$tmp/check.out"; fi
 }
-echo "1..26"
+echo "1..28"
 
 # Two methods x three epsilons; the non-private row has no mechanism, so its numbers
 # repeat in every column (same seeds, same data).
@@ -65,6 +65,15 @@ check "report mean equals the cell's summary.json mean" \
   sh -c "m=\$(grep '^lpgnn,1,' '$tmp/a/report-test_accuracy.csv' | cut -d, -f5); s=\$(grep -A2 '\"test_accuracy\"' '$tmp/a/001-epsilon=1/summary.json' | sed -n 's/.*\"mean\" : \\([0-9.e-]*\\).*/\\1/p' | sed -n 2p); awk -v a=\"\$m\" -v b=\"\$s\" 'BEGIN { d = a - b; exit !(d < 1e-9 && d > -1e-9) }'"
 check "report with rows and columns swapped" \
   sh -c "cp -r '$tmp/a' '$tmp/a2' && '$bin' report '$tmp/a2' --rows epsilon --cols method --metric test_f1_macro >'$tmp/r.out' 2>&1 && grep -q '^| epsilon \\\\ method | nonpriv | lpgnn |' '$tmp/r.out' && test -s '$tmp/a2/report-test_f1_macro.csv'"
+# Model selection on the grid: per row, the column with the highest mean validation
+# accuracy (recomputed here from report-val_accuracy.csv), reported with test accuracy.
+check "report --select-by picks, per method, the epsilon of the highest mean val_accuracy" \
+  sh -c "cp -r '$tmp/a' '$tmp/a3' && '$bin' report '$tmp/a3' --metric test_accuracy --select-by val_accuracy >'$tmp/s.out' 2>&1 &&
+         best=\$(awk -F, '\$1 == \"lpgnn\" && (b == \"\" || \$5 > m) { m = \$5; b = \$2 } END { print b }' '$tmp/a3/report-val_accuracy.csv') &&
+         test -n \"\$best\" && grep -q \"^| lpgnn[ *]* | \$best | \" '$tmp/a3/report-test_accuracy-by-val_accuracy.md' &&
+         grep -q '^| method | selected epsilon | val_accuracy | test_accuracy |' '$tmp/s.out'"
+check "report --select-by without --metric is refused (exit 2)" \
+  sh -c "'$bin' report '$tmp/a' --select-by val_accuracy >/dev/null 2>'$tmp/s2.err'; test \$? -eq 2 && grep -q 'needs --metric' '$tmp/s2.err'"
 check "report names the choices for an unknown --rows" \
   sh -c "'$bin' report '$tmp/a' --rows lr >'$tmp/u.out' 2>&1; test \$? -eq 1 && grep -q \"unknown --rows 'lr'; expected 'method' or an axis of the sweep: epsilon\" '$tmp/u.out'"
 
