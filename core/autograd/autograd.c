@@ -527,6 +527,28 @@ LdpVar *ldp_tape_memo_put(LdpTape *tape, guint32 op, guint32 arg, float scalar, 
 #define CHECK_VAR(tape, v, ret) \
   g_return_val_if_fail((v) != NULL && (v)->tape == (tape) && (v)->sparse == NULL && (v)->linear == NULL, ret)
 
+/* The argument checks shared by the batch-norm ops: optional 1 x C affine parameters on
+ * @tape, running statistics both or neither and 1 x C, eps > 0, momentum in [0, 1]. */
+static gboolean bn_params_ok(LdpTape *tape, guint C, LdpVar *gamma, LdpVar *beta, const LdpTensor *running_mean,
+                             const LdpTensor *running_var, float eps, float momentum)
+{
+  if (gamma) {
+    CHECK_VAR(tape, gamma, FALSE);
+    g_return_val_if_fail(gamma->value->rows == 1 && gamma->value->cols == C, FALSE);
+  }
+  if (beta) {
+    CHECK_VAR(tape, beta, FALSE);
+    g_return_val_if_fail(beta->value->rows == 1 && beta->value->cols == C, FALSE);
+  }
+  g_return_val_if_fail((running_mean == NULL) == (running_var == NULL), FALSE);
+  if (running_mean)
+    g_return_val_if_fail(running_mean->rows == 1 && running_mean->cols == C && running_var->rows == 1 &&
+                           running_var->cols == C,
+                         FALSE);
+  g_return_val_if_fail(eps > 0.0f && momentum >= 0.0f && momentum <= 1.0f, FALSE);
+  return TRUE;
+}
+
 static inline gboolean same_shape(const LdpVar *a, const LdpVar *b)
 {
   return a->value->rows == b->value->rows && a->value->cols == b->value->cols;
@@ -2079,20 +2101,8 @@ LdpVar *ldp_op_batch_norm(LdpTape *tape, LdpVar *x, LdpVar *gamma, LdpVar *beta,
   CHECK_VAR(tape, x, NULL);
   const LdpTensor *X = x->value;
   const guint n = X->rows, C = X->cols;
-  if (gamma) {
-    CHECK_VAR(tape, gamma, NULL);
-    g_return_val_if_fail(gamma->value->rows == 1 && gamma->value->cols == C, NULL);
-  }
-  if (beta) {
-    CHECK_VAR(tape, beta, NULL);
-    g_return_val_if_fail(beta->value->rows == 1 && beta->value->cols == C, NULL);
-  }
-  g_return_val_if_fail((running_mean == NULL) == (running_var == NULL), NULL);
-  if (running_mean)
-    g_return_val_if_fail(running_mean->rows == 1 && running_mean->cols == C &&
-                           running_var->rows == 1 && running_var->cols == C,
-                         NULL);
-  g_return_val_if_fail(eps > 0.0f && momentum >= 0.0f && momentum <= 1.0f, NULL);
+  if (!bn_params_ok(tape, C, gamma, beta, running_mean, running_var, eps, momentum))
+    return NULL;
   const gboolean batch = tape->training || running_mean == NULL;
   /* As in PyTorch, batch statistics need two rows (the unbiased variance divides by n-1). */
   g_return_val_if_fail(!batch || n > 1, NULL);
@@ -2311,20 +2321,8 @@ static LdpVar *bn_relu_op(LdpTape *tape, LdpVar *x, const guint *counts, LdpVar 
       total += counts[i];
     }
   }
-  if (gamma) {
-    CHECK_VAR(tape, gamma, NULL);
-    g_return_val_if_fail(gamma->value->rows == 1 && gamma->value->cols == C, NULL);
-  }
-  if (beta) {
-    CHECK_VAR(tape, beta, NULL);
-    g_return_val_if_fail(beta->value->rows == 1 && beta->value->cols == C, NULL);
-  }
-  g_return_val_if_fail((running_mean == NULL) == (running_var == NULL), NULL);
-  if (running_mean)
-    g_return_val_if_fail(running_mean->rows == 1 && running_mean->cols == C && running_var->rows == 1 &&
-                           running_var->cols == C,
-                         NULL);
-  g_return_val_if_fail(eps > 0.0f && momentum >= 0.0f && momentum <= 1.0f, NULL);
+  if (!bn_params_ok(tape, C, gamma, beta, running_mean, running_var, eps, momentum))
+    return NULL;
   const gboolean batch = tape->training || running_mean == NULL;
   g_return_val_if_fail(!batch || total > 1, NULL);
 
