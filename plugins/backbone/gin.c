@@ -24,6 +24,7 @@
  * per-layer predictions are applied before aggregating/pooling (both are linear), so
  * a sparse input is only ever the left operand of a matmul. */
 #include "common.h"
+#include "gin-classes.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -182,73 +183,76 @@ static LdpVar *gin_predict(Gin *m, LdpTape *tape, const LdpBatch *batch, guint l
   return ldp_op_dropout(tape, p, m->final_dropout, rng);
 }
 
-/* Layer 1 on a one-column input that needs no gradient (the constant features of GIN
- * and DPRR: x = 1, so s = (A + I) x = deg + 1): every row of the layer up to h^1 is a
- * function of s_i alone, the batch norm statistics aside, so nodes with equal s have
- * equal rows. The layer runs on the K distinct values of s (a few hundred for the
- * ~14 000 nodes of a REDDIT-BINARY batch) with batch norm over the groups'
- * multiplicities, and h^1 is gathered back per node; so is h^1 W of the next layer.
- * The same algebra: only float rounding differs ((deg + 1) w instead of w summed
- * deg + 1 times; grouped sums). */
-typedef struct {
-  guint *idx;     /* n: node -> group */
-  guint *counts;  /* k: nodes per group */
-  guint n, k;
-} GinGroups;
+/* ---- layers on classes of nodes (gin-classes.h) ----
+ * With a constant input (x needs no gradient), sum aggregation, ReLU and no per-node
+ * randomness between layers, nodes that colour refinement cannot tell apart have equal
+ * rows of every h^t, so layer t runs on one row per class of level t: the same algebra,
+ * float rounding aside (tests/test-backbones.c, /backbones/gin/classes-*). On
+ * REDDIT-BINARY a batch of ~14 000 nodes has about 0.4 %, 14 %, 33 % and 38 % as many
+ * classes as nodes at levels 1-4. A level with more than this fraction of the nodes is
+ * not used: the layers from there on run per node. */
+#define GIN_CLASS_MAX_FRACTION 0.75
 
-static void gin_groups_free(gpointer data)
+static void gin_classes_destroy(gpointer data)
 {
-  GinGroups *g = data;
-  g_free(g->idx);
-  g_free(g->counts);
-  g_free(g);
+  gin_classes_free(data);
 }
 
-/* Float bits mapped to an unsigned key in the order of the values (for sorting). */
-static guint32 gin_float_key(float v)
+/* The batch's classes, owned by @tape; *input = the level-0 rows as a constant of the
+ * tape. NULL when not even level 0 pays. */
+static GinClasses *gin_classes_on_tape(Gin *m, LdpTape *tape, const LdpBatch *batch, LdpGraph *sum, LdpVar *x,
+                                       guint levels, LdpVar **input)
 {
-  guint32 b;
-  memcpy(&b, &v, sizeof b);
-  return (b & 0x80000000u) ? ~b : b | 0x80000000u;
-}
-
-static int gin_cmp_u64(const void *a, const void *b)
-{
-  const guint64 x = *(const guint64 *)a, y = *(const guint64 *)b;
-  return x < y ? -1 : x > y;
-}
-
-/* The distinct values of @s (n x 1, equal bits = one group, ascending) as a K x 1
- * constant of @tape, which also owns the grouping (*groups, valid for the tape's life). */
-static LdpVar *gin_group_rows(LdpTape *tape, LdpVar *s, GinGroups **groups)
-{
-  const LdpTensor *sv = ldp_var_value(s);
-  const guint n = sv->rows;
-  /* key << 32 | row: one sort orders by value, ties by row. */
-  guint64 *order = g_new(guint64, MAX(n, 1u));
-  for (guint i = 0; i < n; i++)
-    order[i] = (guint64)gin_float_key(sv->data[i]) << 32 | i;
-  qsort(order, n, sizeof *order, gin_cmp_u64);
-  GinGroups *g = g_new0(GinGroups, 1);
-  g->n = n;
-  g->idx = g_new(guint, MAX(n, 1u));
-  g->counts = g_new(guint, MAX(n, 1u));
-  float *vals = g_new(float, MAX(n, 1u));
-  for (guint r = 0; r < n; r++) {
-    const guint i = (guint)(order[r] & 0xffffffffu);
-    if (r == 0 || (order[r] >> 32) != (order[r - 1] >> 32)) {
-      vals[g->k] = sv->data[i];
-      g->counts[g->k++] = 0;
-    }
-    g->idx[i] = g->k - 1;
-    g->counts[g->k - 1]++;
+  const gboolean graph = m->level == LDP_TASK_GRAPH;
+  GinClasses *cl = gin_classes_new(ldp_graph_csr(sum), ldp_var_value(x), levels, GIN_CLASS_MAX_FRACTION,
+                                   graph ? batch->graph_ptr : NULL, graph ? batch->n_graphs : 0,
+                                   m->readout == LDP_READOUT_MEAN);
+  if (cl->levels == 0) {
+    gin_classes_free(cl);
+    return NULL;
   }
-  LdpTensor *t = ldp_tensor_new_uninit(g->k, 1);
-  memcpy(t->data, vals, sizeof(float) * g->k);
-  g_free(vals);
-  g_free(order);
-  *groups = g;
-  return ldp_tape_custom_op(tape, "gin.groups", NULL, 0, t, NULL, g, gin_groups_free);
+  /* The tape owns cl through this constant (the level-0 input rows). */
+  *input = ldp_tape_custom_op(tape, "gin.classes", NULL, 0, ldp_tensor_copy(cl->input), NULL, cl,
+                              gin_classes_destroy);
+  return cl;
+}
+
+/* One GIN layer on the classes of level @t from h^{t-1} on those of level t - 1. */
+static LdpVar *gin_layer_classes(Gin *m, LdpTape *tape, GinLayer *c, const GinLevel *lt, LdpVar *h)
+{
+  LdpVar *step = ldp_tape_sparse_constant(tape, lt->step);
+  LdpVar *w1 = ldp_tape_param(tape, c->lin1.weight), *u;
+  /* Linear_1(step h): the narrower of h and h W_1 meets the sparse step. */
+  if (ldp_var_cols(h) < m->common.hidden)
+    u = ldp_op_matmul(tape, ldp_op_matmul(tape, step, h), w1);
+  else
+    u = ldp_op_matmul(tape, step, ldp_op_matmul(tape, h, w1));
+  u = ldp_op_bias_add(tape, u, ldp_tape_param(tape, c->lin1.bias));
+  u = ldp_op_batch_norm_relu_grouped(tape, u, lt->counts, ldp_tape_param(tape, c->bn_mlp.gamma),
+                                     ldp_tape_param(tape, c->bn_mlp.beta), c->bn_mlp.running_mean,
+                                     c->bn_mlp.running_var, GIN_BN_MOMENTUM, GIN_BN_EPS);
+  u = backbone_linear_apply(&c->lin2, tape, u);
+  return ldp_op_batch_norm_relu_grouped(tape, u, lt->counts, ldp_tape_param(tape, c->bn_out.gamma),
+                                        ldp_tape_param(tape, c->bn_out.beta), c->bn_out.running_mean,
+                                        c->bn_out.running_var, GIN_BN_MOMENTUM, GIN_BN_EPS);
+}
+
+/* gin_predict for h on the classes of level @lt: pooled through lt->pool (graph level)
+ * or gathered back to the nodes (node level). */
+static LdpVar *gin_predict_classes(Gin *m, LdpTape *tape, guint l, const GinLevel *lt, guint n, LdpVar *h,
+                                   LdpRng *rng)
+{
+  const BackboneLinear *pred = &m->preds[l];
+  LdpVar *w = ldp_tape_param(tape, pred->weight), *p;
+  if (m->level == LDP_TASK_GRAPH) {
+    LdpVar *pool = ldp_tape_sparse_constant(tape, lt->pool);
+    p = ldp_var_cols(h) > m->out_dim ? ldp_op_matmul(tape, ldp_op_matmul(tape, pool, h), w)
+                                     : ldp_op_matmul(tape, pool, ldp_op_matmul(tape, h, w));
+  } else {
+    p = ldp_op_gather_rows(tape, ldp_op_matmul(tape, h, w), lt->of_node, n);
+  }
+  p = ldp_op_bias_add(tape, p, ldp_tape_param(tape, pred->bias));
+  return ldp_op_dropout(tape, p, m->final_dropout, rng);
 }
 
 static LdpVar *gin_forward(gpointer inst, LdpTape *tape, const LdpBatch *batch, LdpVar *x, LdpVar *edge_w,
@@ -259,34 +263,36 @@ static LdpVar *gin_forward(gpointer inst, LdpTape *tape, const LdpBatch *batch, 
                               error))
     return NULL;
   LdpGraph *sum = ldp_graph_normalized(batch->graph, LDP_NORM_SUM);
+  const guint n = ldp_var_rows(x);
+  /* Dropout between layers draws per node: then only layer 1 runs on classes. */
+  const gboolean node_dropout = m->common.dropout > 0 && ldp_tape_training(tape);
+  GinClasses *cl = NULL;
+  LdpVar *hc = NULL; /* h on the classes of level `at`, while the layers run on classes */
+  guint at = 0;
+  if (edge_w == NULL && m->common.activation == BACKBONE_ACT_RELU && ldp_var_is_dense(x) &&
+      !ldp_var_requires_grad(x) && n > 1)
+    cl = gin_classes_on_tape(m, tape, batch, sum, x, node_dropout ? 2 : m->common.layers, &hc);
   LdpVar *h = x;
-  LdpVar *score = gin_predict(m, tape, batch, 0, h, rng);
-  /* h^1 per group when layer 1 ran grouped and no dropout separates h^1's rows. */
-  GinGroups *groups = NULL;
-  LdpVar *h_grouped = NULL;
-  const gboolean grouped = m->in_dim == 1 && edge_w == NULL && m->common.activation == BACKBONE_ACT_RELU &&
-                           ldp_var_is_dense(x) && !ldp_var_requires_grad(x) && ldp_var_rows(x) > 1;
+  LdpVar *score = hc ? gin_predict_classes(m, tape, 0, &cl->level[0], n, hc, rng)
+                     : gin_predict(m, tape, batch, 0, x, rng);
   for (guint l = 1; l < m->common.layers; l++) {
     GinLayer *c = &m->convs[l - 1];
-    LdpVar *w1 = ldp_tape_param(tape, c->lin1.weight), *b1 = ldp_tape_param(tape, c->lin1.bias), *u;
-    if (l == 1 && grouped) {
-      LdpVar *s = gin_group_rows(tape, ldp_op_propagate_self(tape, sum, x, NULL), &groups);
-      u = ldp_op_bias_add(tape, ldp_op_matmul(tape, s, w1), b1);
-      u = ldp_op_batch_norm_relu_grouped(tape, u, groups->counts, ldp_tape_param(tape, c->bn_mlp.gamma),
-                                         ldp_tape_param(tape, c->bn_mlp.beta), c->bn_mlp.running_mean,
-                                         c->bn_mlp.running_var, GIN_BN_MOMENTUM, GIN_BN_EPS);
-      u = backbone_linear_apply(&c->lin2, tape, u);
-      h_grouped = ldp_op_batch_norm_relu_grouped(tape, u, groups->counts, ldp_tape_param(tape, c->bn_out.gamma),
-                                                 ldp_tape_param(tape, c->bn_out.beta), c->bn_out.running_mean,
-                                                 c->bn_out.running_var, GIN_BN_MOMENTUM, GIN_BN_EPS);
-      h = ldp_op_gather_rows(tape, h_grouped, groups->idx, groups->n);
-      if (m->common.dropout > 0 && ldp_tape_training(tape))
-        h_grouped = NULL;
+    if (hc && l < cl->levels) {
+      hc = gin_layer_classes(m, tape, c, &cl->level[l], hc);
+      at = l;
+      if (!node_dropout) {
+        score = ldp_op_add(tape, score, gin_predict_classes(m, tape, l, &cl->level[l], n, hc, rng));
+        continue;
+      }
+      h = ldp_op_gather_rows(tape, hc, cl->level[l].of_node, n);
+      hc = NULL;
     } else {
-      /* Linear_1((A + I) h) = (A + I)(h W_1) + b_1 */
-      LdpVar *hw = h_grouped ? ldp_op_gather_rows(tape, ldp_op_matmul(tape, h_grouped, w1), groups->idx, groups->n)
-                             : ldp_op_matmul(tape, h, w1);
-      h_grouped = NULL;
+      LdpVar *w1 = ldp_tape_param(tape, c->lin1.weight), *b1 = ldp_tape_param(tape, c->lin1.bias), *u;
+      /* Linear_1((A + I) h) = (A + I)(h W_1) + b_1; leaving the classes, h W_1 is
+       * computed per class and gathered. */
+      LdpVar *hw = hc ? ldp_op_gather_rows(tape, ldp_op_matmul(tape, hc, w1), cl->level[at].of_node, n)
+                      : ldp_op_matmul(tape, h, w1);
+      hc = NULL;
       if (edge_w)
         u = ldp_op_bias_add(tape, ldp_op_add(tape, ldp_op_propagate(tape, sum, edge_w, hw), hw), b1);
       else
