@@ -1040,23 +1040,19 @@ static void spmm_t_block(float alpha, const LdpCsr *m, const LdpTensor *x, LdpTe
   const guint c = x->cols;
   for (guint i = 0; i < m->rows; i++) {
     const float *xi = x->data + (gsize)i * c + j0;
-    if (w == 8) {
-      LdpV8 xv;
-      memcpy(&xv, xi, sizeof xv);
-      for (guint p = m->indptr[i]; p < m->indptr[i + 1]; p++) {
-        float *dst = y->data + (gsize)m->indices[p] * c + j0;
-        LdpV8 acc;
-        memcpy(&acc, dst, sizeof acc);
-        acc += (alpha * m->values[p]) * xv;
-        memcpy(dst, &acc, sizeof acc);
+    for (guint p = m->indptr[i]; p < m->indptr[i + 1]; p++) {
+      float *dst = y->data + (gsize)m->indices[p] * c + j0;
+      const float a = alpha * m->values[p];
+      guint t = 0;
+      for (; t + 8 <= w; t += 8) {
+        LdpV8 xv, acc;
+        memcpy(&xv, xi + t, sizeof xv);
+        memcpy(&acc, dst + t, sizeof acc);
+        acc += a * xv;
+        memcpy(dst + t, &acc, sizeof acc);
       }
-    } else {
-      for (guint p = m->indptr[i]; p < m->indptr[i + 1]; p++) {
-        float *dst = y->data + (gsize)m->indices[p] * c + j0;
-        const float a = alpha * m->values[p];
-        for (guint t = 0; t < w; t++)
-          dst[t] += a * xi[t];
-      }
+      for (; t < w; t++)
+        dst[t] += a * xi[t];
     }
   }
 }
@@ -1070,8 +1066,18 @@ void ldp_csr_spmm_t_add(float alpha, const LdpCsr *m, const LdpTensor *x, LdpTen
   const guint c = x->cols;
   const guint blocks = (c + 7) / 8;
   const guint64 work = ((guint64)m->nnz + m->rows) * c;
-  /* Threads own whole column blocks: every element of y is written by one thread. */
-#pragma omp parallel for schedule(static) if (blocks > 1 && work >= LDP_SPMM_PARALLEL_WORK)
+  /* One pass over m when serial. In parallel, threads own whole column blocks of eight:
+   * every element of y is written by one thread, in m's row order either way, so the
+   * result is bitwise the same. */
+  gboolean threads = FALSE;
+#ifdef _OPENMP
+  threads = omp_get_max_threads() > 1;
+#endif
+  if (blocks <= 1 || work < LDP_SPMM_PARALLEL_WORK || !threads) {
+    spmm_t_block(alpha, m, x, y, 0, c);
+    return;
+  }
+#pragma omp parallel for schedule(static)
   for (guint b = 0; b < blocks; b++)
     spmm_t_block(alpha, m, x, y, 8 * b, MIN(8u, c - 8 * b));
 }

@@ -21,6 +21,11 @@ static int cmp_u64(const void *a, const void *b)
 
 static void sort_u64(guint64 *v, guint n)
 {
+  guint sorted = 1;
+  while (sorted < n && v[sorted - 1] <= v[sorted])
+    sorted++;
+  if (sorted >= n)
+    return; /* common: a row of equal classes, or one already in order */
   if (n > 16) {
     qsort(v, n, sizeof *v, cmp_u64);
     return;
@@ -39,13 +44,6 @@ static inline guint32 float_bits(float v)
   guint32 b;
   memcpy(&b, &v, sizeof b);
   return b;
-}
-
-static inline float bits_float(guint32 b)
-{
-  float v;
-  memcpy(&v, &b, sizeof v);
-  return v;
 }
 
 /* The rows of the adjacency as sorted (class of j << 32 | bits of a_ij) keys, computed
@@ -145,82 +143,101 @@ static guint refine(const Keys *keys, guint n, guint *of_node, guint *rep)
   return k;
 }
 
-/* step: row c = the self entry (class of rep at the previous level, 1) merged with rep's
- * sorted row keys, equal previous classes summed. */
-static LdpCsr *build_step(RowKeys *rows, const guint *rep, guint k, guint k_prev)
+/* A CSR filled row by row in nondecreasing column order, where an entry in the row's
+ * last column adds to it: the transpose of what a level needs, built without sorting.
+ * Rows are sized by upper bounds and compacted at the end. */
+typedef struct {
+  LdpCsr *m;
+  guint *fill;  /* rows: next free entry */
+} Builder;
+
+static Builder builder_new(guint rows, guint cols, const guint *bound)
 {
-  const LdpCsr *adj = rows->adj;
   gsize nnz = 0;
-  for (guint c = 0; c < k; c++)
-    nnz += adj->indptr[rep[c] + 1] - adj->indptr[rep[c]] + 1;
-  LdpCsr *m = ldp_csr_new(k, k_prev, (guint)nnz);
-  guint pos = 0;
-  for (guint c = 0; c < k; c++) {
-    const guint r = rep[c], d = adj->indptr[r + 1] - adj->indptr[r];
-    const guint64 *key = row_keys(rows, r);
-    const guint self = rows->prev[r];
-    gboolean self_done = FALSE;
-    m->indptr[c] = pos;
-    for (guint e = 0; e < d || !self_done;) {
-      guint col;
-      float v;
-      if (!self_done && (e == d || (guint)(key[e] >> 32) >= self)) {
-        col = self;
-        v = 1.0f;
-        self_done = TRUE;
-      } else {
-        col = (guint)(key[e] >> 32);
-        v = bits_float((guint32)key[e]);
-        e++;
-      }
-      if (pos > m->indptr[c] && m->indices[pos - 1] == col) {
-        m->values[pos - 1] += v;
-      } else {
-        m->indices[pos] = col;
-        m->values[pos++] = v;
-      }
-    }
+  for (guint r = 0; r < rows; r++)
+    nnz += bound[r];
+  Builder b = { ldp_csr_new(rows, cols, (guint)nnz), g_new(guint, MAX(rows, 1u)) };
+  for (guint r = 0, at = 0; r < rows; at += bound[r++]) {
+    b.m->indptr[r] = at;
+    b.fill[r] = at;
   }
-  m->indptr[k] = pos;
-  m->nnz = pos;
-  return m;
+  b.m->indptr[rows] = (guint)nnz;
+  return b;
 }
 
-/* pool: row g = the classes of graph g's nodes with their counts (/ n_g when @mean). */
+static inline void builder_add(Builder *b, guint r, guint col, float v)
+{
+  const guint f = b->fill[r];
+  if (f > b->m->indptr[r] && b->m->indices[f - 1] == col) {
+    b->m->values[f - 1] += v;
+  } else {
+    b->m->indices[f] = col;
+    b->m->values[f] = v;
+    b->fill[r] = f + 1;
+  }
+}
+
+/* (transfer full) The transpose of the filled matrix (columns sorted and unique). */
+static LdpCsr *builder_finish_transposed(Builder *b)
+{
+  LdpCsr *m = b->m;
+  guint pos = 0;
+  for (guint r = 0; r < m->rows; r++) {
+    const guint lo = m->indptr[r], hi = b->fill[r];
+    m->indptr[r] = pos;
+    memmove(m->indices + pos, m->indices + lo, sizeof(guint) * (hi - lo));
+    memmove(m->values + pos, m->values + lo, sizeof(float) * (hi - lo));
+    pos += hi - lo;
+  }
+  m->indptr[m->rows] = pos;
+  m->nnz = pos;
+  LdpCsr *t = ldp_csr_transpose(m);
+  ldp_csr_free(m);
+  g_free(b->fill);
+  return t;
+}
+
+/* step (k x k_prev): row c = the self entry (class of rep c at the previous level, 1)
+ * plus rep c's row entries, summed per previous class. Built as its transpose, visiting
+ * the classes in order. */
+static LdpCsr *build_step(const LdpCsr *adj, const guint *prev, const guint *rep, guint k, guint k_prev)
+{
+  guint *bound = g_new0(guint, MAX(k_prev, 1u));
+  for (guint c = 0; c < k; c++) {
+    const guint r = rep[c];
+    bound[prev[r]]++;
+    for (guint e = adj->indptr[r]; e < adj->indptr[r + 1]; e++)
+      bound[prev[adj->indices[e]]]++;
+  }
+  Builder b = builder_new(k_prev, k, bound);
+  for (guint c = 0; c < k; c++) {
+    const guint r = rep[c];
+    builder_add(&b, prev[r], c, 1.0f);
+    for (guint e = adj->indptr[r]; e < adj->indptr[r + 1]; e++)
+      builder_add(&b, prev[adj->indices[e]], c, adj->values ? adj->values[e] : 1.0f);
+  }
+  g_free(bound);
+  return builder_finish_transposed(&b);
+}
+
+/* pool (n_graphs x k): row g = the classes of graph g's nodes with their counts (/ n_g
+ * when @mean). Built as its transpose, visiting the nodes (so the graphs) in order. */
 static LdpCsr *build_pool(const guint *of_node, guint k, const guint *graph_ptr, guint n_graphs, gboolean mean)
 {
   const guint n = graph_ptr[n_graphs];
-  LdpCsr *m = ldp_csr_new(n_graphs, k, n);
-  guint *last = g_new(guint, MAX(k, 1u)); /* graph + 1 that last saw the class */
-  guint *at = g_new(guint, MAX(k, 1u));   /* its entry in that graph's row */
-  memset(last, 0, sizeof(guint) * MAX(k, 1u));
-  guint64 *row = g_new(guint64, MAX(n, 1u));
-  guint pos = 0;
-  for (guint g = 0; g < n_graphs; g++) {
-    guint len = 0;
-    for (guint i = graph_ptr[g]; i < graph_ptr[g + 1]; i++) {
-      const guint c = of_node[i];
-      if (last[c] != g + 1) {
-        last[c] = g + 1;
-        at[c] = len;
-        row[len++] = (guint64)c << 32;
-      }
-      row[at[c]]++;
-    }
-    sort_u64(row, len);
-    const guint n_g = graph_ptr[g + 1] - graph_ptr[g];
-    m->indptr[g] = pos;
-    for (guint e = 0; e < len; e++) {
-      const float count = (float)(guint32)row[e];
-      m->indices[pos] = (guint)(row[e] >> 32);
-      m->values[pos++] = mean ? count / (float)n_g : count;
-    }
-  }
-  m->indptr[n_graphs] = pos;
-  m->nnz = pos;
-  g_free(row);
-  g_free(at);
-  g_free(last);
+  guint *bound = g_new0(guint, MAX(k, 1u));
+  for (guint i = 0; i < n; i++)
+    bound[of_node[i]]++;
+  Builder b = builder_new(k, n_graphs, bound);
+  for (guint g = 0; g < n_graphs; g++)
+    for (guint i = graph_ptr[g]; i < graph_ptr[g + 1]; i++)
+      builder_add(&b, of_node[i], g, 1.0f);
+  g_free(bound);
+  LdpCsr *m = builder_finish_transposed(&b);
+  if (mean)
+    for (guint g = 0; g < n_graphs; g++)
+      for (guint e = m->indptr[g]; e < m->indptr[g + 1]; e++)
+        m->values[e] /= (float)(graph_ptr[g + 1] - graph_ptr[g]);
   return m;
 }
 
@@ -264,7 +281,7 @@ GinClasses *gin_classes_new(const LdpCsr *adj, const LdpTensor *x, guint max_lev
       for (guint c = 0; c < l->k; c++)
         memcpy(ldp_tensor_row(cl->input, c), ldp_tensor_row(x, rep[c]), sizeof(float) * x->cols);
     } else {
-      l->step = build_step(&rows, rep, l->k, cl->level[t - 1].k);
+      l->step = build_step(adj, cl->level[t - 1].of_node, rep, l->k, cl->level[t - 1].k);
     }
     if (graph_ptr)
       l->pool = build_pool(l->of_node, l->k, graph_ptr, n_graphs, mean);
