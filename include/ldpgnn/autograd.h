@@ -205,8 +205,8 @@ LDP_API LdpVar *ldp_op_batch_norm_relu(LdpTape *tape, LdpVar *x, LdpVar *gamma, 
  * ldp_op_gather_rows(ldp_op_batch_norm_relu_grouped(x, counts), idx) equals
  * ldp_op_batch_norm_relu(ldp_op_gather_rows(x, idx)) in value and gradient (up to
  * float rounding) when counts[k] counts k in idx. @counts is borrowed for the tape's
- * life. GIN's first layer on a one-column input uses it: rows with equal aggregated
- * input are equal throughout the layer. */
+ * life. GIN's layers on classes of indistinguishable nodes use it (doc/backbones.md):
+ * nodes of one class have equal rows throughout a layer. */
 LDP_API LdpVar *ldp_op_batch_norm_relu_grouped(LdpTape *tape, LdpVar *x, const guint *counts, LdpVar *gamma,
                                                LdpVar *beta, LdpTensor *running_mean, LdpTensor *running_var,
                                                float momentum, float eps);
