@@ -37,7 +37,7 @@ typedef struct {
   guint n;           /* nodes of the batch */
   guint levels;      /* levels computed (0 when even level 0 did not pay) */
   GinLevel *level;   /* levels entries */
-  LdpTensor *input;  /* k_0 x cols(x): one input row per level-0 class */
+  LdpTensor *input;  /* k_0 x cols(x): one input row per level-0 class (gin.c hands it to the tape) */
 } GinClasses;
 
 /* (transfer full) Refines up to @max_levels levels (level 0 = equal rows of @x) of the

@@ -211,9 +211,9 @@ static GinClasses *gin_classes_on_tape(Gin *m, LdpTape *tape, const LdpBatch *ba
     gin_classes_free(cl);
     return NULL;
   }
-  /* The tape owns cl through this constant (the level-0 input rows). */
-  *input = ldp_tape_custom_op(tape, "gin.classes", NULL, 0, ldp_tensor_copy(cl->input), NULL, cl,
-                              gin_classes_destroy);
+  /* The tape owns cl through this constant, which takes over the level-0 input rows. */
+  LdpTensor *rows = g_steal_pointer(&cl->input);
+  *input = ldp_tape_custom_op(tape, "gin.classes", NULL, 0, rows, NULL, cl, gin_classes_destroy);
   return cl;
 }
 
