@@ -1286,6 +1286,38 @@ static Data *data_classes_new(gboolean weighted)
   return dt;
 }
 
+/* Noise-like graphs (as RR leaves them): three graphs of 40 nodes, each node
+ * aggregating from every other node of its graph with probability 0.6; input x = 1.
+ * Level 1 groups the nodes by row length, level 2 separates nearly all of them. */
+static Data *data_dense_new(guint64 seed)
+{
+  enum { GRAPHS = 3, SIZE = 40 };
+  g_autoptr(GArray) src = g_array_new(FALSE, FALSE, sizeof(guint));
+  g_autoptr(GArray) dst = g_array_new(FALSE, FALSE, sizeof(guint));
+  LdpRng rng;
+  ldp_rng_init(&rng, seed);
+  for (guint g = 0; g < GRAPHS; g++)
+    for (guint i = 0; i < SIZE; i++)
+      for (guint j = 0; j < SIZE; j++)
+        if (i != j && ldp_rng_uniform(&rng) < 0.6) {
+          guint a = g * SIZE + j, b = g * SIZE + i;
+          g_array_append_val(src, a);
+          g_array_append_val(dst, b);
+        }
+  Data *dt = g_new0(Data, 1);
+  dt->n = GRAPHS * SIZE;
+  dt->d = 1;
+  GError *err = NULL;
+  dt->graph = ldp_graph_new_from_edges(dt->n, (guint *)src->data, (guint *)dst->data, src->len, FALSE, &err);
+  g_assert_no_error(err);
+  for (guint g = 0; g <= GRAPHS; g++)
+    dt->graph_ptr[g] = g * SIZE;
+  dt->batch = (LdpBatch){ .graph = dt->graph, .n_graphs = GRAPHS, .graph_ptr = dt->graph_ptr };
+  dt->x = ldp_tensor_new(dt->n, 1);
+  ldp_tensor_fill(dt->x, 1.0f);
+  return dt;
+}
+
 static void assert_csr_dense(const LdpCsr *m, guint rows, guint cols, const float *want)
 {
   GError *err = NULL;
@@ -1351,10 +1383,14 @@ static void test_gin_classes_refinement(void)
   assert_csr_dense(cl->level[1].pool, 6, 4, pool1);
   gin_classes_free(cl);
 
-  /* Levels stop before the first with more than max_fraction of the nodes (7 > 0.3 * 18). */
+  /* Levels stop before the first with more than max_fraction of the nodes (7 > 0.3 * 18).
+   * The exit step from level 1 to every node would keep 32 entries (self and neighbours
+   * per level-1 class: 2 per star node, 2, 2, 1, 2, 2 on the path, 1 each for 15, 16
+   * and 17), more than half of A + I's 26 + 18: not kept. */
   cl = gin_classes_new(adj, dt->x, 5, 0.3, NULL, 0, TRUE);
   g_assert_cmpuint(cl->levels, ==, 2);
   g_assert_null(cl->level[1].pool);
+  g_assert_null(cl->exit_step);
   gin_classes_free(cl);
   /* Distinct input rows are classes of their own: level 0 already has n classes. */
   g_autoptr(LdpTensor) xr = ldp_tensor_new(dt->n, 2);
@@ -1376,7 +1412,37 @@ static void test_gin_classes_refinement(void)
   g_assert_cmpuint(cl->level[1].counts[cl->level[1].of_node[6]], ==, 1);
   gin_classes_free(cl);
   data_free(dt);
+
+  /* Noise-like rows: level 2 has nearly one class per node, so the refinement stops
+   * after level 1 (row lengths), and the exit step sums each row per level-1 class:
+   * row i = e_{class of i} + sum_j a_ij e_{class of j}, checked densely. */
+  dt = data_dense_new(3);
+  adj = ldp_graph_csr(dt->graph);
+  cl = gin_classes_new(adj, dt->x, 5, 0.75, NULL, 0, TRUE);
+  g_assert_cmpuint(cl->levels, ==, 2);
+  const guint k1 = cl->level[1].k, *of = cl->level[1].of_node;
+  g_assert_cmpuint(k1, <, dt->n / 4);
+  g_assert_nonnull(cl->exit_step);
+  g_assert_cmpuint(cl->exit_step->nnz, <=, (adj->nnz + dt->n) / 2);
+  g_autofree float *want = g_new0(float, dt->n * k1);
+  for (guint i = 0; i < dt->n; i++) {
+    want[i * k1 + of[i]] += 1.0f;
+    for (guint e = adj->indptr[i]; e < adj->indptr[i + 1]; e++)
+      want[i * k1 + of[adj->indices[e]]] += adj->values[e];
+    for (guint j = 0; j < dt->n; j++) /* level 1: equal row lengths */
+      g_assert_cmpint(of[i] == of[j], ==,
+                      adj->indptr[i + 1] - adj->indptr[i] == adj->indptr[j + 1] - adj->indptr[j]);
+  }
+  assert_csr_dense(cl->exit_step, dt->n, k1, want);
+  gin_classes_free(cl);
+  data_free(dt);
 }
+
+typedef enum {
+  CLASS_DATA_STARS,  /* data_classes_new: every level on classes */
+  CLASS_DATA_FEW,    /* data_graphs_new: levels 0-2 on classes, layers 3-4 per node */
+  CLASS_DATA_DENSE,  /* data_dense_new: levels 0-1 on classes, layer 2 by the exit step */
+} ClassData;
 
 typedef struct {
   const char *name;
@@ -1384,7 +1450,7 @@ typedef struct {
   LdpTaskLevel level;
   const char *readout;
   const char *dropout;  /* "dropout=..." between layers: then only layer 1 runs on classes */
-  gboolean few_nodes;   /* data_graphs_new: levels 0-2 on classes, layers 3-4 per node */
+  ClassData data;
 } ClassCase;
 
 /* The class path (constant x) against the per-node path (the same x as a parameter,
@@ -1398,12 +1464,15 @@ static void test_gin_classes_match(gconstpointer data)
   const ClassCase *cc = data;
   g_autofree char *readout = g_strdup_printf("readout=%s", cc->readout);
   const char *const sets[] = { "layers=5", "hidden=16", "final_dropout=0.5", readout, cc->dropout, NULL };
-  Data *dt = cc->few_nodes ? data_graphs_new(1, FALSE, 5) : data_classes_new(cc->weighted);
+  Data *dt = cc->data == CLASS_DATA_FEW     ? data_graphs_new(1, FALSE, 5)
+             : cc->data == CLASS_DATA_DENSE ? data_dense_new(3)
+                                            : data_classes_new(cc->weighted);
   ldp_tensor_fill(dt->x, 1.0f);
-  /* The batch really runs on classes: every level (few_nodes: levels 0-2) has at most
-   * 3/4 as many classes as nodes. */
+  /* The batch really runs on classes: every level (few: levels 0-2, dense: 0-1) has at
+   * most 3/4 as many classes as nodes; dense leaves the classes by the exit step. */
   GinClasses *cl = gin_classes_new(ldp_graph_csr(dt->graph), dt->x, 5, 0.75, NULL, 0, TRUE);
-  g_assert_cmpuint(cl->levels, ==, cc->few_nodes ? 3u : 5u);
+  g_assert_cmpuint(cl->levels, ==, cc->data == CLASS_DATA_FEW ? 3u : cc->data == CLASS_DATA_DENSE ? 2u : 5u);
+  g_assert_true((cl->exit_step != NULL) == (cc->data == CLASS_DATA_DENSE));
   gin_classes_free(cl);
   Model *mc = model_new("gin", sets, 1, 2, cc->level, 9), *mn = model_new("gin", sets, 1, 2, cc->level, 9);
   LdpParam *xp = ldp_param_new("x", dt->n, 1);
@@ -1702,12 +1771,14 @@ int main(int argc, char **argv)
   g_test_add_func("/backbones/learn/gin", test_learn_graphs);
   g_test_add_func("/backbones/gin/classes-refinement", test_gin_classes_refinement);
   static const ClassCase classes[] = {
-    { "mean", FALSE, LDP_TASK_GRAPH, "mean", "dropout=0", FALSE },
-    { "sum", FALSE, LDP_TASK_GRAPH, "sum", "dropout=0", FALSE },
-    { "weighted", TRUE, LDP_TASK_GRAPH, "mean", "dropout=0", FALSE },
-    { "nodes", FALSE, LDP_TASK_NODE, "mean", "dropout=0", FALSE },
-    { "dropout", FALSE, LDP_TASK_GRAPH, "mean", "dropout=0.3", FALSE },
-    { "few-levels", FALSE, LDP_TASK_GRAPH, "mean", "dropout=0", TRUE },
+    { "mean", FALSE, LDP_TASK_GRAPH, "mean", "dropout=0", CLASS_DATA_STARS },
+    { "sum", FALSE, LDP_TASK_GRAPH, "sum", "dropout=0", CLASS_DATA_STARS },
+    { "weighted", TRUE, LDP_TASK_GRAPH, "mean", "dropout=0", CLASS_DATA_STARS },
+    { "nodes", FALSE, LDP_TASK_NODE, "mean", "dropout=0", CLASS_DATA_STARS },
+    { "dropout", FALSE, LDP_TASK_GRAPH, "mean", "dropout=0.3", CLASS_DATA_STARS },
+    { "few-levels", FALSE, LDP_TASK_GRAPH, "mean", "dropout=0", CLASS_DATA_FEW },
+    { "exit-step", FALSE, LDP_TASK_GRAPH, "mean", "dropout=0", CLASS_DATA_DENSE },
+    { "exit-step-nodes", FALSE, LDP_TASK_NODE, "sum", "dropout=0", CLASS_DATA_DENSE },
   };
   for (guint i = 0; i < G_N_ELEMENTS(classes); i++) {
     g_autofree char *path = g_strdup_printf("/backbones/gin/classes-match-%s", classes[i].name);

@@ -50,15 +50,32 @@ static inline guint32 float_bits(float v)
  * on first use: only nodes whose hash meets another's are ever sorted. */
 typedef struct {
   const LdpCsr *adj;
-  const guint *prev;  /* class of every node at the previous level */
-  guint64 *keys;      /* nnz, row i at adj->indptr[i] */
-  guint8 *ready;      /* n */
+  const guint *prev;   /* class of every node at the previous level */
+  guint64 *keys;       /* nnz, row i at adj->indptr[i] */
+  guint8 *ready;       /* n */
+  guint64 *unit_hash;  /* n: entry_hash of an entry of value 1 in column j */
 } RowKeys;
 
 static inline guint64 entry_key(const RowKeys *r, guint e)
 {
   const float v = r->adj->values ? r->adj->values[e] : 1.0f;
   return (guint64)r->prev[r->adj->indices[e]] << 32 | float_bits(v);
+}
+
+/* One entry's term of a row's multiset hash. */
+static inline guint64 entry_hash(guint64 key)
+{
+  return mix64(key ^ 0x5851f42d4c957f2dull);
+}
+
+/* Most graphs store weight 1 everywhere, so the entry terms are looked up per column
+ * (n mixes per level instead of one per stored entry): the same hash, cheaper. */
+static void row_keys_set_level(RowKeys *r, const guint *prev, guint n)
+{
+  r->prev = prev;
+  memset(r->ready, 0, n);
+  for (guint j = 0; j < n; j++)
+    r->unit_hash[j] = entry_hash((guint64)prev[j] << 32 | float_bits(1.0f));
 }
 
 static const guint64 *row_keys(RowKeys *r, guint i)
@@ -91,9 +108,12 @@ static guint64 node_hash(const Keys *k, guint i)
   /* A sum of mixed entries does not depend on the entries' order (a multiset hash). */
   const RowKeys *r = k->rows;
   const guint lo = r->adj->indptr[i], hi = r->adj->indptr[i + 1];
+  const guint32 one = float_bits(1.0f);
+  const guint *restrict idx = r->adj->indices;
+  const float *restrict val = r->adj->values;
   guint64 h = mix64((guint64)r->prev[i] << 32 | (hi - lo));
   for (guint e = lo; e < hi; e++)
-    h += mix64(entry_key(r, e) ^ 0x5851f42d4c957f2dull);
+    h += !val || float_bits(val[e]) == one ? r->unit_hash[idx[e]] : entry_hash(entry_key(r, e));
   return h;
 }
 
@@ -198,20 +218,20 @@ static LdpCsr *builder_finish_transposed(Builder *b)
 }
 
 /* step (k x k_prev): row c = the self entry (class of rep c at the previous level, 1)
- * plus rep c's row entries, summed per previous class. Built as its transpose, visiting
- * the classes in order. */
+ * plus rep c's row entries, summed per previous class; @rep NULL: every node is its own
+ * row (k = n). Built as its transpose, visiting the rows in order. */
 static LdpCsr *build_step(const LdpCsr *adj, const guint *prev, const guint *rep, guint k, guint k_prev)
 {
   guint *bound = g_new0(guint, MAX(k_prev, 1u));
   for (guint c = 0; c < k; c++) {
-    const guint r = rep[c];
+    const guint r = rep ? rep[c] : c;
     bound[prev[r]]++;
     for (guint e = adj->indptr[r]; e < adj->indptr[r + 1]; e++)
       bound[prev[adj->indices[e]]]++;
   }
   Builder b = builder_new(k_prev, k, bound);
   for (guint c = 0; c < k; c++) {
-    const guint r = rep[c];
+    const guint r = rep ? rep[c] : c;
     builder_add(&b, prev[r], c, 1.0f);
     for (guint e = adj->indptr[r]; e < adj->indptr[r + 1]; e++)
       builder_add(&b, prev[adj->indices[e]], c, adj->values ? adj->values[e] : 1.0f);
@@ -241,6 +261,21 @@ static LdpCsr *build_pool(const guint *of_node, guint k, const guint *graph_ptr,
   return m;
 }
 
+/* The exit step pays when it has at most this fraction of the entries of A + I: its
+ * backward is a scatter (ldp_csr_spmm_t_add), about twice a gather per entry. */
+#define GIN_EXIT_MAX_FILL 0.5
+
+/* (transfer full) step from the classes of the last level to every node, or NULL when
+ * it saves too little: noise (RR) leaves no classes beyond the degrees, but a noisy row
+ * of ~100 entries still meets only ~30 degree classes. */
+static LdpCsr *build_exit_step(const LdpCsr *adj, const guint *prev, guint k_prev)
+{
+  LdpCsr *step = build_step(adj, prev, NULL, adj->rows, k_prev);
+  if (step->nnz > GIN_EXIT_MAX_FILL * ((double)adj->nnz + adj->rows))
+    g_clear_pointer(&step, ldp_csr_free);
+  return step;
+}
+
 static void level_clear(GinLevel *l)
 {
   g_free(l->of_node);
@@ -258,19 +293,23 @@ GinClasses *gin_classes_new(const LdpCsr *adj, const LdpTensor *x, guint max_lev
   cl->n = n;
   cl->level = g_new0(GinLevel, MAX(max_levels, 1u));
   guint *rep = g_new(guint, MAX(n, 1u));
-  RowKeys rows = { .adj = adj, .keys = g_new(guint64, MAX(adj->nnz, 1u)), .ready = g_new(guint8, MAX(n, 1u)) };
+  RowKeys rows = { .adj = adj,
+                   .keys = g_new(guint64, MAX(adj->nnz, 1u)),
+                   .ready = g_new(guint8, MAX(n, 1u)),
+                   .unit_hash = g_new(guint64, MAX(n, 1u)) };
   for (guint t = 0; t < max_levels && n > 0; t++) {
     GinLevel *l = &cl->level[t];
     l->of_node = g_new(guint, n);
     Keys keys = { .x = x, .rows = NULL };
     if (t > 0) {
-      rows.prev = cl->level[t - 1].of_node;
-      memset(rows.ready, 0, n);
+      row_keys_set_level(&rows, cl->level[t - 1].of_node, n);
       keys.rows = &rows;
     }
     l->k = refine(&keys, n, l->of_node, rep);
     if (l->k > max_fraction * n) {
       level_clear(l);
+      if (t > 0)
+        cl->exit_step = build_exit_step(adj, cl->level[t - 1].of_node, cl->level[t - 1].k);
       break;
     }
     l->counts = g_new0(guint, l->k);
@@ -289,6 +328,7 @@ GinClasses *gin_classes_new(const LdpCsr *adj, const LdpTensor *x, guint max_lev
   }
   g_free(rows.keys);
   g_free(rows.ready);
+  g_free(rows.unit_hash);
   g_free(rep);
   return cl;
 }
@@ -301,5 +341,6 @@ void gin_classes_free(GinClasses *cl)
     level_clear(&cl->level[t]);
   g_free(cl->level);
   g_clear_pointer(&cl->input, ldp_tensor_free);
+  g_clear_pointer(&cl->exit_step, ldp_csr_free);
   g_free(cl);
 }

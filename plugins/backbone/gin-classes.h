@@ -38,6 +38,10 @@ typedef struct {
   guint levels;      /* levels computed (0 when even level 0 did not pay) */
   GinLevel *level;   /* levels entries */
   LdpTensor *input;  /* k_0 x cols(x): one input row per level-0 class (gin.c hands it to the tape) */
+  /* n x k_{levels-1}, or NULL: when the refinement stopped at max_fraction after level
+   * 0, the next layer's s_i = exit_step_i h^{levels-1} (the self term plus row i's
+   * entries summed per class), kept only when it has at most half the entries of A + I. */
+  LdpCsr *exit_step;
 } GinClasses;
 
 /* (transfer full) Refines up to @max_levels levels (level 0 = equal rows of @x) of the

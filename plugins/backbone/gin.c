@@ -289,14 +289,19 @@ static LdpVar *gin_forward(gpointer inst, LdpTape *tape, const LdpBatch *batch, 
     } else {
       LdpVar *w1 = ldp_tape_param(tape, c->lin1.weight), *b1 = ldp_tape_param(tape, c->lin1.bias), *u;
       /* Linear_1((A + I) h) = (A + I)(h W_1) + b_1; leaving the classes, h W_1 is
-       * computed per class and gathered. */
-      LdpVar *hw = hc ? ldp_op_gather_rows(tape, ldp_op_matmul(tape, hc, w1), cl->level[at].of_node, n)
-                      : ldp_op_matmul(tape, h, w1);
+       * computed per class, then summed per node by the exit step or gathered. */
+      if (hc && cl->exit_step) {
+        LdpVar *step = ldp_tape_sparse_constant(tape, cl->exit_step);
+        u = ldp_op_bias_add(tape, ldp_op_matmul(tape, step, ldp_op_matmul(tape, hc, w1)), b1);
+      } else {
+        LdpVar *hw = hc ? ldp_op_gather_rows(tape, ldp_op_matmul(tape, hc, w1), cl->level[at].of_node, n)
+                        : ldp_op_matmul(tape, h, w1);
+        if (edge_w)
+          u = ldp_op_bias_add(tape, ldp_op_add(tape, ldp_op_propagate(tape, sum, edge_w, hw), hw), b1);
+        else
+          u = ldp_op_propagate_self(tape, sum, hw, b1); /* the same numbers, one pass */
+      }
       hc = NULL;
-      if (edge_w)
-        u = ldp_op_bias_add(tape, ldp_op_add(tape, ldp_op_propagate(tape, sum, edge_w, hw), hw), b1);
-      else
-        u = ldp_op_propagate_self(tape, sum, hw, b1); /* the same numbers, one pass */
       u = gin_norm_act(&c->bn_mlp, tape, m->common.activation, u);
       u = backbone_linear_apply(&c->lin2, tape, u);
       h = gin_norm_act(&c->bn_out, tape, m->common.activation, u);
