@@ -154,12 +154,8 @@ static void graph_ensure_transpose(LdpGraph *g)
   if (g_atomic_pointer_get(&g->adj_t) != NULL)
     return;
   g_rec_mutex_lock(&graph_cache_lock);
-  if (g->adj_t == NULL) {
-    guint *map = NULL;
-    LdpCsr *t = ldp_csr_transpose_with_map(g->adj, &map);
-    g->t_map = map;
-    g_atomic_pointer_set(&g->adj_t, t); /* published last: adj_t != NULL means both are set */
-  }
+  if (g->adj_t == NULL)
+    g_atomic_pointer_set(&g->adj_t, ldp_csr_transpose(g->adj));
   g_rec_mutex_unlock(&graph_cache_lock);
 }
 
@@ -170,10 +166,25 @@ const LdpCsr *ldp_graph_csr_t(LdpGraph *g)
   return g->adj_t;
 }
 
+/* Built apart from the transpose, on first use: only edge-weight gradients need it, and
+ * writing it would add a third to every batch's transpose. The same fill order as
+ * ldp_csr_transpose, so map[q] is the entry of adj that transposed entry q came from. */
 const guint *ldp_graph_transpose_edge_map(LdpGraph *g)
 {
   g_return_val_if_fail(g != NULL, NULL);
-  graph_ensure_transpose(g);
+  if (g_atomic_pointer_get(&g->t_map) == NULL) {
+    const LdpCsr *t = ldp_graph_csr_t(g), *a = g->adj;
+    g_rec_mutex_lock(&graph_cache_lock);
+    if (g->t_map == NULL) {
+      guint *map = g_new(guint, MAX(a->nnz, 1));
+      g_autofree guint *fill = g_memdup2(t->indptr, ((gsize)t->rows + 1) * sizeof(guint));
+      for (guint r = 0; r < a->rows; r++)
+        for (guint p = a->indptr[r]; p < a->indptr[r + 1]; p++)
+          map[fill[a->indices[p]]++] = p;
+      g_atomic_pointer_set(&g->t_map, map);
+    }
+    g_rec_mutex_unlock(&graph_cache_lock);
+  }
   return g->t_map;
 }
 
