@@ -156,7 +156,8 @@ int ldp_cli_report(const LdpCliGlobal *g, int argc, char **argv)
     fprintf(stderr, "ldpgnn report: %s\n", error->message);
     return 1;
   }
-  printf("%s\nreport: %s/report-%s.{md,csv,json}\n", md->str, dir, o.metric ? o.metric : "<metric>");
+  /* Without --metric the library picks the default (as `sweep` prints it, by pattern). */
+  printf("%s\nreport: %s/report-%s.{md,csv,json}\n", md->str, dir, o.metric ? o.metric : "*");
   if (select_by)
     printf("selection: %s/report-%s-by-%s.md\n", dir, o.metric, select_by);
   return 0;
