@@ -19,6 +19,12 @@ static int cmp_u64(const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+  const guint x = *(const guint *)a, y = *(const guint *)b;
+  return x < y ? -1 : x > y;
+}
+
 static void sort_u64(guint64 *v, guint n)
 {
   guint sorted = 1;
@@ -32,6 +38,21 @@ static void sort_u64(guint64 *v, guint n)
   }
   for (guint i = 1; i < n; i++) {
     const guint64 t = v[i];
+    guint j = i;
+    for (; j > 0 && v[j - 1] > t; j--)
+      v[j] = v[j - 1];
+    v[j] = t;
+  }
+}
+
+static void sort_u32(guint *v, guint n)
+{
+  if (n > 32) {
+    qsort(v, n, sizeof *v, cmp_u32);
+    return;
+  }
+  for (guint i = 1; i < n; i++) {
+    const guint t = v[i];
     guint j = i;
     for (; j > 0 && v[j - 1] > t; j--)
       v[j] = v[j - 1];
@@ -218,20 +239,20 @@ static LdpCsr *builder_finish_transposed(Builder *b)
 }
 
 /* step (k x k_prev): row c = the self entry (class of rep c at the previous level, 1)
- * plus rep c's row entries, summed per previous class; @rep NULL: every node is its own
- * row (k = n). Built as its transpose, visiting the rows in order. */
+ * plus rep c's row entries, summed per previous class. Built as its transpose, visiting
+ * the classes in order. */
 static LdpCsr *build_step(const LdpCsr *adj, const guint *prev, const guint *rep, guint k, guint k_prev)
 {
   guint *bound = g_new0(guint, MAX(k_prev, 1u));
   for (guint c = 0; c < k; c++) {
-    const guint r = rep ? rep[c] : c;
+    const guint r = rep[c];
     bound[prev[r]]++;
     for (guint e = adj->indptr[r]; e < adj->indptr[r + 1]; e++)
       bound[prev[adj->indices[e]]]++;
   }
   Builder b = builder_new(k_prev, k, bound);
   for (guint c = 0; c < k; c++) {
-    const guint r = rep ? rep[c] : c;
+    const guint r = rep[c];
     builder_add(&b, prev[r], c, 1.0f);
     for (guint e = adj->indptr[r]; e < adj->indptr[r + 1]; e++)
       builder_add(&b, prev[adj->indices[e]], c, adj->values ? adj->values[e] : 1.0f);
@@ -270,9 +291,45 @@ static LdpCsr *build_pool(const guint *of_node, guint k, const guint *graph_ptr,
  * of ~100 entries still meets only ~30 degree classes. */
 static LdpCsr *build_exit_step(const LdpCsr *adj, const guint *prev, guint k_prev)
 {
-  LdpCsr *step = build_step(adj, prev, NULL, adj->rows, k_prev);
-  if (step->nnz > GIN_EXIT_MAX_FILL * ((double)adj->nnz + adj->rows))
-    g_clear_pointer(&step, ldp_csr_free);
+  const guint n = adj->rows;
+  const double limit = GIN_EXIT_MAX_FILL * ((double)adj->nnz + n);
+  /* Row by row into a dense per-class accumulator (k_prev is small next to n): one
+   * pass over the entries, no transpose. Each row's classes are sorted on the way out. */
+  LdpCsr *step = ldp_csr_new(n, k_prev, (guint)MIN(limit + 1, (double)adj->nnz + n));
+  float *acc = g_new0(float, MAX(k_prev, 1u));
+  guint *touched = g_new(guint, MAX(k_prev, 1u));
+  guint *mark = g_new0(guint, MAX(k_prev, 1u)); /* i + 1: class touched by row i */
+  guint nnz = 0;
+  for (guint i = 0; i < n && step; i++) {
+    guint t = 0;
+    acc[prev[i]] = 1.0f;
+    mark[prev[i]] = i + 1;
+    touched[t++] = prev[i];
+    for (guint e = adj->indptr[i]; e < adj->indptr[i + 1]; e++) {
+      const guint c = prev[adj->indices[e]];
+      if (mark[c] != i + 1) {
+        mark[c] = i + 1;
+        acc[c] = 0.0f;
+        touched[t++] = c;
+      }
+      acc[c] += adj->values ? adj->values[e] : 1.0f;
+    }
+    if (nnz + t > limit) {
+      g_clear_pointer(&step, ldp_csr_free);
+      break;
+    }
+    sort_u32(touched, t);
+    for (guint q = 0; q < t; q++, nnz++) {
+      step->indices[nnz] = touched[q];
+      step->values[nnz] = acc[touched[q]];
+    }
+    step->indptr[i + 1] = nnz;
+  }
+  if (step)
+    step->nnz = nnz;
+  g_free(acc);
+  g_free(touched);
+  g_free(mark);
   return step;
 }
 
