@@ -9,7 +9,8 @@
 
 #define REPORT_USAGE                                                                                      \
   "usage: ldpgnn report DIR [--rows method|AXIS] [--cols method|AXIS] [--metric NAME] [--baseline ROW]\n" \
-  "                         [--select-by NAME]\n"
+  "                         [--select-by NAME]\n"                                                          \
+  "       ldpgnn report RUN_DIR RUN_DIR... --out DIR [--metric NAME] [--baseline ROW]\n"
 #define PLOT_USAGE "usage: ldpgnn plot DIR [--metric NAME]\n"
 
 /* Metrics shown in percent, as the report's tables do. */
@@ -112,7 +113,8 @@ int ldp_cli_report(const LdpCliGlobal *g, int argc, char **argv)
 {
   (void)g;
   LdpReportOptions o = { 0 };
-  const char *dir = NULL, *select_by = NULL;
+  const char *dir = NULL, *select_by = NULL, *out = NULL;
+  g_autoptr(GPtrArray) dirs = g_ptr_array_new();
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     gboolean has_next = i + 1 < argc;
@@ -126,18 +128,35 @@ int ldp_cli_report(const LdpCliGlobal *g, int argc, char **argv)
       o.baseline = argv[++i];
     else if (strcmp(a, "--select-by") == 0 && has_next)
       select_by = argv[++i];
-    else if (a[0] != '-' && !dir)
-      dir = a;
+    else if (strcmp(a, "--out") == 0 && has_next)
+      out = argv[++i];
+    else if (a[0] != '-')
+      g_ptr_array_add(dirs, (gpointer)a);
     else {
       fprintf(stderr, "ldpgnn report: unexpected argument '%s'\n" REPORT_USAGE, a);
       return 2;
     }
   }
-  if (!dir) {
-    fprintf(stderr, REPORT_USAGE);
+  if (dirs->len == 0 || (dirs->len > 1 && !out)) {
+    fprintf(stderr, "%s" REPORT_USAGE, dirs->len > 1 ? "ldpgnn report: several directories need --out DIR\n" : "");
     return 2;
   }
   g_autoptr(GError) error = NULL;
+  if (dirs->len > 1 || out) {
+    /* runs pooled by name: the seeds or variants of one pipeline run one by one */
+    if (select_by) {
+      fprintf(stderr, "ldpgnn report: --select-by reads one sweep directory\n");
+      return 2;
+    }
+    g_autoptr(GString) pooled = g_string_new(NULL);
+    if (!ldp_report_write_runs((const char *const *)dirs->pdata, dirs->len, out, &o, pooled, &error)) {
+      fprintf(stderr, "ldpgnn report: %s\n", error->message);
+      return 1;
+    }
+    printf("%s\nreport: %s/report-%s.{md,csv,json}\n", pooled->str, out, o.metric ? o.metric : "*");
+    return 0;
+  }
+  dir = dirs->pdata[0];
   g_autoptr(GString) md = g_string_new(NULL);
   if (select_by && !o.metric) {
     fprintf(stderr, "ldpgnn report: --select-by needs --metric (the metric reported for the selected cells)\n");

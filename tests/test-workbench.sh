@@ -15,7 +15,7 @@ check() { # description, then a command
   d="$1"; shift
   if "$@" >"$tmp/check.out" 2>&1; then ok "$d"; else not_ok "$d" "$tmp/check.out"; fi
 }
-echo "1..28"
+echo "1..32"
 
 # Two methods x three epsilons; the non-private row has no mechanism, so its numbers
 # repeat in every column (same seeds, same data).
@@ -188,6 +188,29 @@ if command -v "${LDPGNN_GNUPLOT:-gnuplot}" >/dev/null 2>&1; then
 else
   skip "plot of a link sweep draws test AUC against epsilon" "gnuplot is not installed"
 fi
+
+# Runs pooled by name: the seeds of a pipeline run one by one (as long grids are, to
+# resume per seed) report exactly what one run over all its seeds reports. That holds
+# when nothing draws from the pipeline's first seed: a fixed dataset (seed 7) and a
+# split per seed (seed S of `--set seed=S --seeds 1` is then seed S of the full run).
+sed -e '/^sweep:/,$d' -e 's/^dataset: {plugin: synthetic,/dataset: {plugin: synthetic, seed: 7,/' \
+    -e 's/^split: {kind: random,/split: {kind: random, per_seed: true,/' "$tmp/grid.yaml" >"$tmp/plain.yaml"
+check "report of one-seed runs, pooled, equals the report of one run over the seeds" \
+  sh -c "'$bin' run '$tmp/plain.yaml' --out '$tmp/p/all' --quiet >/dev/null 2>&1 &&
+         for s in 7 8 9; do '$bin' run '$tmp/plain.yaml' --set seed=\$s --seeds 1 --out '$tmp/p/s'\$s --quiet >/dev/null 2>&1 || exit 1; done &&
+         '$bin' report '$tmp/p/all' --metric test_accuracy >/dev/null &&
+         '$bin' report '$tmp/p/s9' '$tmp/p/s7' '$tmp/p/s8' --out '$tmp/p/pooled' --metric test_accuracy >'$tmp/p.out' &&
+         cmp '$tmp/p/all/report-test_accuracy.csv' '$tmp/p/pooled/report-test_accuracy.csv' &&
+         cmp '$tmp/p/all/report-test_accuracy.md' '$tmp/p/pooled/report-test_accuracy.md' &&
+         grep -q '^| method | test_accuracy |' '$tmp/p.out' && grep -q '^| lpgnn | .* (3) |' '$tmp/p.out'"
+check "a run's seed in two pooled directories is refused, naming the directory" \
+  sh -c "'$bin' report '$tmp/p/s7' '$tmp/p/all' --out '$tmp/p/dup' >'$tmp/d.out' 2>&1; test \$? -eq 1 &&
+         grep -q \"p/all: run 'nonpriv' has seed 7 again\" '$tmp/d.out'"
+check "several directories need --out (exit 2)" \
+  sh -c "'$bin' report '$tmp/p/s7' '$tmp/p/s8' >/dev/null 2>'$tmp/o.err'; test \$? -eq 2 && grep -q 'need --out' '$tmp/o.err'"
+check "an unfinished run directory is named" \
+  sh -c "mkdir -p '$tmp/p/empty' && '$bin' report '$tmp/p/s7' '$tmp/p/empty' --out '$tmp/p/e' >'$tmp/e.out' 2>&1; test \$? -eq 1 &&
+         grep -q 'p/empty: no summary.json' '$tmp/e.out'"
 
 # keep the files of a failure for inspection
 [ $fails -eq 0 ] && rm -rf "$tmp"

@@ -136,6 +136,7 @@ typedef struct {
   char *row, *col;
   char *qual;  /* the row's qualifier: " (axis=value, ...)" or "" */
   GArray *values, *seeds;
+  const char *from;  /* the directory read (borrowed) */
 } Obs;
 
 static void obs_free(gpointer p)
@@ -186,9 +187,27 @@ static gboolean only_link_runs(JsonObject *summary)
 
 LdpReportTable *ldp_report_table_build(const char *dir, const LdpReportOptions *opt, GError **error)
 {
+  const char *const dirs[] = { dir };
+  return ldp_report_table_build_runs(dirs, 1, opt, error);
+}
+
+LdpReportTable *ldp_report_table_build_runs(const char *const *dirs, guint n_dirs, const LdpReportOptions *opt,
+                                            GError **error)
+{
+  g_return_val_if_fail(dirs != NULL && n_dirs > 0, NULL);
+  const char *dir = dirs[0];
   LdpReportOptions o = opt ? *opt : (LdpReportOptions){ 0 };
   gboolean explicit_baseline = o.baseline != NULL;
   g_autofree char *sweep_path = g_build_filename(dir, "sweep.json", NULL);
+  for (guint i = 1; i < n_dirs; i++) {
+    g_autofree char *sp = g_build_filename(dirs[i], "sweep.json", NULL);
+    if (g_file_test(sp, G_FILE_TEST_EXISTS) || g_file_test(sweep_path, G_FILE_TEST_EXISTS)) {
+      g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
+                  "%s: a sweep directory is reported on its own; several directories must be runs",
+                  g_file_test(sp, G_FILE_TEST_EXISTS) ? dirs[i] : dir);
+      return NULL;
+    }
+  }
   g_autoptr(JsonNode) sweep = NULL;
   g_autoptr(GPtrArray) axes = g_ptr_array_new_with_free_func(g_free);
   g_autoptr(GPtrArray) numeric = g_ptr_array_new_with_free_func(g_free);
@@ -269,13 +288,20 @@ LdpReportTable *ldp_report_table_build(const char *dir, const LdpReportOptions *
   t->percent = strstr(o.metric, "accuracy") || strstr(o.metric, "f1") || strstr(o.metric, "auc");
   g_autoptr(GPtrArray) obs = g_ptr_array_new_with_free_func(obs_free);
 
-  guint n_cells = cells ? json_array_get_length(cells) : 1;
+  /* A sweep: one summary per cell. Runs: one per directory, pooled by run name. */
+  guint n_cells = cells ? json_array_get_length(cells) : n_dirs;
   for (guint i = 0; i < n_cells; i++) {
     JsonObject *co = cells ? json_array_get_object_element(cells, i) : NULL;
     const char *cdir = co ? json_object_get_string_member(co, "dir") : NULL;
     JsonObject *cvals = co ? json_object_get_object_member(co, "values") : NULL;
     g_autofree char *spath = cdir ? g_build_filename(dir, cdir, "summary.json", NULL)
-                                  : g_build_filename(dir, "summary.json", NULL);
+                                  : g_build_filename(dirs[i], "summary.json", NULL);
+    if (!cdir && n_dirs > 1 && !g_file_test(spath, G_FILE_TEST_IS_REGULAR)) {
+      g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO,
+                  "%s: no summary.json (not a run directory, or its run has not finished)", dirs[i]);
+      ldp_report_table_free(t);
+      return NULL;
+    }
     g_autoptr(JsonNode) sum = read_json(spath, error);
     if (!sum) {
       if (cdir)
@@ -300,7 +326,9 @@ LdpReportTable *ldp_report_table_build(const char *dir, const LdpReportOptions *
         ldp_report_table_free(t);
         return NULL;
       }
-      const char *rv = dim_value(o.rows, cvals, rname), *cv = dim_value(o.cols, cvals, rname);
+      /* rows and columns by the same dimension: one column, the metric */
+      const char *rv = dim_value(o.rows, cvals, rname),
+                 *cv = strcmp(o.rows, o.cols) == 0 ? o.metric : dim_value(o.cols, cvals, rname);
       /* Axes that vary but are neither rows nor columns qualify the row. */
       GString *row = g_string_new(rv);
       gboolean first = TRUE;
@@ -319,6 +347,7 @@ LdpReportTable *ldp_report_table_build(const char *dir, const LdpReportOptions *
       ob->col = g_strdup(cv);
       ob->values = g_array_new(FALSE, FALSE, sizeof(double));
       ob->seeds = g_array_new(FALSE, FALSE, sizeof(gint64));
+      ob->from = cdir ? dir : dirs[i];
       JsonArray *vals = json_object_get_array_member(mo, "values");
       for (guint k = 0; vals && k < json_array_get_length(vals); k++) {
         JsonNode *vn = json_array_get_element(vals, k);
@@ -348,8 +377,19 @@ LdpReportTable *ldp_report_table_build(const char *dir, const LdpReportOptions *
       (*slot)->values = g_array_new(FALSE, FALSE, sizeof(double));
       (*slot)->seeds = g_array_new(FALSE, FALSE, sizeof(gint64));
     }
-    g_array_append_vals((*slot)->values, ob->values->data, ob->values->len);
-    g_array_append_vals((*slot)->seeds, ob->seeds->data, ob->seeds->len);
+    for (guint k = 0; k < ob->seeds->len; k++) {
+      const gint64 sd = g_array_index(ob->seeds, gint64, k);
+      for (guint q = 0; q < (*slot)->seeds->len; q++)
+        if (g_array_index((*slot)->seeds, gint64, q) == sd) {
+          g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
+                      "%s: run '%s' has seed %" G_GINT64_FORMAT " again (already read from another directory)",
+                      ob->from, ob->row, sd);
+          ldp_report_table_free(t);
+          return NULL;
+        }
+      g_array_append_val((*slot)->seeds, sd);
+      g_array_append_val((*slot)->values, g_array_index(ob->values, double, k));
+    }
   }
 
   /* The baseline is given without qualifier: each row pairs with the baseline row of
@@ -460,8 +500,10 @@ static void md_escape(GString *s, const char *text)
 static void md_table_head(GString *md, const LdpReportTable *t)
 {
   md_escape(md, t->rows_by);
-  g_string_append(md, " \\ ");
-  md_escape(md, t->cols_by);
+  if (strcmp(t->rows_by, t->cols_by) != 0) { /* else one column, the metric */
+    g_string_append(md, " \\ ");
+    md_escape(md, t->cols_by);
+  }
   for (guint c = 0; c < t->cols->len; c++) {
     g_string_append(md, " | ");
     md_escape(md, t->cols->pdata[c]);
@@ -475,9 +517,23 @@ static void md_table_head(GString *md, const LdpReportTable *t)
 gboolean ldp_report_write(const char *dir, const LdpReportOptions *opt, GString *markdown, GError **error)
 {
   g_return_val_if_fail(dir != NULL, FALSE);
-  g_autoptr(LdpReportTable) t = ldp_report_table_build(dir, opt, error);
+  const char *const dirs[] = { dir };
+  return ldp_report_write_runs(dirs, 1, dir, opt, markdown, error);
+}
+
+gboolean ldp_report_write_runs(const char *const *dirs, guint n_dirs, const char *out_dir,
+                               const LdpReportOptions *opt, GString *markdown, GError **error)
+{
+  g_return_val_if_fail(dirs != NULL && n_dirs > 0 && out_dir != NULL, FALSE);
+  const char *dir = out_dir;
+  g_autoptr(LdpReportTable) t = ldp_report_table_build_runs(dirs, n_dirs, opt, error);
   if (!t)
     return FALSE;
+  if (g_mkdir_with_parents(out_dir, 0755) != 0) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: cannot create the directory: %s", out_dir,
+                g_strerror(errno));
+    return FALSE;
+  }
   double k = t->percent ? 100 : 1;
   const char *unit = t->percent ? " (%)" : "";
   const char *dunit = t->percent ? "percentage points" : "metric units";

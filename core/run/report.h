@@ -28,6 +28,9 @@ typedef struct {
 
 /* (transfer full) */
 LdpReportTable *ldp_report_table_build(const char *dir, const LdpReportOptions *opt, GError **error);
+/* (transfer full) The same over several run directories (or one sweep directory). */
+LdpReportTable *ldp_report_table_build_runs(const char *const *dirs, guint n_dirs, const LdpReportOptions *opt,
+                                            GError **error);
 void ldp_report_table_free(LdpReportTable *t);
 static inline LdpReportCell *ldp_report_at(const LdpReportTable *t, guint r, guint c)
 {

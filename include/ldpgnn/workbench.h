@@ -100,6 +100,11 @@ typedef struct {
  * Markdown table is appended to @markdown (nullable). */
 LDP_API gboolean ldp_report_write(const char *dir, const LdpReportOptions *opt, GString *markdown,
                                   GError **error);
+/* ldp_report_write over the run directories @dirs (n_dirs >= 1; e.g. the seeds or
+ * variants of one pipeline run one by one), pooled by run name, written to @out_dir
+ * (created if needed). A run's seed found in two directories is an error. */
+LDP_API gboolean ldp_report_write_runs(const char *const *dirs, guint n_dirs, const char *out_dir,
+                                       const LdpReportOptions *opt, GString *markdown, GError **error);
 
 /* ---- figures ---- */
 
