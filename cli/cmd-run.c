@@ -10,6 +10,7 @@ int ldp_cli_run(const LdpCliGlobal *g, int argc, char **argv)
 {
   g_autoptr(GPtrArray) overrides = g_ptr_array_new_with_free_func(g_free);
   const char *file = NULL, *out_dir = NULL, *data_dir = NULL;
+  g_autoptr(GString) only = g_string_new(NULL); /* --variant NAME...: the `only` key */
   gboolean quiet = FALSE;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -19,6 +20,8 @@ int ldp_cli_run(const LdpCliGlobal *g, int argc, char **argv)
       g_ptr_array_add(overrides, g_strdup(a + 6));
     else if (strcmp(a, "--seeds") == 0 && i + 1 < argc)
       g_ptr_array_add(overrides, g_strdup_printf("seeds=%s", argv[++i]));
+    else if (strcmp(a, "--variant") == 0 && i + 1 < argc)
+      g_string_append_printf(only, "%s%s", only->len ? "," : "", argv[++i]);
     else if (strcmp(a, "--out") == 0 && i + 1 < argc)
       out_dir = argv[++i];
     else if (strcmp(a, "--data-dir") == 0 && i + 1 < argc)
@@ -32,17 +35,19 @@ int ldp_cli_run(const LdpCliGlobal *g, int argc, char **argv)
       file = a;
     else {
       fprintf(stderr, "ldpgnn run: unexpected argument '%s'\n"
-                      "usage: ldpgnn run FILE.yaml [--set PATH=VALUE]... [--seeds N] [--out DIR] [--data-dir DIR]\n"
-                      "                        [--max-memory SIZE] [--quiet]\n",
+                      "usage: ldpgnn run FILE.yaml [--set PATH=VALUE]... [--seeds N] [--variant NAME]... [--out DIR]\n"
+                      "                        [--data-dir DIR] [--max-memory SIZE] [--quiet]\n",
               a);
       return 2;
     }
   }
   if (!file) {
-    fprintf(stderr, "usage: ldpgnn run FILE.yaml [--set PATH=VALUE]... [--seeds N] [--out DIR] [--data-dir DIR]\n"
-                      "                        [--max-memory SIZE] [--quiet]\n");
+    fprintf(stderr, "usage: ldpgnn run FILE.yaml [--set PATH=VALUE]... [--seeds N] [--variant NAME]... [--out DIR]\n"
+                    "                        [--data-dir DIR] [--max-memory SIZE] [--quiet]\n");
     return 2;
   }
+  if (only->len)
+    g_ptr_array_add(overrides, g_strdup_printf("only=%s", only->str));
   g_ptr_array_add(overrides, NULL);
 
   g_autoptr(LdpRegistry) reg = ldp_cli_registry(g, TRUE);

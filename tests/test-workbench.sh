@@ -15,7 +15,7 @@ check() { # description, then a command
   d="$1"; shift
   if "$@" >"$tmp/check.out" 2>&1; then ok "$d"; else not_ok "$d" "$tmp/check.out"; fi
 }
-echo "1..32"
+echo "1..34"
 
 # Two methods x three epsilons; the non-private row has no mechanism, so its numbers
 # repeat in every column (same seeds, same data).
@@ -193,16 +193,27 @@ fi
 # resume per seed) report exactly what one run over all its seeds reports. That holds
 # when nothing draws from the pipeline's first seed: a fixed dataset (seed 7) and a
 # split per seed (seed S of `--set seed=S --seeds 1` is then seed S of the full run).
-sed -e '/^sweep:/,$d' -e 's/^dataset: {plugin: synthetic,/dataset: {plugin: synthetic, seed: 7,/' \
+# Five seeds: with three, the bootstrap bounds are the extreme values whatever the order.
+sed -e '/^sweep:/,$d' -e 's/^dataset: {plugin: synthetic,/dataset: {plugin: synthetic, seed: 7,/' -e 's/^seeds: 3/seeds: 5/' \
     -e 's/^split: {kind: random,/split: {kind: random, per_seed: true,/' "$tmp/grid.yaml" >"$tmp/plain.yaml"
 check "report of one-seed runs, pooled, equals the report of one run over the seeds" \
   sh -c "'$bin' run '$tmp/plain.yaml' --out '$tmp/p/all' --quiet >/dev/null 2>&1 &&
-         for s in 7 8 9; do '$bin' run '$tmp/plain.yaml' --set seed=\$s --seeds 1 --out '$tmp/p/s'\$s --quiet >/dev/null 2>&1 || exit 1; done &&
+         for s in 7 8 9 10 11; do '$bin' run '$tmp/plain.yaml' --set seed=\$s --seeds 1 --out '$tmp/p/s'\$s --quiet >/dev/null 2>&1 || exit 1; done &&
          '$bin' report '$tmp/p/all' --metric test_accuracy >/dev/null &&
-         '$bin' report '$tmp/p/s9' '$tmp/p/s7' '$tmp/p/s8' --out '$tmp/p/pooled' --metric test_accuracy >'$tmp/p.out' &&
+         '$bin' report '$tmp/p/s9' '$tmp/p/s11' '$tmp/p/s7' '$tmp/p/s10' '$tmp/p/s8' --out '$tmp/p/pooled' --metric test_accuracy >'$tmp/p.out' &&
          cmp '$tmp/p/all/report-test_accuracy.csv' '$tmp/p/pooled/report-test_accuracy.csv' &&
          cmp '$tmp/p/all/report-test_accuracy.md' '$tmp/p/pooled/report-test_accuracy.md' &&
-         grep -q '^| method | test_accuracy |' '$tmp/p.out' && grep -q '^| lpgnn | .* (3) |' '$tmp/p.out'"
+         grep -q '^| method | test_accuracy |' '$tmp/p.out' && grep -q '^| lpgnn | .* (5) |' '$tmp/p.out'"
+check "... and so do one run per variant and seed (--variant), pooled" \
+  sh -c "for v in nonpriv lpgnn; do for s in 7 8 9 10 11; do '$bin' run '$tmp/plain.yaml' --variant \$v --set seed=\$s --seeds 1 --out '$tmp/p/'\$v-\$s --quiet >/dev/null 2>&1 || exit 1; done; done &&
+         test \$(grep -c '^lpgnn,' '$tmp/p/lpgnn-8/seeds.csv') -eq 1 && ! grep -q '^nonpriv,' '$tmp/p/lpgnn-8/seeds.csv' &&
+         '$bin' report '$tmp/p/nonpriv-8' '$tmp/p/lpgnn-11' '$tmp/p/nonpriv-11' '$tmp/p/lpgnn-7' '$tmp/p/nonpriv-7' '$tmp/p/lpgnn-9' \\
+           '$tmp/p/nonpriv-9' '$tmp/p/lpgnn-8' '$tmp/p/nonpriv-10' '$tmp/p/lpgnn-10' --out '$tmp/p/cells' --metric test_accuracy >/dev/null &&
+         cmp '$tmp/p/all/report-test_accuracy.csv' '$tmp/p/cells/report-test_accuracy.csv' &&
+         cmp '$tmp/p/all/report-test_accuracy.md' '$tmp/p/cells/report-test_accuracy.md'"
+check "--variant names an unknown variant: refused with the choices" \
+  sh -c "'$bin' run '$tmp/plain.yaml' --variant lpgn --out '$tmp/p/bad' >'$tmp/v.out' 2>&1; test \$? -eq 1 &&
+         grep -q \"unknown variant 'lpgn' in 'only'; did you mean 'lpgnn'?\" '$tmp/v.out'"
 check "a run's seed in two pooled directories is refused, naming the directory" \
   sh -c "'$bin' report '$tmp/p/s7' '$tmp/p/all' --out '$tmp/p/dup' >'$tmp/d.out' 2>&1; test \$? -eq 1 &&
          grep -q \"p/all: run 'nonpriv' has seed 7 again\" '$tmp/d.out'"

@@ -31,6 +31,9 @@ static const LdpParamSpec top_specs[] = {
     .default_value = "1", .min = 1, .max = 1000000 },
   { .name = "data_dir", .type = LDP_PARAM_STRING,
     .doc = "data directory, relative to the pipeline file (default: $LDPGNN_DATA)" },
+  { .name = "only", .type = LDP_PARAM_STRING,
+    .doc = "run only these variants: names, comma-separated (default: all); with `seeds: 1` and "
+           "`seed`, one piece of a long grid (ldpgnn run --variant NAME)" },
 };
 
 static const LdpParamSpec dataset_specs[] = {

@@ -721,6 +721,48 @@ static gboolean apply_override(LdpYamlNode *root, const char *arg, GError **erro
 
 /* ---- loading ---- */
 
+/* Keeps the runs named in @only (comma-separated; file order kept); every name must
+ * be a run's, each at most once. @node (nullable) locates errors. */
+static gboolean keep_only(GPtrArray *runs, const char *only, const LdpYamlNode *node, GError **error)
+{
+  g_auto(GStrv) names = g_strsplit(only, ",", -1);
+  g_autofree gboolean *keep = g_new0(gboolean, runs->len + 1);
+  g_autoptr(GPtrArray) known = g_ptr_array_new();
+  for (guint r = 0; r < runs->len; r++)
+    g_ptr_array_add(known, ((LdpRunSpec *)runs->pdata[r])->name);
+  guint n_names = 0;
+  for (guint i = 0; names[i]; i++) {
+    const char *want = g_strstrip(names[i]);
+    guint r = 0;
+    while (r < runs->len && strcmp(known->pdata[r], want) != 0)
+      r++;
+    if (r == runs->len || keep[r]) {
+      g_autofree char *near = r == runs->len ? ldp_did_you_mean(want, (const char *const *)known->pdata, known->len)
+                                             : NULL;
+      g_ptr_array_add(known, NULL);
+      g_autofree char *all = g_strjoinv(", ", (char **)known->pdata);
+      g_ptr_array_remove_index(known, known->len - 1);
+      g_autofree char *msg = r < runs->len ? g_strdup_printf("variant '%s' is named twice in 'only'", want)
+                             : near ? g_strdup_printf("unknown variant '%s' in 'only'; did you mean '%s'?", want, near)
+                                    : g_strdup_printf("unknown variant '%s' in 'only' (variants: %s)", want, all);
+      if (node)
+        return ldp_yaml_error(error, node, LDP_PIPELINE_ERROR_ENUM, "%s", msg);
+      g_set_error(error, LDP_PIPELINE_ERROR, LDP_PIPELINE_ERROR_ENUM, "%s", msg);
+      return FALSE;
+    }
+    keep[r] = TRUE;
+    n_names++;
+  }
+  if (n_names == 0) {
+    g_set_error(error, LDP_PIPELINE_ERROR, LDP_PIPELINE_ERROR_ENUM, "'only' names no variant");
+    return FALSE;
+  }
+  for (guint r = runs->len; r-- > 0;)
+    if (!keep[r])
+      g_ptr_array_remove_index(runs, r);
+  return TRUE;
+}
+
 static char *default_name(const char *path)
 {
   g_autofree char *base = g_path_get_basename(path);
@@ -795,6 +837,10 @@ LdpPipeline *ldp_pipeline_load(const char *path, const LdpRegistry *reg, const c
       goto out;
     g_ptr_array_add(runs, r);
   }
+
+  if (ldp_params_has(top, "only") &&
+      !keep_only(runs, ldp_params_get_string(top, "only"), ldp_yaml_mapping_get(root, "only", NULL), error))
+    goto out;
 
   p = g_new0(LdpPipeline, 1);
   p->path = g_strdup(path);

@@ -185,6 +185,25 @@ static gboolean only_link_runs(JsonObject *summary)
   return n > 0;
 }
 
+/* The bootstrap draws by position, so a cell's values go in seed order: a report of
+ * runs read in any order equals that of one run over the same seeds. */
+static void cell_sort_by_seed(LdpReportCell *cell)
+{
+  gint64 *sd = (gint64 *)cell->seeds->data;
+  double *v = (double *)cell->values->data;
+  for (guint i = 1; i < cell->seeds->len; i++) {
+    const gint64 ks = sd[i];
+    const double kv = v[i];
+    guint j = i;
+    for (; j > 0 && sd[j - 1] > ks; j--) {
+      sd[j] = sd[j - 1];
+      v[j] = v[j - 1];
+    }
+    sd[j] = ks;
+    v[j] = kv;
+  }
+}
+
 LdpReportTable *ldp_report_table_build(const char *dir, const LdpReportOptions *opt, GError **error)
 {
   const char *const dirs[] = { dir };
@@ -433,6 +452,7 @@ LdpReportTable *ldp_report_table_build_runs(const char *const *dirs, guint n_dir
       LdpReportCell *cell = ldp_report_at(t, r, c);
       if (!cell)
         continue;
+      cell_sort_by_seed(cell);
       const char *rn = t->rows->pdata[r], *cn = t->cols->pdata[c];
       double *x = (double *)cell->values->data;
       cell->n = cell->values->len;
