@@ -1,6 +1,7 @@
 /* gin-classes.c: colour refinement of a batch for GIN-0 (see gin-classes.h). */
 #include "gin-classes.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -238,27 +239,63 @@ static LdpCsr *builder_finish_transposed(Builder *b)
   return t;
 }
 
-/* step (k x k_prev): row c = the self entry (class of rep c at the previous level, 1)
- * plus rep c's row entries, summed per previous class. Built as its transpose, visiting
- * the classes in order. */
+/* (transfer full) Rows of a step matrix (rows x k_prev): row c = the self entry (class
+ * of node r = rep[c] at the previous level, 1) plus r's row entries, summed per
+ * previous class, columns sorted; @rep NULL: r = c. Row by row into a dense per-class
+ * accumulator (k_prev is small next to n): one pass over the entries, no transpose,
+ * each sum in the order self, then the row's entries. NULL as soon as more than @limit
+ * entries would be stored. */
+static LdpCsr *build_rows(const LdpCsr *adj, const guint *prev, guint k_prev, const guint *rep, guint rows,
+                          double limit)
+{
+  guint64 bound = 0;
+  for (guint c = 0; c < rows; c++) {
+    const guint r = rep ? rep[c] : c;
+    bound += adj->indptr[r + 1] - adj->indptr[r] + 1;
+  }
+  LdpCsr *m = ldp_csr_new(rows, k_prev, (guint)MIN((double)bound, limit + 1));
+  float *acc = g_new0(float, MAX(k_prev, 1u));
+  guint *touched = g_new(guint, MAX(k_prev, 1u));
+  guint *mark = g_new0(guint, MAX(k_prev, 1u)); /* c + 1: class touched by row c */
+  guint nnz = 0;
+  for (guint c = 0; c < rows && m; c++) {
+    const guint r = rep ? rep[c] : c;
+    guint t = 0;
+    acc[prev[r]] = 1.0f;
+    mark[prev[r]] = c + 1;
+    touched[t++] = prev[r];
+    for (guint e = adj->indptr[r]; e < adj->indptr[r + 1]; e++) {
+      const guint q = prev[adj->indices[e]];
+      if (mark[q] != c + 1) {
+        mark[q] = c + 1;
+        acc[q] = 0.0f;
+        touched[t++] = q;
+      }
+      acc[q] += adj->values ? adj->values[e] : 1.0f;
+    }
+    if (nnz + t > limit) {
+      g_clear_pointer(&m, ldp_csr_free);
+      break;
+    }
+    sort_u32(touched, t);
+    for (guint q = 0; q < t; q++, nnz++) {
+      m->indices[nnz] = touched[q];
+      m->values[nnz] = acc[touched[q]];
+    }
+    m->indptr[c + 1] = nnz;
+  }
+  if (m)
+    m->nnz = nnz;
+  g_free(acc);
+  g_free(touched);
+  g_free(mark);
+  return m;
+}
+
+/* step (k x k_prev) of a level: the rows of its classes' representatives. */
 static LdpCsr *build_step(const LdpCsr *adj, const guint *prev, const guint *rep, guint k, guint k_prev)
 {
-  guint *bound = g_new0(guint, MAX(k_prev, 1u));
-  for (guint c = 0; c < k; c++) {
-    const guint r = rep[c];
-    bound[prev[r]]++;
-    for (guint e = adj->indptr[r]; e < adj->indptr[r + 1]; e++)
-      bound[prev[adj->indices[e]]]++;
-  }
-  Builder b = builder_new(k_prev, k, bound);
-  for (guint c = 0; c < k; c++) {
-    const guint r = rep[c];
-    builder_add(&b, prev[r], c, 1.0f);
-    for (guint e = adj->indptr[r]; e < adj->indptr[r + 1]; e++)
-      builder_add(&b, prev[adj->indices[e]], c, adj->values ? adj->values[e] : 1.0f);
-  }
-  g_free(bound);
-  return builder_finish_transposed(&b);
+  return build_rows(adj, prev, k_prev, rep, k, INFINITY);
 }
 
 /* pool (n_graphs x k): row g = the classes of graph g's nodes with their counts (/ n_g
@@ -291,46 +328,7 @@ static LdpCsr *build_pool(const guint *of_node, guint k, const guint *graph_ptr,
  * of ~100 entries still meets only ~30 degree classes. */
 static LdpCsr *build_exit_step(const LdpCsr *adj, const guint *prev, guint k_prev)
 {
-  const guint n = adj->rows;
-  const double limit = GIN_EXIT_MAX_FILL * ((double)adj->nnz + n);
-  /* Row by row into a dense per-class accumulator (k_prev is small next to n): one
-   * pass over the entries, no transpose. Each row's classes are sorted on the way out. */
-  LdpCsr *step = ldp_csr_new(n, k_prev, (guint)MIN(limit + 1, (double)adj->nnz + n));
-  float *acc = g_new0(float, MAX(k_prev, 1u));
-  guint *touched = g_new(guint, MAX(k_prev, 1u));
-  guint *mark = g_new0(guint, MAX(k_prev, 1u)); /* i + 1: class touched by row i */
-  guint nnz = 0;
-  for (guint i = 0; i < n && step; i++) {
-    guint t = 0;
-    acc[prev[i]] = 1.0f;
-    mark[prev[i]] = i + 1;
-    touched[t++] = prev[i];
-    for (guint e = adj->indptr[i]; e < adj->indptr[i + 1]; e++) {
-      const guint c = prev[adj->indices[e]];
-      if (mark[c] != i + 1) {
-        mark[c] = i + 1;
-        acc[c] = 0.0f;
-        touched[t++] = c;
-      }
-      acc[c] += adj->values ? adj->values[e] : 1.0f;
-    }
-    if (nnz + t > limit) {
-      g_clear_pointer(&step, ldp_csr_free);
-      break;
-    }
-    sort_u32(touched, t);
-    for (guint q = 0; q < t; q++, nnz++) {
-      step->indices[nnz] = touched[q];
-      step->values[nnz] = acc[touched[q]];
-    }
-    step->indptr[i + 1] = nnz;
-  }
-  if (step)
-    step->nnz = nnz;
-  g_free(acc);
-  g_free(touched);
-  g_free(mark);
-  return step;
+  return build_rows(adj, prev, k_prev, NULL, adj->rows, GIN_EXIT_MAX_FILL * ((double)adj->nnz + adj->rows));
 }
 
 static void level_clear(GinLevel *l)
