@@ -15,7 +15,7 @@ check() { # description, then a command
   d="$1"; shift
   if "$@" >"$tmp/check.out" 2>&1; then ok "$d"; else not_ok "$d" "$tmp/check.out"; fi
 }
-echo "1..34"
+echo "1..37"
 
 # Two methods x three epsilons; the non-private row has no mechanism, so its numbers
 # repeat in every column (same seeds, same data).
@@ -211,6 +211,18 @@ check "... and so do one run per variant and seed (--variant), pooled" \
            '$tmp/p/nonpriv-9' '$tmp/p/lpgnn-8' '$tmp/p/nonpriv-10' '$tmp/p/lpgnn-10' --out '$tmp/p/cells' --metric test_accuracy >/dev/null &&
          cmp '$tmp/p/all/report-test_accuracy.csv' '$tmp/p/cells/report-test_accuracy.csv' &&
          cmp '$tmp/p/all/report-test_accuracy.md' '$tmp/p/cells/report-test_accuracy.md'"
+cells="$LDPGNN_SRCDIR/bench/run-cells.sh"
+check "bench/run-cells.sh: every (variant, seed) cell, 2 at a time, reported as the one run" \
+  sh -c "LDPGNN='$bin' sh '$cells' -j 2 -s 7 -n 5 '$tmp/plain.yaml' '$tmp/rc' >'$tmp/rc.out' 2>&1 &&
+         grep -q '^10 cells to run (2 variants x 5 seeds, 2 at a time)' '$tmp/rc.out' &&
+         cmp '$tmp/p/all/report-test_accuracy.csv' '$tmp/rc/report-test_accuracy.csv'"
+check "bench/run-cells.sh resumes: finished cells are skipped, a lost one runs again" \
+  sh -c "rm '$tmp/rc/lpgnn/s9/summary.json' && LDPGNN='$bin' sh '$cells' -j 2 -s 7 -n 5 '$tmp/plain.yaml' '$tmp/rc' >'$tmp/rc2.out' 2>&1 &&
+         grep -q '^1 cells to run' '$tmp/rc2.out' && grep -q '^done lpgnn s9' '$tmp/rc2.out' &&
+         cmp '$tmp/p/all/report-test_accuracy.csv' '$tmp/rc/report-test_accuracy.csv'"
+check "bench/run-cells.sh with an unknown variant fails before running anything" \
+  sh -c "LDPGNN='$bin' sh '$cells' '$tmp/plain.yaml' '$tmp/rc3' lpgn >'$tmp/rc3.out' 2>&1; test \$? -ne 0 &&
+         grep -q \"unknown variant 'lpgn'\" '$tmp/rc3.out' && test ! -e '$tmp/rc3'"
 check "--variant names an unknown variant: refused with the choices" \
   sh -c "'$bin' run '$tmp/plain.yaml' --variant lpgn --out '$tmp/p/bad' >'$tmp/v.out' 2>&1; test \$? -eq 1 &&
          grep -q \"unknown variant 'lpgn' in 'only'; did you mean 'lpgnn'?\" '$tmp/v.out'"
