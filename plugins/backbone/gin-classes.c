@@ -20,12 +20,6 @@ static int cmp_u64(const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-  const guint x = *(const guint *)a, y = *(const guint *)b;
-  return x < y ? -1 : x > y;
-}
-
 static void sort_u64(guint64 *v, guint n)
 {
   guint sorted = 1;
@@ -39,21 +33,6 @@ static void sort_u64(guint64 *v, guint n)
   }
   for (guint i = 1; i < n; i++) {
     const guint64 t = v[i];
-    guint j = i;
-    for (; j > 0 && v[j - 1] > t; j--)
-      v[j] = v[j - 1];
-    v[j] = t;
-  }
-}
-
-static void sort_u32(guint *v, guint n)
-{
-  if (n > 32) {
-    qsort(v, n, sizeof *v, cmp_u32);
-    return;
-  }
-  for (guint i = 1; i < n; i++) {
-    const guint t = v[i];
     guint j = i;
     for (; j > 0 && v[j - 1] > t; j--)
       v[j] = v[j - 1];
@@ -255,8 +234,8 @@ static LdpCsr *build_rows(const LdpCsr *adj, const guint *prev, guint k_prev, co
   }
   LdpCsr *m = ldp_csr_new(rows, k_prev, (guint)MIN((double)bound, limit + 1));
   float *acc = g_new0(float, MAX(k_prev, 1u));
-  guint *touched = g_new(guint, MAX(k_prev, 1u));
-  guint *mark = g_new0(guint, MAX(k_prev, 1u)); /* c + 1: class touched by row c */
+  guint64 *touched = g_new(guint64, MAX(k_prev, 1u)); /* classes, as sort_u64 takes them */
+  guint *mark = g_new0(guint, MAX(k_prev, 1u));        /* c + 1: class touched by row c */
   guint nnz = 0;
   for (guint c = 0; c < rows && m; c++) {
     const guint r = rep ? rep[c] : c;
@@ -277,9 +256,9 @@ static LdpCsr *build_rows(const LdpCsr *adj, const guint *prev, guint k_prev, co
       g_clear_pointer(&m, ldp_csr_free);
       break;
     }
-    sort_u32(touched, t);
+    sort_u64(touched, t);
     for (guint q = 0; q < t; q++, nnz++) {
-      m->indices[nnz] = touched[q];
+      m->indices[nnz] = (guint)touched[q];
       m->values[nnz] = acc[touched[q]];
     }
     m->indptr[c + 1] = nnz;
