@@ -742,7 +742,8 @@ static gboolean keep_only(GPtrArray *runs, const char *only, const LdpYamlNode *
       g_ptr_array_add(known, NULL);
       g_autofree char *all = g_strjoinv(", ", (char **)known->pdata);
       g_ptr_array_remove_index(known, known->len - 1);
-      g_autofree char *msg = r < runs->len ? g_strdup_printf("variant '%s' is named twice in 'only'", want)
+      g_autofree char *msg = !*want          ? g_strdup("empty variant name in 'only'")
+                             : r < runs->len ? g_strdup_printf("variant '%s' is named twice in 'only'", want)
                              : near ? g_strdup_printf("unknown variant '%s' in 'only'; did you mean '%s'?", want, near)
                                     : g_strdup_printf("unknown variant '%s' in 'only' (variants: %s)", want, all);
       if (node)
