@@ -218,12 +218,11 @@ LdpReportTable *ldp_report_table_build_runs(const char *const *dirs, guint n_dir
   LdpReportOptions o = opt ? *opt : (LdpReportOptions){ 0 };
   gboolean explicit_baseline = o.baseline != NULL;
   g_autofree char *sweep_path = g_build_filename(dir, "sweep.json", NULL);
-  for (guint i = 1; i < n_dirs; i++) {
+  for (guint i = 0; n_dirs > 1 && i < n_dirs; i++) {
     g_autofree char *sp = g_build_filename(dirs[i], "sweep.json", NULL);
-    if (g_file_test(sp, G_FILE_TEST_EXISTS) || g_file_test(sweep_path, G_FILE_TEST_EXISTS)) {
+    if (g_file_test(sp, G_FILE_TEST_EXISTS)) {
       g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
-                  "%s: a sweep directory is reported on its own; several directories must be runs",
-                  g_file_test(sp, G_FILE_TEST_EXISTS) ? dirs[i] : dir);
+                  "%s: a sweep directory is reported on its own; several directories must be runs", dirs[i]);
       return NULL;
     }
   }
