@@ -1,6 +1,10 @@
 /* bench-kernels.c: microseconds per call of the small-shape kernels the backbones run on
  * Cora-sized inputs: SpMM (ldp_csr_spmm) on a random graph of Cora's size, and skinny
  * dense products through ldp_tensor_gemm next to the same product through cblas_sgemm.
+ * Then SpMM on what GIN meets under RR (DPRR's baseline): a batch of 32 graphs of
+ * REDDIT-BINARY-like sizes, block-diagonal, every row with about n_g / (1 + e) random
+ * entries of its own graph (RR at epsilon = 1), 64 columns; rows in storage order and
+ * by length, in µs per call and million entries per second.
  *
  * Each line: kernel, shape, median µs per call over REPS calls after a warm-up (and,
  * for the products, the OpenBLAS figure and the ratio). Run with OMP_NUM_THREADS=1 to
@@ -9,6 +13,7 @@
 #include "config.h"
 
 #include <cblas.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -83,6 +88,37 @@ static double time_spmm(const LdpCsr *m, const guint *order, const LdpTensor *x,
   return median(t, reps);
 }
 
+/* A batch of @graphs graphs as one block-diagonal matrix, sizes log-normal around
+ * REDDIT-BINARY's (median ~270 nodes, capped at its largest, 3782), each stored entry
+ * of a graph's block present with probability @p, value 1. */
+static LdpCsr *random_rr_batch(LdpRng *r, guint graphs, double p)
+{
+  g_autofree guint *size = g_new(guint, graphs);
+  guint n = 0;
+  for (guint g = 0; g < graphs; g++) {
+    double z = sqrt(-2.0 * log(1.0 - ldp_rng_uniform(r))) * cos(2 * G_PI * ldp_rng_uniform(r));
+    size[g] = (guint)CLAMP(exp(5.6 + 0.8 * z), 2.0, 3782.0);
+    n += size[g];
+  }
+  GArray *ri = g_array_new(FALSE, FALSE, sizeof(guint)), *ci = g_array_new(FALSE, FALSE, sizeof(guint));
+  for (guint g = 0, lo = 0; g < graphs; lo += size[g++])
+    for (guint i = 0; i < size[g]; i++)
+      for (guint j = 0; j < size[g]; j++)
+        if (j != i && ldp_rng_uniform(r) < p) {
+          guint u = lo + i, v = lo + j;
+          g_array_append_val(ri, u);
+          g_array_append_val(ci, v);
+        }
+  g_autoptr(GError) error = NULL;
+  LdpCsr *m = ldp_csr_from_coo(n, n, (guint *)ri->data, (guint *)ci->data, NULL, ri->len, LDP_COO_FIRST, &error);
+  g_assert_no_error(error);
+  for (guint e = 0; e < m->nnz; e++)
+    m->values[e] = 1.0f;
+  g_array_free(ri, TRUE);
+  g_array_free(ci, TRUE);
+  return m;
+}
+
 static void cblas_gemm(gboolean ta, gboolean tb, const LdpTensor *a, const LdpTensor *b, LdpTensor *c)
 {
   guint m = c->rows, n = c->cols, k = ta ? a->rows : a->cols;
@@ -144,6 +180,18 @@ int main(int argc, char **argv)
     g_autofree char *what = g_strdup_printf("%ux%u (nnz %u) * %ux%u", m->rows, m->cols, m->nnz, BENCH_NODES,
                                             widths[w]);
     printf("%-40s %10.1f %10.1f\n", what, time_spmm(m, NULL, x, y, reps), time_spmm(m, order, x, y, reps));
+  }
+
+  {
+    g_autoptr(LdpCsr) b = random_rr_batch(&r, 32, 1.0 / (1.0 + G_E));
+    g_autofree guint *border = ldp_csr_row_order(b);
+    g_autoptr(LdpTensor) x = random_tensor(&r, b->rows, 64);
+    g_autoptr(LdpTensor) y = ldp_tensor_new(b->rows, 64);
+    guint breps = MAX(reps / 20, 3u);
+    double t_rows = time_spmm(b, NULL, x, y, breps), t_len = time_spmm(b, border, x, y, breps);
+    g_autofree char *what = g_strdup_printf("RR batch %ux%u (nnz %u) * x64", b->rows, b->cols, b->nnz);
+    printf("%-40s %10.1f %10.1f\n", what, t_rows, t_len);
+    printf("%-40s %10.1f %10.1f\n", "  million entries/s", b->nnz / t_rows, b->nnz / t_len);
   }
 
   printf("%-28s %10s %10s %7s\n", "gemm", "ldp us", "cblas us", "ratio");

@@ -1330,6 +1330,64 @@ static void assert_csr_dense(const LdpCsr *m, guint rows, guint cols, const floa
     g_assert_cmpfloat_with_epsilon(d->data[i], want[i], 1e-7);
 }
 
+/* The exit step on noise-like rows that meet many degree classes (input x = 1, two
+ * 150-node graphs, p = 0.5: rows of ~75 entries over ~25 row lengths, so the classes a
+ * row touches are sorted by the general path, not the short-row one). Row i must hold
+ * the self term plus row i's entries counted per level-1 class (= row length), in
+ * strictly increasing columns, against a count by hand. */
+static void test_gin_classes_exit_step_rows(void)
+{
+  enum { GRAPHS = 2, SIZE = 150 };
+  g_autoptr(GArray) src = g_array_new(FALSE, FALSE, sizeof(guint));
+  g_autoptr(GArray) dst = g_array_new(FALSE, FALSE, sizeof(guint));
+  LdpRng rng;
+  ldp_rng_init(&rng, 17);
+  for (guint g = 0; g < GRAPHS; g++)
+    for (guint i = 0; i < SIZE; i++)
+      for (guint j = 0; j < SIZE; j++)
+        if (i != j && ldp_rng_uniform(&rng) < 0.5) {
+          guint a = g * SIZE + j, b = g * SIZE + i;
+          g_array_append_val(src, a);
+          g_array_append_val(dst, b);
+        }
+  const guint n = GRAPHS * SIZE;
+  GError *err = NULL;
+  g_autoptr(LdpGraph) graph = ldp_graph_new_from_edges(n, (guint *)src->data, (guint *)dst->data, src->len,
+                                                       FALSE, &err);
+  g_assert_no_error(err);
+  const LdpCsr *adj = ldp_graph_csr(graph);
+  g_autoptr(LdpTensor) x = ldp_tensor_new(n, 1);
+  ldp_tensor_fill(x, 1.0f);
+  GinClasses *cl = gin_classes_new(adj, x, 5, 0.75, NULL, 0, TRUE);
+  g_assert_cmpuint(cl->levels, ==, 2u);
+  g_assert_nonnull(cl->exit_step);
+  const LdpCsr *ex = cl->exit_step;
+  g_assert_true(ldp_csr_check(ex, &err));
+  g_assert_no_error(err);
+  const GinLevel *l1 = &cl->level[1];
+  g_autofree float *want = g_new(float, l1->k);
+  guint longest = 0;
+  for (guint i = 0; i < n; i++) {
+    memset(want, 0, sizeof(float) * l1->k);
+    want[l1->of_node[i]] += 1.0f;
+    for (guint e = adj->indptr[i]; e < adj->indptr[i + 1]; e++)
+      want[l1->of_node[adj->indices[e]]] += 1.0f;
+    guint touched = 0;
+    for (guint c = 0; c < l1->k; c++)
+      touched += want[c] != 0.0f;
+    g_assert_cmpuint(ex->indptr[i + 1] - ex->indptr[i], ==, touched);
+    for (guint e = ex->indptr[i]; e < ex->indptr[i + 1]; e++)
+      g_assert_cmpfloat(ex->values[e], ==, want[ex->indices[e]]);
+    longest = MAX(longest, touched);
+    /* Equal row lengths, equal level-1 class. */
+    for (guint j = 0; j < i; j++)
+      g_assert_true((l1->of_node[i] == l1->of_node[j]) ==
+                    (adj->indptr[i + 1] - adj->indptr[i] == adj->indptr[j + 1] - adj->indptr[j]));
+  }
+  g_assert_cmpuint(longest, >, 16u);
+  gin_classes_free(cl);
+}
+
 /* Colour refinement by hand. Level 1 = row length: {star centres}, {leaves, path ends,
  * 15, 16}, {path middles}, {isolated}. Level 2 splits leaves by their neighbour (centre
  * vs path middle) and the path middles by theirs. 15 and 16 stay together at every
@@ -1770,6 +1828,7 @@ int main(int argc, char **argv)
   }
   g_test_add_func("/backbones/learn/gin", test_learn_graphs);
   g_test_add_func("/backbones/gin/classes-refinement", test_gin_classes_refinement);
+  g_test_add_func("/backbones/gin/classes-exit-step-rows", test_gin_classes_exit_step_rows);
   static const ClassCase classes[] = {
     { "mean", FALSE, LDP_TASK_GRAPH, "mean", "dropout=0", CLASS_DATA_STARS },
     { "sum", FALSE, LDP_TASK_GRAPH, "sum", "dropout=0", CLASS_DATA_STARS },

@@ -512,8 +512,9 @@ static void test_spmm(void)
 }
 
 /* Widths that exercise every code path of the kernels: the 8-lane tail alone, one to
- * four register blocks, blocks plus a tail, and more than four blocks. */
-static const guint spmm_widths[] = { 1, 6, 8, 16, 19, 24, 32, 35, 48 };
+ * four register blocks, blocks plus a tail, more than four blocks, and the 64-column
+ * panel (GIN's hidden width) and what lies past it. */
+static const guint spmm_widths[] = { 1, 6, 8, 16, 19, 24, 32, 35, 48, 64, 72 };
 
 static void test_spmm_widths(void)
 {

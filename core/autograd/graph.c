@@ -219,11 +219,18 @@ const guint *ldp_graph_row_order(LdpGraph *g, gboolean transposed)
   return g->row_order[k];
 }
 
+/* Rows at least this long on average are processed in storage order: the exit branch
+ * of a long row's loop is rare anyway, and storage order keeps the rows of one graph
+ * of a block-diagonal batch together, so x's rows stay in cache (RR's dense noisy
+ * batches: 1.6x the entries per second; bench-kernels). */
+#define GRAPH_SPMM_LONG_ROWS 16
+
 void ldp_graph_spmm(LdpGraph *g, gboolean transposed, float alpha, const LdpTensor *x, float beta, LdpTensor *y)
 {
   g_return_if_fail(g != NULL);
   const LdpCsr *a = transposed ? ldp_graph_csr_t(g) : g->adj;
-  ldp_csr_spmm_ordered(alpha, a, ldp_graph_row_order(g, transposed), x, beta, y);
+  const gboolean long_rows = a->nnz >= (guint64)GRAPH_SPMM_LONG_ROWS * a->rows;
+  ldp_csr_spmm_ordered(alpha, a, long_rows ? NULL : ldp_graph_row_order(g, transposed), x, beta, y);
 }
 
 const gint *ldp_graph_edge_origin(const LdpGraph *g)

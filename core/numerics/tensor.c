@@ -834,8 +834,10 @@ LDP_ALWAYS_INLINE void spmm_rows_narrow(float alpha, const LdpCsr *m, const guin
   }
 }
 
-/* Columns [j, j + 8 NB) of rows [r0, r1), row stride c, NB <= 4: named vector
- * accumulators (see spmm_rows_narrow). */
+/* Columns [j, j + 8 NB) of rows [r0, r1), row stride c, NB <= 8: named vector
+ * accumulators (see spmm_rows_narrow). Up to 64 columns in one panel, so a
+ * hidden-64 layer reads each stored entry and each x row once (two 32-column panels
+ * read the matrix twice and miss twice as often on x). */
 LDP_ALWAYS_INLINE void spmm_store8(float *yr, LdpV8 acc, float alpha, float beta)
 {
   LdpV8 out = alpha * acc;
@@ -859,7 +861,7 @@ LDP_ALWAYS_INLINE void spmm_rows_wide(float alpha, const LdpCsr *m, const guint 
   const float *restrict values = m->values;
   for (guint q = r0; q < r1; q++) {
     const guint i = SPMM_ROW(order, q);
-    LdpV8 a0 = { 0 }, a1 = { 0 }, a2 = { 0 }, a3 = { 0 };
+    LdpV8 a0 = { 0 }, a1 = { 0 }, a2 = { 0 }, a3 = { 0 }, a4 = { 0 }, a5 = { 0 }, a6 = { 0 }, a7 = { 0 };
     for (guint p = indptr[i]; p < indptr[i + 1]; p++) {
       const float a = values[p];
       const float *xr = x + (gsize)indices[p] * c + j;
@@ -867,12 +869,20 @@ LDP_ALWAYS_INLINE void spmm_rows_wide(float alpha, const LdpCsr *m, const guint 
       if (NB > 1) a1 += a * spmm_load8(xr + 8);
       if (NB > 2) a2 += a * spmm_load8(xr + 16);
       if (NB > 3) a3 += a * spmm_load8(xr + 24);
+      if (NB > 4) a4 += a * spmm_load8(xr + 32);
+      if (NB > 5) a5 += a * spmm_load8(xr + 40);
+      if (NB > 6) a6 += a * spmm_load8(xr + 48);
+      if (NB > 7) a7 += a * spmm_load8(xr + 56);
     }
     float *yr = y + (gsize)i * c + j;
     spmm_store8(yr, a0, alpha, beta);
     if (NB > 1) spmm_store8(yr + 8, a1, alpha, beta);
     if (NB > 2) spmm_store8(yr + 16, a2, alpha, beta);
     if (NB > 3) spmm_store8(yr + 24, a3, alpha, beta);
+    if (NB > 4) spmm_store8(yr + 32, a4, alpha, beta);
+    if (NB > 5) spmm_store8(yr + 40, a5, alpha, beta);
+    if (NB > 6) spmm_store8(yr + 48, a6, alpha, beta);
+    if (NB > 7) spmm_store8(yr + 56, a7, alpha, beta);
   }
 }
 
@@ -920,6 +930,9 @@ static void spmm_rows(float alpha, const LdpCsr *m, const guint *order, const fl
     return;
   case 32:
     spmm_rows_wide(alpha, m, order, x, beta, y, r0, r1, 32, 0, 4);
+    return;
+  case 64:
+    spmm_rows_wide(alpha, m, order, x, beta, y, r0, r1, 64, 0, 8);
     return;
   default:
     break;
