@@ -84,78 +84,152 @@ void ldp_edge_raw_list(const LdpUserView *v, LdpReport *out)
     ldp_report_push(out, v->neighbors[k], 1.0f);
 }
 
-static int cmp_u64(const void *a, const void *b)
+static int cmp_u32(const void *a, const void *b)
 {
-  guint64 x = *(const guint64 *)a, y = *(const guint64 *)b;
+  guint x = *(const guint *)a, y = *(const guint *)b;
   return x < y ? -1 : x > y;
 }
 
+/* (transfer full) Row u = user u's report as global ids, sorted, duplicates kept: the
+ * users are visited in order and each report is already a sorted list, so the rows come
+ * out in CSR order without a global sort (a report that is not sorted is sorted within
+ * its row). NULL with @error set on a report naming a node outside the user's graph. */
+static LdpCsr *edges_own_lists(const LdpReportSet *reports, guint n, guint G, const guint *ptr, GError **error)
+{
+  guint64 nnz = 0;
+  for (guint g = 0; g < G; g++) {
+    const guint n_g = ptr[g + 1] - ptr[g];
+    for (guint u = ptr[g]; u < ptr[g + 1]; u++) {
+      const LdpReport *r = ldp_report_set_get(reports, u);
+      if (!r)
+        continue;
+      const guint *idx = ldp_report_indices(r);
+      const guint m = ldp_report_n_values(r);
+      if (m && !idx) {
+        g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "user %u sent no neighbour list", u);
+        return NULL;
+      }
+      for (guint k = 0; k < m; k++)
+        if (idx[k] >= n_g) {
+          g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
+                      "user %u listed node %u outside her graph of %u nodes", u, idx[k], n_g);
+          return NULL;
+        }
+      nnz += m;
+    }
+  }
+  if (nnz > G_MAXUINT) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
+                "the noisy lists hold %" G_GUINT64_FORMAT " entries, more than a sparse matrix can (%u)", nnz,
+                G_MAXUINT);
+    return NULL;
+  }
+  LdpCsr *own = ldp_csr_new(n, n, (guint)nnz);
+  guint at = 0;
+  for (guint g = 0; g < G; g++) {
+    for (guint u = ptr[g]; u < ptr[g + 1]; u++) {
+      const LdpReport *r = ldp_report_set_get(reports, u);
+      const guint m = r ? ldp_report_n_values(r) : 0;
+      const guint *idx = m ? ldp_report_indices(r) : NULL;
+      gboolean sorted = TRUE;
+      for (guint k = 0; k < m; k++) {
+        own->indices[at + k] = ptr[g] + idx[k];
+        sorted = sorted && (k == 0 || idx[k - 1] <= idx[k]);
+      }
+      if (!sorted)
+        qsort(own->indices + at, m, sizeof(guint), cmp_u32);
+      at += m;
+      own->indptr[u + 1] = at;
+    }
+  }
+  for (guint u = ptr[G]; u < n; u++)
+    own->indptr[u + 1] = at;
+  return own;
+}
+
+/* Row by row, the columns of @a's row and @b's row, each sorted, merged; a column is
+ * kept once when it occurs at least @min_count times in the two rows together. Two
+ * passes: the row lengths, then the entries. (transfer full) */
+static LdpCsr *edges_merge_rows(const LdpCsr *a, const LdpCsr *b, guint min_count)
+{
+  const guint n = a->rows;
+  LdpCsr *out = NULL;
+  for (int fill = 0; fill < 2; fill++) {
+    guint at = 0;
+    for (guint i = 0; i < n; i++) {
+      guint p = a->indptr[i], pe = a->indptr[i + 1];
+      guint q = b->indptr[i], qe = b->indptr[i + 1];
+      while (p < pe || q < qe) {
+        const guint col = q >= qe || (p < pe && a->indices[p] <= b->indices[q]) ? a->indices[p] : b->indices[q];
+        guint count = 0;
+        for (; p < pe && a->indices[p] == col; p++)
+          count++;
+        for (; q < qe && b->indices[q] == col; q++)
+          count++;
+        if (count >= min_count) {
+          if (fill)
+            out->indices[at] = col;
+          at++;
+        }
+      }
+      if (fill)
+        out->indptr[i + 1] = at;
+    }
+    if (!fill)
+      out = ldp_csr_new(n, a->cols, at);
+  }
+  for (guint e = 0; e < out->nnz; e++)
+    out->values[e] = 1.0f;
+  return out;
+}
+
+/* Duplicates within each (sorted) row of @m dropped in place, every value set to 1,
+ * the arrays shrunk to what is left: no second copy of a graph RR made dense. */
+static void edges_dedupe_rows(LdpCsr *m)
+{
+  guint at = 0, lo = 0;
+  for (guint i = 0; i < m->rows; i++) {
+    const guint hi = m->indptr[i + 1];
+    for (guint p = lo; p < hi; p++)
+      if (p == lo || m->indices[p] != m->indices[p - 1])
+        m->indices[at++] = m->indices[p];
+    lo = hi;
+    m->indptr[i + 1] = at;
+  }
+  m->nnz = at;
+  m->indices = g_renew(guint, m->indices, MAX(at, 1u));
+  m->values = g_renew(float, m->values, MAX(at, 1u));
+  for (guint e = 0; e < at; e++)
+    m->values[e] = 1.0f;
+}
+
 /* Builds the noisy adjacency from @reports (each a sorted list of local ids) with
- * @agg, and stores it in @noisy. */
+ * @agg, and stores it in @noisy. In O(entries): own lists as rows, their transpose for
+ * the reports naming a user, and a merge of sorted rows (AND: entries listed from both
+ * sides, counted with multiplicity as a multiset would). */
 gboolean ldp_edge_estimate_lists(const LdpReportSet *reports, LdpEdgeAggregation agg,
                                            LdpDataset *noisy, GError **error)
 {
   const guint n = ldp_report_set_n_users(reports);
   const guint G = ldp_dataset_n_graphs(noisy);
   const guint *ptr = ldp_dataset_graph_ptr(noisy);
-  /* entries as (row << 32 | col), sorted: CSR order */
-  GArray *ent = g_array_new(FALSE, FALSE, sizeof(guint64));
-  for (guint g = 0; g < G; g++) {
-    for (guint u = ptr[g]; u < ptr[g + 1]; u++) {
-      const LdpReport *r = ldp_report_set_get(reports, u);
-      if (!r)
-        continue;
-      const guint *idx = ldp_report_indices(r);
-      guint m = ldp_report_n_values(r);
-      if (m && !idx) {
-        g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "user %u sent no neighbour list", u);
-        g_array_unref(ent);
-        return FALSE;
-      }
-      for (guint k = 0; k < m; k++) {
-        if (idx[k] >= ptr[g + 1] - ptr[g]) {
-          g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
-                      "user %u listed node %u outside her graph of %u nodes", u, idx[k],
-                      ptr[g + 1] - ptr[g]);
-          g_array_unref(ent);
-          return FALSE;
-        }
-        guint64 a = u, b = ptr[g] + idx[k];
-        guint64 e;
-        if (agg != LDP_EDGE_AGG_IN_REPORTS) {
-          e = a << 32 | b;
-          g_array_append_val(ent, e);
-        }
-        if (agg != LDP_EDGE_AGG_OWN_LIST) {
-          e = b << 32 | a;
-          g_array_append_val(ent, e);
-        }
-      }
-    }
+  LdpCsr *own = edges_own_lists(reports, n, G, ptr, error);
+  if (!own)
+    return FALSE;
+  LdpCsr *adj;
+  if (agg == LDP_EDGE_AGG_OWN_LIST) {
+    adj = g_steal_pointer(&own);
+    edges_dedupe_rows(adj);
+  } else if (agg == LDP_EDGE_AGG_IN_REPORTS) {
+    adj = ldp_csr_transpose(own); /* row v = users who listed v, in user order */
+    g_clear_pointer(&own, ldp_csr_free);
+    edges_dedupe_rows(adj);
+  } else {
+    LdpCsr *in = ldp_csr_transpose(own);
+    adj = edges_merge_rows(own, in, agg == LDP_EDGE_AGG_AND ? 2 : 1);
+    ldp_csr_free(in);
+    ldp_csr_free(own);
   }
-  if (ent->len > 1)
-    qsort(ent->data, ent->len, sizeof(guint64), cmp_u64);
-  /* merge duplicates; AND keeps only entries seen twice (listed from both sides) */
-  guint out_n = 0;
-  guint64 *e = (guint64 *)ent->data;
-  for (guint i = 0; i < ent->len;) {
-    guint j = i;
-    while (j < ent->len && e[j] == e[i])
-      j++;
-    if (agg != LDP_EDGE_AGG_AND || j - i >= 2)
-      e[out_n++] = e[i];
-    i = j;
-  }
-  LdpCsr *adj = ldp_csr_new(n, n, out_n);
-  for (guint i = 0; i < out_n; i++) {
-    guint row = (guint)(e[i] >> 32);
-    adj->indices[i] = (guint)(e[i] & 0xffffffffu);
-    adj->values[i] = 1.0f;
-    adj->indptr[row + 1]++;
-  }
-  for (guint r = 0; r < n; r++)
-    adj->indptr[r + 1] += adj->indptr[r];
-  g_array_unref(ent);
   ldp_dataset_set_adjacency(noisy, adj, agg == LDP_EDGE_AGG_OR || agg == LDP_EDGE_AGG_AND);
   return TRUE;
 }
