@@ -193,6 +193,38 @@ static guint refine(const Keys *keys, guint n, guint *of_node, guint *rep)
   return k;
 }
 
+/* Level 1 when level 0 is a single class and every stored value is the same (constant
+ * input features, an unweighted graph: GIN/DPRR): a row's multiset is then its length
+ * repeated, so the classes are the row lengths, numbered by first node as refine()
+ * numbers them. O(n) instead of hashing and comparing every stored entry. Returns
+ * G_MAXUINT when the shortcut does not apply. */
+static guint refine_by_length(const LdpCsr *adj, guint k_prev, guint *of_node, guint *rep)
+{
+  if (k_prev != 1)
+    return G_MAXUINT;
+  for (guint e = 1; adj->values && e < adj->nnz; e++)
+    if (float_bits(adj->values[e]) != float_bits(adj->values[0]))
+      return G_MAXUINT;
+  const guint n = adj->rows;
+  guint max_len = 0;
+  for (guint i = 0; i < n; i++)
+    max_len = MAX(max_len, adj->indptr[i + 1] - adj->indptr[i]);
+  guint *class_of_len = g_new(guint, (gsize)max_len + 1);
+  for (guint d = 0; d <= max_len; d++)
+    class_of_len[d] = G_MAXUINT;
+  guint k = 0;
+  for (guint i = 0; i < n; i++) {
+    const guint d = adj->indptr[i + 1] - adj->indptr[i];
+    if (class_of_len[d] == G_MAXUINT) {
+      class_of_len[d] = k;
+      rep[k++] = i;
+    }
+    of_node[i] = class_of_len[d];
+  }
+  g_free(class_of_len);
+  return k;
+}
+
 /* A CSR filled row by row in nondecreasing column order, where an entry in the row's
  * last column adds to it: the transpose of what a level needs, built without sorting.
  * Rows are sized by upper bounds and compacted at the end. */
@@ -391,7 +423,9 @@ GinClasses *gin_classes_new(const LdpCsr *adj, const LdpTensor *x, guint max_lev
       row_keys_set_level(&rows, cl->level[t - 1].of_node, n);
       keys.rows = &rows;
     }
-    l->k = refine(&keys, n, l->of_node, rep);
+    l->k = t == 1 ? refine_by_length(adj, cl->level[0].k, l->of_node, rep) : G_MAXUINT;
+    if (l->k == G_MAXUINT)
+      l->k = refine(&keys, n, l->of_node, rep);
     if (l->k > max_fraction * n) {
       level_clear(l);
       if (t > 0)
