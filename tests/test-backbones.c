@@ -1286,30 +1286,39 @@ static Data *data_classes_new(gboolean weighted)
   return dt;
 }
 
+/* @graphs graphs of @size nodes, each node aggregating from every other node of its
+ * graph with probability @p (as RR leaves them). (transfer full) */
+static LdpGraph *noise_graph_new(guint graphs, guint size, double p, guint64 seed)
+{
+  g_autoptr(GArray) src = g_array_new(FALSE, FALSE, sizeof(guint));
+  g_autoptr(GArray) dst = g_array_new(FALSE, FALSE, sizeof(guint));
+  LdpRng rng;
+  ldp_rng_init(&rng, seed);
+  for (guint g = 0; g < graphs; g++)
+    for (guint i = 0; i < size; i++)
+      for (guint j = 0; j < size; j++)
+        if (i != j && ldp_rng_uniform(&rng) < p) {
+          guint a = g * size + j, b = g * size + i;
+          g_array_append_val(src, a);
+          g_array_append_val(dst, b);
+        }
+  GError *err = NULL;
+  LdpGraph *graph = ldp_graph_new_from_edges(graphs * size, (guint *)src->data, (guint *)dst->data, src->len,
+                                             FALSE, &err);
+  g_assert_no_error(err);
+  return graph;
+}
+
 /* Noise-like graphs (as RR leaves them): three graphs of 40 nodes, each node
  * aggregating from every other node of its graph with probability 0.6; input x = 1.
  * Level 1 groups the nodes by row length, level 2 separates nearly all of them. */
 static Data *data_dense_new(guint64 seed)
 {
   enum { GRAPHS = 3, SIZE = 40 };
-  g_autoptr(GArray) src = g_array_new(FALSE, FALSE, sizeof(guint));
-  g_autoptr(GArray) dst = g_array_new(FALSE, FALSE, sizeof(guint));
-  LdpRng rng;
-  ldp_rng_init(&rng, seed);
-  for (guint g = 0; g < GRAPHS; g++)
-    for (guint i = 0; i < SIZE; i++)
-      for (guint j = 0; j < SIZE; j++)
-        if (i != j && ldp_rng_uniform(&rng) < 0.6) {
-          guint a = g * SIZE + j, b = g * SIZE + i;
-          g_array_append_val(src, a);
-          g_array_append_val(dst, b);
-        }
   Data *dt = g_new0(Data, 1);
   dt->n = GRAPHS * SIZE;
   dt->d = 1;
-  GError *err = NULL;
-  dt->graph = ldp_graph_new_from_edges(dt->n, (guint *)src->data, (guint *)dst->data, src->len, FALSE, &err);
-  g_assert_no_error(err);
+  dt->graph = noise_graph_new(GRAPHS, SIZE, 0.6, seed);
   for (guint g = 0; g <= GRAPHS; g++)
     dt->graph_ptr[g] = g * SIZE;
   dt->batch = (LdpBatch){ .graph = dt->graph, .n_graphs = GRAPHS, .graph_ptr = dt->graph_ptr };
@@ -1338,23 +1347,9 @@ static void assert_csr_dense(const LdpCsr *m, guint rows, guint cols, const floa
 static void test_gin_classes_exit_step_rows(void)
 {
   enum { GRAPHS = 2, SIZE = 150 };
-  g_autoptr(GArray) src = g_array_new(FALSE, FALSE, sizeof(guint));
-  g_autoptr(GArray) dst = g_array_new(FALSE, FALSE, sizeof(guint));
-  LdpRng rng;
-  ldp_rng_init(&rng, 17);
-  for (guint g = 0; g < GRAPHS; g++)
-    for (guint i = 0; i < SIZE; i++)
-      for (guint j = 0; j < SIZE; j++)
-        if (i != j && ldp_rng_uniform(&rng) < 0.5) {
-          guint a = g * SIZE + j, b = g * SIZE + i;
-          g_array_append_val(src, a);
-          g_array_append_val(dst, b);
-        }
   const guint n = GRAPHS * SIZE;
   GError *err = NULL;
-  g_autoptr(LdpGraph) graph = ldp_graph_new_from_edges(n, (guint *)src->data, (guint *)dst->data, src->len,
-                                                       FALSE, &err);
-  g_assert_no_error(err);
+  g_autoptr(LdpGraph) graph = noise_graph_new(GRAPHS, SIZE, 0.5, 17);
   const LdpCsr *adj = ldp_graph_csr(graph);
   g_autoptr(LdpTensor) x = ldp_tensor_new(n, 1);
   ldp_tensor_fill(x, 1.0f);
