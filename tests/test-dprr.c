@@ -512,6 +512,56 @@ static void test_gin_mean_readout(void)
   ldp_graph_unref(g);
 }
 
+/* A mechanism's adjacency is installed unchecked (ldp_dataset_set_adjacency): an entry
+ * from one graph into another must stop graph training with an error naming it, not
+ * build a batch with a column outside it. */
+static void test_graphs_closed(void)
+{
+  /* three paths of three nodes: 0-1-2, 3-4-5, 6-7-8 */
+  const guint src[] = { 0, 1, 3, 4, 6, 7 }, dst[] = { 1, 2, 4, 5, 7, 8 }, ptr[] = { 0, 3, 6, 9 };
+  g_autoptr(LdpDataset) ds = ldp_dataset_new(LDP_TASK_GRAPH, "paths");
+  GError *err = NULL;
+  g_assert_true(ldp_dataset_set_structure(ds, 9, 3, ptr, src, dst, G_N_ELEMENTS(src), TRUE, &err));
+  g_assert_no_error(err);
+  LdpTensor *x = ldp_tensor_new(9, 1);
+  ldp_tensor_fill(x, 1.0f);
+  ldp_dataset_set_features_dense(ds, x);
+  gint *labels = g_new(gint, 3);
+  labels[0] = 0, labels[1] = 1, labels[2] = 0;
+  ldp_dataset_set_labels(ds, labels, 3);
+  const LdpCsr *a = ldp_graph_csr(ldp_dataset_graph(ds));
+  g_autofree guint *rows = g_new(guint, a->nnz + 1), *cols = g_new(guint, a->nnz + 1);
+  guint n = 0;
+  for (guint r = 0; r < a->rows; r++)
+    for (guint k = a->indptr[r]; k < a->indptr[r + 1]; k++, n++)
+      rows[n] = r, cols[n] = a->indices[k];
+  rows[n] = 5, cols[n] = 6, n++; /* node 5 (graph 1) aggregates from node 6 (graph 2) */
+  LdpCsr *crossing = ldp_csr_from_coo(9, 9, rows, cols, NULL, n, LDP_COO_FIRST, &err);
+  g_assert_no_error(err);
+  ldp_dataset_set_adjacency(ds, crossing, FALSE);
+
+  const LdpPluginDesc *d = desc_of("gin");
+  const char *args[] = { "layers=2", "hidden=16", NULL };
+  LdpParams *p = ldp_params_new_from_strings(d->params, d->n_params, args, &err);
+  g_assert_no_error(err);
+  LdpRng init;
+  ldp_rng_init(&init, 1);
+  gpointer m = d->vtable.backbone->create(p, 1, 2, LDP_TASK_GRAPH, &init, &err);
+  g_assert_no_error(err);
+  const guint8 roles[] = { LDP_ROLE_TRAIN, LDP_ROLE_VAL, LDP_ROLE_TEST };
+  const gint clean[] = { 0, 1, 0 };
+  LdpTrainConfig cfg = { .epochs = 2, .lr = 0.01, .batch_size = 2, .eval_every = 1 };
+  LdpTrainResult res;
+  g_assert_false(ldp_train(&cfg, ds, roles, clean, d, m, NULL, &init, &res, &err));
+  g_assert_error(err, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED);
+  g_test_message("%s", err->message);
+  g_assert_nonnull(strstr(err->message, "node 5 of graph 1 aggregates from node 6, outside its graph"));
+  g_clear_error(&err);
+  ldp_train_result_clear(&res);
+  d->vtable.backbone->destroy(m);
+  ldp_params_free(p);
+}
+
 /* The customized setting in the ledger (ALGORITHMS.md 11.1): DPRR at eps = 1 (split
  * allocation "code": 1:9, so eps1 = 0.1, eps2 = 0.9) on the hand graphs (6 and 4 users) with
  * public_fraction alpha: floor(6 alpha) + floor(4 alpha) public users who send their
@@ -596,6 +646,7 @@ int main(int argc, char **argv)
   g_test_add_func("/dprr/rr-memory-guard", test_rr_memory_guard);
   g_test_add_func("/dprr/step-lr", test_step_lr);
   g_test_add_func("/dprr/drop-last", test_drop_last);
+  g_test_add_func("/dprr/graphs-closed", test_graphs_closed);
   g_test_add_func("/dprr/early-stop", test_early_stop);
   g_test_add_func("/dprr/barabasi-albert", test_barabasi_albert);
   g_test_add_func("/dprr/gin-mean-readout", test_gin_mean_readout);

@@ -449,12 +449,34 @@ static gboolean train_nodes(LdpTrainContext *c, const SplitRows *r, Selection *s
   return ok;
 }
 
+/* Whether every stored entry of the dataset graph joins two nodes of the same graph,
+ * as batches of graphs need; a mechanism's adjacency (ldp_dataset_set_adjacency) is
+ * not checked when it is installed. */
+static gboolean graphs_closed(const LdpDataset *data, GError **error)
+{
+  const guint *gptr = ldp_dataset_graph_ptr(data);
+  const LdpCsr *adj = ldp_graph_csr(ldp_dataset_graph(data));
+  for (guint g = 0; g < ldp_dataset_n_graphs(data); g++)
+    for (guint v = gptr[g]; v < gptr[g + 1]; v++)
+      for (guint k = adj->indptr[v]; k < adj->indptr[v + 1]; k++)
+        if (adj->indices[k] < gptr[g] || adj->indices[k] >= gptr[g + 1]) {
+          g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
+                      "%s: node %u of graph %u aggregates from node %u, outside its graph: graph "
+                      "classification needs every edge inside one graph",
+                      ldp_dataset_name(data), v, g, adj->indices[k]);
+          return FALSE;
+        }
+  return TRUE;
+}
+
 /* Graph tasks: shuffled mini-batches of graphs per epoch; the evaluation batches
  * (validation and test graphs never change) are built once. */
 static gboolean train_graphs(LdpTrainContext *c, const SplitRows *r, Selection *sel, LdpTrainResult *result,
                              guint *epochs_run, GError **error)
 {
   const LdpTrainConfig *cfg = c->cfg;
+  if (!graphs_closed(c->data, error))
+    return FALSE;
   const guint n_eval = r->n_val + r->n_test;
   g_autofree guint *eval_ids = g_new(guint, n_eval + 1);
   memcpy(eval_ids, r->val, r->n_val * sizeof(guint));
