@@ -20,6 +20,26 @@ static const LdpPluginDesc *desc_of(const char *name)
   return ldp_plugin_desc(p);
 }
 
+/* (transfer full) A graph dataset @name of the undirected edges src[e] - dst[e] over
+ * n nodes, graph g = nodes ptr[g]..ptr[g + 1] - 1, graph g labelled g % 2; features
+ * ones. */
+static LdpDataset *graphs_new(const char *name, guint n, guint n_graphs, const guint *ptr, const guint *src,
+                              const guint *dst, guint n_edges)
+{
+  LdpDataset *ds = ldp_dataset_new(LDP_TASK_GRAPH, name);
+  GError *err = NULL;
+  g_assert_true(ldp_dataset_set_structure(ds, n, n_graphs, ptr, src, dst, n_edges, TRUE, &err));
+  g_assert_no_error(err);
+  LdpTensor *x = ldp_tensor_new(n, 1);
+  ldp_tensor_fill(x, 1.0f);
+  ldp_dataset_set_features_dense(ds, x);
+  gint *labels = g_new(gint, n_graphs);
+  for (guint g = 0; g < n_graphs; g++)
+    labels[g] = (gint)(g % 2);
+  ldp_dataset_set_labels(ds, labels, n_graphs);
+  return ds;
+}
+
 /* Two graphs: graph 0 = nodes 0..5, a 6-cycle plus the chord 0-3; graph 1 = nodes
  * 6..9, a path 6-7-8-9. Graph labels 0 and 1, features ones. */
 static LdpDataset *hand_graphs(void)
@@ -30,18 +50,7 @@ static LdpDataset *hand_graphs(void)
   for (guint e = 0; e < G_N_ELEMENTS(und); e++)
     src[e] = und[e][0], dst[e] = und[e][1];
   const guint ptr[] = { 0, 6, 10 };
-  LdpDataset *ds = ldp_dataset_new(LDP_TASK_GRAPH, "hand");
-  GError *err = NULL;
-  g_assert_true(ldp_dataset_set_structure(ds, 10, 2, ptr, src, dst, G_N_ELEMENTS(und), TRUE, &err));
-  g_assert_no_error(err);
-  LdpTensor *x = ldp_tensor_new(10, 1);
-  ldp_tensor_fill(x, 1.0f);
-  ldp_dataset_set_features_dense(ds, x);
-  gint *labels = g_new(gint, 2);
-  labels[0] = 0;
-  labels[1] = 1;
-  ldp_dataset_set_labels(ds, labels, 2);
-  return ds;
+  return graphs_new("hand", 10, 2, ptr, src, dst, G_N_ELEMENTS(und));
 }
 
 static gboolean has_edge(const LdpCsr *a, guint row, guint col)
@@ -425,6 +434,20 @@ static void set_param(GPtrArray *params, const char *name, const float *vals, gu
   g_error("gin has no parameter %s", name);
 }
 
+/* (transfer full) A GIN for graph classification (1 feature, 2 classes) built from
+ * @args (NULL-terminated), initialised with seed 1; its parameters in @params_out. */
+static gpointer gin_new(const LdpPluginDesc *d, const char **args, LdpParams **params_out)
+{
+  GError *err = NULL;
+  *params_out = ldp_params_new_from_strings(d->params, d->n_params, args, &err);
+  g_assert_no_error(err);
+  LdpRng init;
+  ldp_rng_init(&init, 1);
+  gpointer m = d->vtable.backbone->create(*params_out, 1, 2, LDP_TASK_GRAPH, &init, &err);
+  g_assert_no_error(err);
+  return m;
+}
+
 /* GIN's graph score (ALGORITHMS.md 11.8) computed by hand on a batch of two graphs with
  * constant input features: G0 the path 0-1-2, G1 the edge 3-4. Two GIN layers (the
  * input and one message-passing layer), hidden 16, every weight 0 except:
@@ -466,12 +489,8 @@ static void test_gin_mean_readout(void)
   for (guint r = 0; r < 2; r++) {
     const char *readout = r ? "readout=sum" : "readout=mean";
     const char *args[] = { "layers=2", "hidden=16", "final_dropout=0", "dropout=0", readout, NULL };
-    LdpParams *p = ldp_params_new_from_strings(d->params, d->n_params, args, &err);
-    g_assert_no_error(err);
-    LdpRng init;
-    ldp_rng_init(&init, 1);
-    gpointer m = d->vtable.backbone->create(p, 1, 2, LDP_TASK_GRAPH, &init, &err);
-    g_assert_no_error(err);
+    LdpParams *p = NULL;
+    gpointer m = gin_new(d, args, &p);
     GPtrArray *params = g_ptr_array_new();
     d->vtable.backbone->parameters(m, params);
     for (guint i = 0; i < params->len; i++)
@@ -519,16 +538,8 @@ static void test_graphs_closed(void)
 {
   /* three paths of three nodes: 0-1-2, 3-4-5, 6-7-8 */
   const guint src[] = { 0, 1, 3, 4, 6, 7 }, dst[] = { 1, 2, 4, 5, 7, 8 }, ptr[] = { 0, 3, 6, 9 };
-  g_autoptr(LdpDataset) ds = ldp_dataset_new(LDP_TASK_GRAPH, "paths");
+  g_autoptr(LdpDataset) ds = graphs_new("paths", 9, 3, ptr, src, dst, G_N_ELEMENTS(src));
   GError *err = NULL;
-  g_assert_true(ldp_dataset_set_structure(ds, 9, 3, ptr, src, dst, G_N_ELEMENTS(src), TRUE, &err));
-  g_assert_no_error(err);
-  LdpTensor *x = ldp_tensor_new(9, 1);
-  ldp_tensor_fill(x, 1.0f);
-  ldp_dataset_set_features_dense(ds, x);
-  gint *labels = g_new(gint, 3);
-  labels[0] = 0, labels[1] = 1, labels[2] = 0;
-  ldp_dataset_set_labels(ds, labels, 3);
   const LdpCsr *a = ldp_graph_csr(ldp_dataset_graph(ds));
   g_autofree guint *rows = g_new(guint, a->nnz + 1), *cols = g_new(guint, a->nnz + 1);
   guint n = 0;
@@ -542,17 +553,15 @@ static void test_graphs_closed(void)
 
   const LdpPluginDesc *d = desc_of("gin");
   const char *args[] = { "layers=2", "hidden=16", NULL };
-  LdpParams *p = ldp_params_new_from_strings(d->params, d->n_params, args, &err);
-  g_assert_no_error(err);
-  LdpRng init;
-  ldp_rng_init(&init, 1);
-  gpointer m = d->vtable.backbone->create(p, 1, 2, LDP_TASK_GRAPH, &init, &err);
-  g_assert_no_error(err);
+  LdpParams *p = NULL;
+  gpointer m = gin_new(d, args, &p);
   const guint8 roles[] = { LDP_ROLE_TRAIN, LDP_ROLE_VAL, LDP_ROLE_TEST };
   const gint clean[] = { 0, 1, 0 };
   LdpTrainConfig cfg = { .epochs = 2, .lr = 0.01, .batch_size = 2, .eval_every = 1 };
   LdpTrainResult res;
-  g_assert_false(ldp_train(&cfg, ds, roles, clean, d, m, NULL, &init, &res, &err));
+  LdpRng rng;
+  ldp_rng_init(&rng, 2);
+  g_assert_false(ldp_train(&cfg, ds, roles, clean, d, m, NULL, &rng, &res, &err));
   g_assert_error(err, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED);
   g_test_message("%s", err->message);
   g_assert_nonnull(strstr(err->message, "node 5 of graph 1 aggregates from node 6, outside its graph"));
