@@ -5,11 +5,11 @@ qualitative claims as paired per-seed differences, from the per-seed results fil
 
     bench/dprr-tables.py [RESULTS.csv]
 
-Cells are "mean ± sample std (n)" of test accuracy / test AUC in percent; a cell with
-no seeds is "–". A paired difference uses only the seeds both runs have and prints
-mean [95 % t-interval] in percentage points, or "n < 2" when fewer than two seeds are
-shared. Fig. 5 at epsilon = 1 is Fig. 4 at alpha = 0 (the same settings and streams), so
-it is read from there."""
+Cells are "mean ± sample std (n)" of test accuracy / test AUC in percent (one seed: its
+value, no std); a cell with no seeds is "–". A paired difference uses only the seeds
+both runs have and prints mean [95 % t-interval] in percentage points, or "n < 2" when
+fewer than two seeds are shared. Fig. 5 at epsilon = 1 is Fig. 4 at alpha = 0 (the same
+settings and streams), so it is read from there."""
 
 import csv
 import math
@@ -54,8 +54,10 @@ def summary(runs, key):
         v = list(values(runs, key, metric).values())
         if not v:
             return "–"
-        sd = statistics.stdev(v) if len(v) > 1 else 0.0
-        parts.append("%.1f ± %.1f" % (statistics.mean(v), sd))
+        if len(v) > 1:
+            parts.append("%.1f ± %.1f" % (statistics.mean(v), statistics.stdev(v)))
+        else:
+            parts.append("%.1f" % v[0])
     return "%s (%d)" % (" / ".join(parts), len(runs[key]))
 
 
