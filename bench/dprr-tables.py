@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""dprr-tables.py: the DPRR paper's Fig. 4 and Fig. 5 tables on REDDIT-BINARY, and its
+"""dprr-tables.py: the DPRR paper's Fig. 4, 5 and 6 tables on REDDIT-BINARY, and its
 qualitative claims as paired per-seed differences, from the per-seed results file
 (doc/results/dprr-reddit-binary-seeds.csv: figure,run,seed,test_accuracy,test_auc,...).
 
@@ -9,7 +9,10 @@ Cells are "mean ± sample std (n)" of test accuracy / test AUC in percent (one s
 value, no std); a cell with no seeds is "–". A paired difference uses only the seeds
 both runs have and prints mean [95 % t-interval] in percentage points, or "n < 2" when
 fewer than two seeds are shared. Fig. 5 at epsilon = 1 is Fig. 4 at alpha = 0 (the same
-settings and streams), so it is read from there."""
+settings and streams), so it is read from there; likewise Fig. 6's Eq. 8 at epsilon = 0.2
+is Fig. 5's DPRR at 0.2 (allocation: paper). Fig. 6 shows epsilon = 0.1 and 0.2 only: on
+REDDIT-BINARY Eq. 8 gives the degree max(0.046, epsilon/10), which is 1:9's epsilon/10
+for epsilon >= 0.46."""
 
 import csv
 import math
@@ -24,6 +27,7 @@ T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2
 
 ALPHAS = ["0", "0.1", "0.2", "0.5"]
 EPSILONS = ["0.2", "0.5", "1", "2"]
+FIG6_EPSILONS = ["0.1", "0.2"]
 METRICS = [("test_accuracy", "accuracy"), ("test_auc", "AUC")]
 
 
@@ -42,6 +46,13 @@ def cell_name(method, fig, x):
     if fig == "fig5" and x == "1":
         return ("fig4", "%s-a0" % method)
     return (fig, "%s-%s%s" % (method, "a" if fig == "fig4" else "e", x))
+
+
+def fig6_name(split, e):
+    """The (figure, run) holding the budget split "eq8" or "1to9" at epsilon e."""
+    if split == "eq8" and e == "0.2":
+        return ("fig5", "dprr-e0.2")
+    return ("fig6", "%s-e%s" % (split, e))
 
 
 def values(runs, key, metric):
@@ -103,6 +114,15 @@ def main():
     table(runs, "fig4", methods, ALPHAS, "α")
     print("Fig. 5, alpha = 0: test accuracy / AUC %, mean ± std (seeds)\n")
     table(runs, "fig5", [m for m in methods if m[0] != "nonpriv_part"], EPSILONS, "ε")
+
+    print("Fig. 6, alpha = 0: DPRR's budget split, test accuracy / AUC %, mean ± std (seeds)\n")
+    print("| ε | Eq. 8 | 1:9 | Eq. 8 − 1:9, accuracy | Eq. 8 − 1:9, AUC |")
+    print("|---|---|---|---|---|")
+    for e in FIG6_EPSILONS:
+        a, b = fig6_name("eq8", e), fig6_name("1to9", e)
+        print("| %s | %s | %s | %s | %s |" % (e, summary(runs, a), summary(runs, b),
+                                               paired(runs, a, b, "test_accuracy"), paired(runs, a, b, "test_auc")))
+    print()
 
     print("Paired differences per seed, percentage points, 95 % t-interval:\n")
     f4 = lambda m, a: cell_name(m, "fig4", a)
