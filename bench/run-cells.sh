@@ -11,7 +11,8 @@
 # a summary.json is finished and skipped; a killed one has none and runs again. With
 # `split.per_seed: true` and a dataset read from files, seed S of a cell is seed S of
 # one run over all seeds. At the end, `ldpgnn report` pools the finished cells into
-# OUT_DIR/report-*.{md,csv,json}. JOBS (default 1): cells at once, one thread each
+# OUT_DIR/report-*.{md,csv,json} (of the variants run; name none to pool them all). Runs for
+# different variants may share OUT_DIR side by side. JOBS (default 1): cells at once, one thread each
 # unless OMP_NUM_THREADS is set. $LDPGNN: the program (default: ./ldpgnn if present,
 # else ldpgnn on the PATH).
 set -u
@@ -53,8 +54,8 @@ mkdir -p "$out" || exit 1
 
 # One line per unfinished cell, run JOBS at a time.
 todo=0
-list="$out/.cells"
-: >"$list"
+# A list of its own, so that runs for other variants may share OUT_DIR at the same time.
+list=$(mktemp "$out/.cells.XXXXXX") || exit 1
 for v in $variants; do
   s=$first
   while [ "$s" -lt $((first + seeds)) ]; do
@@ -67,9 +68,10 @@ for v in $variants; do
 done
 echo "$todo cells to run ($(echo "$variants" | wc -w) variants x $seeds seeds, $jobs at a time) into $out"
 # The inner shell gets $0 = OUT_DIR, $1 = PIPELINE, $2 = ARGS, then xargs's variant
-# and seed as $3 and $4. A failed cell does not stop the others (xargs exits 123).
+# and seed as $3 and $4 (-r: none when every cell is finished). A failed cell does not
+# stop the others (xargs exits 123).
 # shellcheck disable=SC2016 # expanded by the inner shell
-xargs -P "$jobs" -n 2 sh -c '
+xargs -r -P "$jobs" -n 2 sh -c '
   mkdir -p "$0/$3/s$4" &&
   "$LDPGNN" run "$1" --variant "$3" --set "seed=$4" --seeds 1 $2 --out "$0/$3/s$4" --quiet >"$0/$3/s$4.log" 2>&1 &&
   echo "done $3 s$4" || { echo "FAILED $3 s$4 (see $0/$3/s$4.log)"; exit 1; }

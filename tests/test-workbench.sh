@@ -15,7 +15,7 @@ check() { # description, then a command
   d="$1"; shift
   if "$@" >"$tmp/check.out" 2>&1; then ok "$d"; else not_ok "$d" "$tmp/check.out"; fi
 }
-echo "1..37"
+echo "1..38"
 
 # Two methods x three epsilons; the non-private row has no mechanism, so its numbers
 # repeat in every column (same seeds, same data).
@@ -220,6 +220,12 @@ check "bench/run-cells.sh resumes: finished cells are skipped, a lost one runs a
   sh -c "rm '$tmp/rc/lpgnn/s9/summary.json' && LDPGNN='$bin' sh '$cells' -j 2 -s 7 -n 5 '$tmp/plain.yaml' '$tmp/rc' >'$tmp/rc2.out' 2>&1 &&
          grep -q '^1 cells to run' '$tmp/rc2.out' && grep -q '^done lpgnn s9' '$tmp/rc2.out' &&
          cmp '$tmp/p/all/report-test_accuracy.csv' '$tmp/rc/report-test_accuracy.csv'"
+check "bench/run-cells.sh: two at once into one directory, a variant each, then pooled" \
+  sh -c "LDPGNN='$bin' sh '$cells' -s 7 -n 5 '$tmp/plain.yaml' '$tmp/rc4' nonpriv >'$tmp/rc4a.out' 2>&1 & a=\$!;
+         LDPGNN='$bin' sh '$cells' -s 7 -n 5 '$tmp/plain.yaml' '$tmp/rc4' lpgnn >'$tmp/rc4b.out' 2>&1 || exit 1; wait \$a || exit 1;
+         LDPGNN='$bin' sh '$cells' -s 7 -n 5 '$tmp/plain.yaml' '$tmp/rc4' >'$tmp/rc4.out' 2>&1 &&
+         grep -q '^0 cells to run' '$tmp/rc4.out' && ! ls '$tmp/rc4'/.cells* 2>/dev/null &&
+         cmp '$tmp/p/all/report-test_accuracy.csv' '$tmp/rc4/report-test_accuracy.csv'"
 check "bench/run-cells.sh with an unknown variant fails before running anything" \
   sh -c "LDPGNN='$bin' sh '$cells' '$tmp/plain.yaml' '$tmp/rc3' lpgn >'$tmp/rc3.out' 2>&1; test \$? -ne 0 &&
          grep -q \"unknown variant 'lpgn'\" '$tmp/rc3.out' && test ! -e '$tmp/rc3'"
