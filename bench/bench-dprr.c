@@ -1,4 +1,4 @@
-/* bench-dprr.c: DPRR at scale and degree preservation (ALGORITHMS.md 11; DPRR paper
+/* bench-dprr.c: DPRR at scale and degree preservation (doc/algorithms.md §11; DPRR paper
  * Figs. 7-9).
  *
  *   bench-dprr                     scale 10^4 and 10^5 (what `make bench` runs)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A plain PyTorch GIN of the shape of ldpgnn's GIN pipeline, to time against.
 
-Shape (ALGORITHMS.md 11.8): constant one-column input, 4 message-passing layers
+Shape (doc/algorithms.md §11.8): constant one-column input, 4 message-passing layers
 s = (A + I) h, u = Linear(ReLU(BN(Linear(s)))), h' = ReLU(BN(u)); every layer,
 the input included, maps its mean-pooled representation to the class scores
 with dropout 0.5, summed. Training: batch 32 shuffled, last incomplete batch

@@ -1,4 +1,4 @@
-/* test-dprr.c: the pieces of the DPRR reproduction (ALGORITHMS.md 11): the
+/* test-dprr.c: the pieces of the DPRR reproduction (doc/algorithms.md §11): the
  * NonPriv-Part / NonPriv-Full mechanisms on a hand-built graph, the training schedule
  * rules (StepLR, drop_last, early stopping from an epoch on, ties) on synthetic traces,
  * the Barabasi-Albert generator of the synthetic dataset, GIN's mean readout against a
@@ -230,7 +230,7 @@ static void test_drop_last(void)
   g_assert_cmpuint(ldp_train_n_batches(&cfg, 31), ==, 1);
 }
 
-/* Early stopping from epoch 100 with patience 30 (ALGORITHMS.md 11.9). */
+/* Early stopping from epoch 100 with patience 30 (doc/algorithms.md §11.9). */
 static void test_early_stop(void)
 {
   enum { N = 500 };
@@ -448,7 +448,7 @@ static gpointer gin_new(const LdpPluginDesc *d, const char **args, LdpParams **p
   return m;
 }
 
-/* GIN's graph score (ALGORITHMS.md 11.8) computed by hand on a batch of two graphs with
+/* GIN's graph score (doc/algorithms.md §11.8) computed by hand on a batch of two graphs with
  * constant input features: G0 the path 0-1-2, G1 the edge 3-4. Two GIN layers (the
  * input and one message-passing layer), hidden 16, every weight 0 except:
  *   mlp.0.weight[0][0] = mlp.1.weight[0][0] = 1, batch-norm scales 1 and shifts 0,
@@ -571,7 +571,7 @@ static void test_graphs_closed(void)
   ldp_params_free(p);
 }
 
-/* The customized setting in the ledger (ALGORITHMS.md 11.1): DPRR at eps = 1 (split
+/* The customized setting in the ledger (doc/algorithms.md §11.1): DPRR at eps = 1 (split
  * allocation "code": 1:9, so eps1 = 0.1, eps2 = 0.9) on the hand graphs (6 and 4 users) with
  * public_fraction alpha: floor(6 alpha) + floor(4 alpha) public users who send their
  * lists unchanged (no privacy, shown as such), the others eps = 1 per edge bit, and

@@ -1,5 +1,5 @@
 /* test-graph.c: graph construction, caches and the normalisations of graph.h,
- * compared with values computed by hand from ALGORITHMS.md §1, §5, §7, §15. */
+ * compared with values computed by hand from doc/algorithms.md §1, §5, §7, §15. */
 #include <ldpgnn/ldpgnn.h>
 
 #include <math.h>

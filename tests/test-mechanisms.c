@@ -1,4 +1,4 @@
-/* test-mechanisms.c: statistical properties of the mechanism plugins (ALGORITHMS.md
+/* test-mechanisms.c: statistical properties of the mechanism plugins (doc/algorithms.md
  * 3, 4, 11). Fixed seeds; every tolerance is 5 standard errors derived from the
  * stated variances (plus, where noted, a bound on a known bias). */
 #include "config.h"
@@ -105,7 +105,7 @@ static void mbm_moments(double x, double K, double m, double d, double eps, doub
     *var += pr[i] * vals[i] * vals[i];
     *mu4 += pr[i] * pow(vals[i], 4);
   }
-  /* the closed form of ALGORITHMS.md 3.1 */
+  /* the closed form of doc/algorithms.md §3.1 */
   g_assert_cmpfloat(fabs(*var - (s * K * K - (x - c0) * (x - c0))), <, 1e-9 * (*var));
 }
 

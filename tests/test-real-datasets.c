@@ -1,5 +1,5 @@
 /* test-real-datasets.c: every dataset present under $LDPGNN_DATA against the
- * statistics published in its SOURCE.md and in ALGORITHMS.md (section 2.1, 2.2,
+ * statistics published in its SOURCE.md and in doc/algorithms.md (§2.1, 2.2,
  * 11.10). Absent data or files are skipped with the reason, never passed. */
 #include "config.h"
 
@@ -199,7 +199,7 @@ static void test_lastfm(void)
   g_assert_true(ldp_dataset_keep_top_classes(ds, 10, &error));
   g_assert_no_error(error);
   g_assert_cmpuint(ldp_dataset_n_nodes(ds), ==, 7083);
-  /* ALGORITHMS.md 2.2: ranks 17, 10, 0, 6, 14, 3, 8, 5, 15, 16 with these counts. */
+  /* doc/algorithms.md §2.2: ranks 17, 10, 0, 6, 14, 3, 8, 5, 15, 16 with these counts. */
   const guint counts[] = { 1572, 1303, 1098, 655, 570, 515, 468, 391, 257, 254 };
   for (guint c = 0; c < 10; c++)
     g_assert_cmpuint(count_label(ds, (gint)c), ==, counts[c]);

@@ -1,4 +1,4 @@
-/* test-solitude.c: the structure calibrator (Solitude, ALGORITHMS.md §12): gradients of
+/* test-solitude.c: the structure calibrator (Solitude, doc/algorithms.md §12): gradients of
  * the weighted normalisations it trains through, its prox/clip step, the shipped mode's
  * no-op on the edge set, O(|support|) memory, and learned weights that separate
  * injected from true edges. */

@@ -4,7 +4,7 @@
  * Degrees used by the normalisations are row sums (the aggregating node's
  * in-degree), on both sides of D^-1/2 A D^-1/2. On symmetric graphs this is the
  * ordinary degree; on directed graphs it reproduces what PyG's gcn_norm computes
- * on a transposed adjacency (KProp in LPGNN/Solitude, ALGORITHMS.md §5): the
+ * on a transposed adjacency (KProp in LPGNN/Solitude, doc/algorithms.md §5): the
  * source node's factor also uses its own in-degree, not its out-degree.
  */
 #include "config.h"

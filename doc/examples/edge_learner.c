@@ -1,5 +1,5 @@
 /* edge_learner.c: an out-of-tree CALIBRATOR that learns one weight per edge of the
- * noisy graph, a small Solitude-style structure learner (ALGORITHMS.md 12.3) written
+ * noisy graph, a small Solitude-style structure learner (doc/algorithms.md §12.3) written
  * against the public ABI 1.1 only:
  *
  *  - its weights w in [0, 1] (one per stored edge, initialised to `init`) form a

@@ -8,7 +8,7 @@
 
 G_BEGIN_DECLS
 
-/* How the server turns the users' noisy lists into the graph (ALGORITHMS.md 14). */
+/* How the server turns the users' noisy lists into the graph (ldpgnn's doc/algorithms.md §14). */
 typedef enum {
   LDP_EDGE_AGG_OWN_LIST = 0,  /* row i = user i's list (DPRR code) */
   LDP_EDGE_AGG_IN_REPORTS,    /* row j = users who listed j (Solitude code) */

@@ -12,7 +12,8 @@ typedef enum {
   LDP_SELECT_LAST,              /* report the last epoch (PGC's early-stopping protocol) */
   LDP_SELECT_BEST_VAL_LOSS_NEWER /* as BEST_VAL_LOSS, but a tie with the lowest validation loss
                                     counts as an improvement: the newer epoch is kept and the
-                                    early-stopping count restarts (DPRR's rule, ALGORITHMS.md 11.9) */
+                                    early-stopping count restarts (DPRR's rule, ldpgnn's
+                                    doc/algorithms.md §11.9) */
 } LdpSelection;
 
 typedef struct {

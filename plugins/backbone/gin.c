@@ -1,5 +1,5 @@
 /* gin.c: GIN-0 (Xu et al., "How powerful are graph neural networks?") as the GIN
- * reference code and DPRR use it (ALGORITHMS.md §11.8).
+ * reference code and DPRR use it (doc/algorithms.md §11.8).
  *
  * `layers` counts the input layer as the reference's num_layers does, so there are
  * layers - 1 message-passing layers (DPRR: 5 -> 4). Layer l:

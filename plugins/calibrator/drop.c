@@ -1,4 +1,4 @@
-/* drop.c: Drop, learning with noisy labels (LPGNN, ALGORITHMS.md §6).
+/* drop.c: Drop, learning with noisy labels (LPGNN, doc/algorithms.md §6).
  *
  * mode drop: P~ = softmax(Â^K (softmax(Z) T)), loss -log P~[ỹ] with ỹ the argmax of
  *            softmax(Â^K Y') (Y' = one-hot noisy train/val labels, test rows zero);

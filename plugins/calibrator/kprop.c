@@ -1,4 +1,4 @@
-/* kprop.c: KProp feature denoising (LPGNN, ALGORITHMS.md §5).
+/* kprop.c: KProp feature denoising (LPGNN, doc/algorithms.md §5).
  *
  * X̃ = B^K X with B the adjacency normalised without self-loops, D^-1/2 A D^-1/2,
  * recorded lazily on the dataset (ldp_dataset_propagate_features): node-task training

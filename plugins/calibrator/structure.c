@@ -1,4 +1,4 @@
-/* structure.c: Solitude's structure learning (ALGORITHMS.md §12.2, §12.3).
+/* structure.c: Solitude's structure learning (doc/algorithms.md §12.2, §12.3).
  *
  * mode shipped: what the authors' code does with --orphic: after every backbone step,
  *   tau times, a fresh estimate A_c <- Ã (here: w = 1 on every edge of the noisy
@@ -79,7 +79,7 @@ static const char *const structure_aggregators[] = { "sym", "gcn", "mean", NULL 
  * them by ~1e-6). */
 static const LdpParamSpec structure_params[] = {
   { .name = "mode", .type = LDP_PARAM_ENUM,
-    .doc = "shipped: the authors' code (a no-op on the edge set); learned: sparse Eq. 14 (ALGORITHMS.md 12.3)",
+    .doc = "shipped: the authors' code (a no-op on the edge set); learned: sparse Eq. 14 (doc/algorithms.md §12.3)",
     .default_value = "learned", .choices = structure_modes },
   { .name = "lambda1", .type = LDP_PARAM_NUMBER, .doc = "learned: weight of sum (w - 1)^2 (closeness to the noisy graph)",
     .default_value = "1e-5", .min = 0, .max = INFINITY },

@@ -1,4 +1,4 @@
-/* dprr.c: degree-preserving randomised response (DPRR, ALGORITHMS.md 11.3-11.4).
+/* dprr.c: degree-preserving randomised response (DPRR, doc/algorithms.md §11.3-11.4).
  * A private user adds exact discrete Laplace noise of scale 1/eps1 (rounded up to a
  * rational, rng.h) to her integer degree (d*, clipped at 0; the reference's continuous
  * Lap(1/eps1) sampled in floating point leaks the degree, Mironov 2012), runs Warner RR

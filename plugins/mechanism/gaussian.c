@@ -1,5 +1,5 @@
 /* gaussian.c: analytic Gaussian mechanism on node features (LPGNN's "agm",
- * ALGORITHMS.md 3.4): x' = x + N(0, sigma^2)^d with L2 sensitivity
+ * doc/algorithms.md §3.4): x' = x + N(0, sigma^2)^d with L2 sensitivity
  * D = (beta - alpha) sqrt(d) and sigma the smallest value satisfying Balle and Wang's
  * condition Phi(D/(2s) - eps s/D) - e^eps Phi(-D/(2s) - eps s/D) <= delta (found by
  * doubling then bisection). (epsilon, delta)-LDP per user; no clipping.

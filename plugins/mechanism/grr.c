@@ -1,4 +1,4 @@
-/* grr.c: generalised randomised response on node labels (LPGNN, ALGORITHMS.md 4).
+/* grr.c: generalised randomised response on node labels (LPGNN, doc/algorithms.md §4).
  * A labelled user keeps her class with p = e^eps/(e^eps + c - 1) and reports each
  * other class with q = 1/(e^eps + c - 1). The estimate writes the noisy labels and
  * the transition matrix T (T[i][i] = p, T[i][j] = q) for calibrators such as Drop.

@@ -1,6 +1,6 @@
 /* laplace.c: Laplace mechanism on node features.
  *
- * Default (LPGNN's "lpm", ALGORITHMS.md 3.3): x' = x + Lap(b)^d with
+ * Default (LPGNN's "lpm", doc/algorithms.md §3.3): x' = x + Lap(b)^d with
  * b = (beta - alpha) d / epsilon, the L1 sensitivity of a whole row: epsilon-LDP per
  * user. per_feature: true is the PGC paper's "lm" (3.6): b = (beta - alpha)/epsilon
  * for every feature, so a user spends d x epsilon by composition (the ledger says so).

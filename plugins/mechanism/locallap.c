@@ -1,5 +1,5 @@
 /* locallap.c: LocalLap, the local version of LAPGRAPH (DPRR baseline,
- * ALGORITHMS.md 11.5). A private user i sends d*_i = d_i + Lap(1/eps1) and noisy
+ * doc/algorithms.md §11.5). A private user i sends d*_i = d_i + Lap(1/eps1) and noisy
  * scores a_ij + Lap(1/eps2) for the pairs j > i of her graph. Per graph the server
  * keeps the T = floor(sum of private d* / 2) highest-scoring private-private pairs
  * as undirected edges, plus every true edge touching a public user. Budgets as in

@@ -1,4 +1,4 @@
-/* mbm.h: the multi-bit mechanism (ALGORITHMS.md 3.1), shared by the multibit and
+/* mbm.h: the multi-bit mechanism (doc/algorithms.md §3.1), shared by the multibit and
  * onebit plugins (onebit is MBM with m = d, 3.2).
  *
  * User side: m distinct coordinates S drawn uniformly; for k in S she sends

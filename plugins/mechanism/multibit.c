@@ -1,4 +1,4 @@
-/* multibit.c: LPGNN's multi-bit mechanism for node features (ALGORITHMS.md 3.1).
+/* multibit.c: LPGNN's multi-bit mechanism for node features (doc/algorithms.md §3.1).
  *
  * Each user reports only her m sampled coordinates as (index, +-1) pairs; the
  * estimate is the rectified matrix X' = K X* + (alpha+beta)/2, where X* has exactly m

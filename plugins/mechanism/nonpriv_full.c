@@ -1,4 +1,4 @@
-/* nonpriv_full.c: NonPriv-Full, the DPRR paper's reference upper bound (ALGORITHMS.md
+/* nonpriv_full.c: NonPriv-Full, the DPRR paper's reference upper bound (doc/algorithms.md
  * 11.6): every user sends her clean neighbour list and the server builds the graph
  * along each user's own list, exactly as DPRR/RR do with their noisy ones. Named so a
  * comparison lists it beside the private methods; it equals NonPriv-Part with

@@ -1,5 +1,5 @@
 /* nonpriv_part.c: NonPriv-Part, the DPRR paper's baseline that uses only the public
- * users (ALGORITHMS.md 11.6): every private user and all her edges are deleted, and
+ * users (doc/algorithms.md §11.6): every private user and all her edges are deleted, and
  * the server trains on the subgraph induced by the public users of each graph, with
  * constant node features (one column of ones, as the reference's GIN loader gives).
  *

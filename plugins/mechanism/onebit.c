@@ -1,4 +1,4 @@
-/* onebit.c: LPGNN's "1-bit mechanism" baseline (ALGORITHMS.md 3.2): the multi-bit
+/* onebit.c: LPGNN's "1-bit mechanism" baseline (doc/algorithms.md §3.2): the multi-bit
  * mechanism with m = d, i.e. every coordinate perturbed with budget epsilon/d and
  * rectified as in multibit. Reports are dense +-1 vectors. */
 

@@ -1,5 +1,5 @@
 /* pgc.c: the 1-bit "Private Graph Convolution" feature mechanism of the PGC paper
- * (ALGORITHMS.md 3.5). Every feature is perturbed independently with budget
+ * (doc/algorithms.md §3.5). Every feature is perturbed independently with budget
  * epsilon: the user sends y_k ~ Bernoulli(1/(e+1) + u_k (e-1)/(e+1)), e = e^epsilon,
  * u_k = (x_k - alpha)/(beta - alpha); the server unbiases
  * y*_k = ((e+1) y_k - 1)/(e-1) (beta - alpha) + alpha. A user spends d x epsilon by

@@ -1,5 +1,5 @@
 /* piecewise.c: Wang et al.'s piecewise mechanism per feature, as in the PGC paper's
- * "pm" (ALGORITHMS.md 3.7). Feature k is mapped to t in [-1, 1]; the user sends
+ * "pm" (doc/algorithms.md §3.7). Feature k is mapped to t in [-1, 1]; the user sends
  * t* drawn from density p on [L, R] and p/e^eps outside, within [-C, C]
  * (s = e^(eps/2), C = (s+1)/(s-1)); the server maps t* back to the feature range.
  * Budget epsilon per feature: d x epsilon per user in the ledger. As in pgc, the

@@ -1,4 +1,4 @@
-/* rr.c: Warner randomised response on each user's neighbour list (ALGORITHMS.md
+/* rr.c: Warner randomised response on each user's neighbour list (doc/algorithms.md
  * 11.2, and Solitude's edge RR, 12.2). Every bit of her adjacency row is kept with
  * p = e^eps/(e^eps + 1) and flipped otherwise. The diagonal is left out by default
  * (DPRR's RR baseline); diagonal: true includes it (Solitude's code, where noisy
