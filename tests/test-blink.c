@@ -279,8 +279,8 @@ static void test_blink_ledger(void)
     g_test_message("%s", text);
     g_assert_nonnull(strstr(text, cases[c].parts));
     g_autofree char *side = g_strdup_printf("side release noisy_degree (integer, edges): degree + discrete Laplace "
-                                            "noise of scale 1/(delta epsilon); NaN when delta = 0; charged to "
-                                            "blink as part degree=%g",
+                                            "noise of scale 1/(delta epsilon); NaN when delta = 0; paid by "
+                                            "part degree=%g",
                                             2 * cases[c].d);
     g_assert_nonnull(strstr(text, side));
     g_autoptr(JsonNode) root = ldp_ledger_to_json(ledger);

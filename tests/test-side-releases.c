@@ -132,10 +132,10 @@ static void test_ledger(void)
   g_assert_cmpfloat_with_epsilon(ldp_ledger_target_epsilon(ledger, LDP_TARGET_EDGES), 1.0, 1e-12);
   g_autofree char *text = ldp_ledger_format(ledger);
   g_test_message("%s", text);
-  g_assert_nonnull(strstr(text, "side release side_degree (integer, edges): the exact degree (fixture); charged to "
-                                "side_mechanism as part degree=0.25"));
-  g_assert_nonnull(strstr(text, "side release side_half (real): half the exact degree (fixture); charged to "
-                                "side_mechanism as part (none: released without budget)"));
+  g_assert_nonnull(strstr(text, "side release side_degree (integer, edges): the exact degree (fixture); paid by part "
+                                "degree=0.25"));
+  g_assert_nonnull(strstr(text, "side release side_half (real): half the exact degree (fixture); no part of "
+                                "side_mechanism's budget pays for it"));
 
   g_autoptr(JsonNode) root = ldp_ledger_to_json(ledger);
   JsonObject *o = json_node_get_object(root);

@@ -358,19 +358,19 @@ static void append_sides(GString *s, const LedgerEntry *e)
 {
   for (guint i = 0; i < e->sides->len; i++) {
     const LedgerSide *side = &g_array_index(e->sides, LedgerSide, i);
-    g_string_append_printf(s, "    %-9s side release %s (%s%s%s): %s; charged to %s as part", "", side->name,
+    g_string_append_printf(s, "    %-9s side release %s (%s%s%s): %s;", "", side->name,
                            side->type == LDP_SIDE_INT ? "integer" : "real", side->unit ? ", " : "",
-                           side->unit ? side->unit : "", side->summary, e->mechanism);
+                           side->unit ? side->unit : "", side->summary);
     guint n = 0;
     for (guint k = 0; k < e->budget.parts->len; k++) {
       const BudgetPart *p = &g_array_index(e->budget.parts, BudgetPart, k);
       if (g_strcmp0(p->release, side->name) != 0)
         continue;
-      g_string_append_printf(s, "%s %s=", n++ ? "," : "", p->name);
+      g_string_append_printf(s, "%s %s=", n++ ? "," : " paid by part", p->name);
       append_num(s, p->epsilon);
     }
     if (n == 0)
-      g_string_append(s, " (none: released without budget)");
+      g_string_append_printf(s, " no part of %s's budget pays for it", e->mechanism);
     g_string_append_c(s, '\n');
   }
 }
