@@ -121,7 +121,8 @@ static LdpReport **redraw_reports(const char *name, const char *const *assignmen
   for (guint u = 0; u < n; u++) {
     LdpUserView v = { .user = u, .local_id = u, .graph_nodes = n, .label = -1 };
     v.degree = a->indptr[u + 1] - a->indptr[u];
-    guint *nb = g_memdup2(a->indices + a->indptr[u], sizeof(guint) * MAX(v.degree, 1u));
+    /* an exact-size copy, as the core makes (NULL for an empty list) */
+    guint *nb = v.degree ? g_memdup2(a->indices + a->indptr[u], sizeof(guint) * v.degree) : NULL;
     v.neighbors = nb;
     LdpRng rng;
     ldp_rng_derive(&mech, u, &rng);
