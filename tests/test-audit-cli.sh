@@ -7,11 +7,11 @@ bin="$LDPGNN_BUILDDIR/ldpgnn"
 fixture="$LDPGNN_BUILDDIR/tests/plugins/.libs/broken-budget.so"
 tmp="$LDPGNN_BUILDDIR/test-audit-cli.tmp"
 rm -rf "$tmp" && mkdir -p "$tmp"
-mechs="grr rr dprr locallap laplace gaussian multibit onebit pgc piecewise"
+mechs="grr rr dprr locallap laplace gaussian multibit onebit pgc piecewise blink symrr ldpgcn"
 trials=20000
 n=0
 fails=0
-echo "1..25"
+echo "1..32"
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; sed 's/^/# /' "$2"; }
 for m in $mechs; do
@@ -61,6 +61,17 @@ if [ $rc -eq 1 ] && grep -q "declared by the plugin: label 2 vs label 3" "$out" 
   ok "a leak between the plugin's declared pair fails the audit"
 else
   not_ok "a leak between the plugin's declared pair fails the audit (exit $rc)" "$out"
+fi
+# Blink releasing its exact degree (ABI 1.2 side release) while claiming delta epsilon
+# for it: the side release is a coordinate of the audit, and gives it away.
+out="$tmp/broken-blink.out"
+"$bin" audit "$LDPGNN_BUILDDIR/tests/plugins/.libs/broken-blink.so" --epsilon 1 --trials $trials --seed 11 >"$out" 2>&1
+rc=$?
+if [ $rc -eq 1 ] && grep -q "best event: side release noisy_degree" "$out" && grep -q "FAIL: the lower bound" "$out"; then
+  ok "a Blink variant leaking the exact degree fails the audit"
+  echo "# table | broken_blink (fixture) | 1 | 1 | $(sed -n 's/^  lower bound on epsilon: \([^ ]*\).*/\1/p' "$out") |"
+else
+  not_ok "a Blink variant leaking the exact degree fails the audit (exit $rc)" "$out"
 fi
 [ $fails -eq 0 ] && rm -rf "$tmp"
 exit 0

@@ -21,7 +21,7 @@ trap 'exit 1' HUP INT TERM
 cleanup
 mkdir -p "$work" || { echo "Bail out! cannot create $work"; exit 1; }
 
-echo "1..8"
+echo "1..10"
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() {
@@ -93,6 +93,7 @@ if env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PKG_CONFIG_PATH="$pcdir" \
      "$MAKE" -C "$work/example" CFLAGS="-O2 -g -Werror $san_cflags" LDFLAGS="$san_ldflags" >"$log" 2>&1 &&
    [ -f "$work/example/feature_center.so" ] && [ -f "$work/example/appnp_backbone.so" ] &&
    [ -f "$work/example/subsample_rr.so" ] && [ -f "$work/example/edge_learner.so" ] &&
+   [ -f "$work/example/degree_rr.so" ] && [ -f "$work/example/degree_feature.so" ] &&
    grep -qF -- "-I$stage$includedir" "$log"
 then ok "example plugins (calibrators, backbone, edge mechanism) built with the installed pkg-config file"
 else not_ok "example plugins built with the installed pkg-config file"; bail "cannot go on without the examples"
@@ -119,6 +120,10 @@ if run_installed plugins >"$work/out" 2>>"$log"; then
     bad="$bad subsample-rr-example-not-listed"
   grep "^calibrator  *edge_learner  *1\.0 " "$work/out" | grep -qF " $work/example/edge_learner.so" ||
     bad="$bad edge-learner-example-not-listed"
+  grep "^mechanism  *degree_rr  *1\.0 " "$work/out" | grep -qF " $work/example/degree_rr.so" ||
+    bad="$bad degree-rr-example-not-listed"
+  grep "^calibrator  *degree_feature  *1\.0 " "$work/out" | grep -qF " $work/example/degree_feature.so" ||
+    bad="$bad degree-feature-example-not-listed"
   grep -q "refused modules" "$work/out" && bad="$bad refused-modules"
   grep -qF "$LDPGNN_BUILDDIR/plugins/" "$work/out" && bad="$bad build-tree-plugins-loaded"
   for so in "$stage$plugindir"/*.so; do
@@ -151,6 +156,41 @@ rc=$?
 if [ "$rc" -eq 1 ] && grep -q "did you mean 'feature_center'" "$log"
 then ok "describe of an unknown name fails with a suggestion"
 else echo "exit status $rc" >>"$log"; not_ok "describe of an unknown name fails with a suggestion"
+fi
+
+# 9. side releases (ABI 1.2) across the installed headers: the example mechanism
+#    declares its release, and validate refuses the example calibrator without it, at
+#    the calibrator's plugin: line
+: >"$log"
+cat >"$work/side.yaml" <<'EOF_YAML'
+dataset: {plugin: synthetic, nodes: 60, classes: 2}
+split: {kind: random, val: 0.25, test: 0.25}
+mechanisms:
+  - plugin: rr
+calibrators:
+  - plugin: degree_feature
+backbone: {plugin: gcn, hidden: 4}
+train: {epochs: 2}
+EOF_YAML
+run_installed describe degree_rr >"$work/out" 2>>"$log"
+cat "$work/out" >>"$log"
+run_installed validate "$work/side.yaml" >>"$log" 2>&1
+rc=$?
+if grep -q "^releases: example_degree (integer, edges): " "$work/out" && [ "$rc" -ne 0 ] &&
+   grep -qF "$work/side.yaml:6:13: calibrator 'degree_feature' reads side release 'example_degree', which no mechanism of this pipeline provides; mechanisms that do: degree_rr" "$log"
+then ok "side releases: describe degree_rr, validate refuses degree_feature without it"
+else not_ok "side releases: describe degree_rr, validate refuses degree_feature without it"
+fi
+
+# 10. with the mechanism the pipeline runs (the calibrator reads the release), and the
+#     ledger lists the release with the part that pays for it
+: >"$log"
+sed 's/plugin: rr$/plugin: degree_rr/' "$work/side.yaml" >"$work/side-ok.yaml"
+if run_installed run "$work/side-ok.yaml" --out "$work/side-out" --quiet >"$work/out" 2>>"$log" &&
+   cat "$work/out" >>"$log" &&
+   grep -q "side release example_degree (integer, edges): .*paid by part degree=0.5" "$work/out"
+then ok "a pipeline with degree_rr and degree_feature runs; the ledger shows the release"
+else not_ok "a pipeline with degree_rr and degree_feature runs"
 fi
 
 exit $status
