@@ -163,7 +163,7 @@ fails "epsilon: 1e400 in a file is refused at its line and column" \
   "overflow.yaml:6:14: '1e400' is too large for a number; write inf or .inf to switch the mechanism off" \
   "$tmp/overflow.yaml"
 fails "epsilon=1e400 in --set is refused" \
-  "--set mechanisms.0.epsilon: '1e400' is too large for a number; write inf or .inf" \
+  "^--set mechanisms.0.epsilon: '1e400' is too large for a number; write inf or .inf" \
   "$tmp/base.yaml" --set 'mechanisms=[{plugin: laplace, epsilon: 1}]' --set mechanisms.0.epsilon=1e400
 fails "a 400-digit integer budget is refused too" \
   "is too large for a number; write inf or .inf" \
