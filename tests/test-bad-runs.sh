@@ -11,7 +11,7 @@ n=0
 fails=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && sed 's/^/# /' "$2"; }
-echo "1..26"
+echo "1..27"
 
 cat >"$tmp/base.yaml" <<'YAML'
 name: base
@@ -198,6 +198,37 @@ if [ -s "$tmp/deg-opt/private/degrees.csv" ] && [ ! -e "$tmp/deg-opt/degrees.csv
 else
   ls -R "$tmp/deg-opt" >>"$tmp/stderr"
   not_ok "--private-outputs writes degrees.csv under private/" "$tmp/stderr"
+fi
+
+# A report's rows protect different things: each carries its ledger (Markdown, CSV, JSON).
+cat >"$tmp/protects.yaml" <<'YAML'
+name: protects
+seed: 7
+dataset: {plugin: synthetic, nodes: 150, classes: 3, features: 20, feature_density: 0.2, undirected: true}
+split: {kind: random, val: 0.25, test: 0.25}
+backbone: {plugin: mlp, hidden: 4}
+train: {epochs: 2}
+variants:
+  - name: featlab
+    mechanisms: [{plugin: multibit, epsilon: 1}, {plugin: grr, epsilon: 1}]
+  - name: edges
+    mechanisms: [{plugin: rr, epsilon: 8}]
+  - name: halfpublic
+    mechanisms: [{plugin: multibit, epsilon: 2, public_fraction: 0.5}]
+YAML
+if "$bin" run "$tmp/protects.yaml" --out "$tmp/prot" >/dev/null 2>"$tmp/stderr" &&
+   "$bin" report "$tmp/prot" >"$tmp/stdout" 2>>"$tmp/stderr" &&
+   grep -q '| protects (privacy ledger) |$' "$tmp/prot/report-test_accuracy.md" &&
+   grep -q '^| featlab | .* | features ε=1, labels ε=1, edges ∞ |$' "$tmp/prot/report-test_accuracy.md" &&
+   grep -q '^| edges | .* | features ∞, labels ∞, edges ε=8/edge bit |$' "$tmp/prot/report-test_accuracy.md" &&
+   grep -q '^| halfpublic | .* | features ε=2 (public users ∞), labels ∞, edges ∞ |$' "$tmp/prot/report-test_accuracy.md" &&
+   head -n1 "$tmp/prot/report-test_accuracy.csv" | grep -q ',protects$' &&
+   grep -q '^edges,.*,"features ∞, labels ∞, edges ε=8/edge bit"$' "$tmp/prot/report-test_accuracy.csv" &&
+   grep -q '"protects" : "features ε=1, labels ε=1, edges ∞"' "$tmp/prot/report-test_accuracy.json"; then
+  ok "each report row names what it protects, at what epsilon (Markdown, CSV, JSON)"
+else
+  cat "$tmp/prot/report-test_accuracy.md" "$tmp/prot/report-test_accuracy.csv" >>"$tmp/stderr" 2>&1
+  not_ok "each report row names what it protects, at what epsilon (Markdown, CSV, JSON)" "$tmp/stderr"
 fi
 
 if command -v python3 >/dev/null 2>&1; then

@@ -87,8 +87,8 @@ if command -v "${LDPGNN_GNUPLOT:-gnuplot}" >/dev/null 2>&1; then
            test ! -e '$tmp/r/figures/degree-scatter.png' &&
            grep -q '>rr, ε = 2<' '$tmp/r/private/figures/degree-scatter.svg' &&
            grep -q 'both (dprr), ε = 2' '$tmp/r/private/figures/degree-scatter.svg' &&
-           grep -q 'rewired: trained graph (after calibrators)' '$tmp/r/private/figures/degree-scatter.svg' &&
-           ! grep -q 'rr: trained graph' '$tmp/r/private/figures/degree-scatter.svg' &&
+           grep -q 'rewired after calibrators' '$tmp/r/private/figures/degree-scatter.svg' &&
+           ! grep -q 'rr after calibrators' '$tmp/r/private/figures/degree-scatter.svg' &&
            grep -q 'true degree + 1' '$tmp/r/private/figures/degree-scatter.svg'"
 else
   skip "plot draws the degree scatter as PNG and SVG" "gnuplot is not installed"

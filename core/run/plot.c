@@ -193,7 +193,9 @@ static gboolean plot_axis(const char *dir, const char *fig_dir, const char *axis
     g_string_append_printf(plot, ", '%s' index %u using 1:2 with linespoints pointtype %u pointsize 1.2 "
                                  "linecolor %u title ",
                            datfile, r, 5 + 2 * (r % 4), r + 1);
-    gp_quote(plot, t->rows->pdata[r]);
+    /* what the row protects, so that one x axis of epsilon is never read as one thing */
+    g_autofree char *label = g_strdup_printf("%s: %s", (char *)t->rows->pdata[r], (char *)t->row_protects->pdata[r]);
+    gp_quote(plot, label);
   }
   script_outputs(gp, name, plot->str);
   g_string_free(plot, TRUE);
@@ -431,7 +433,7 @@ static gboolean plot_degrees(const char *dir, const char *path, const char *fig_
                            2 * k + 1, 5 + 2 * (k % 4), col);
     gp_quote(plot, label_eps);
     if (ds->rewired) {
-      g_autofree char *trained = g_strdup_printf("%s: trained graph (after calibrators)", ds->run);
+      g_autofree char *trained = g_strdup_printf("%s after calibrators", ds->run);
       g_string_append_printf(plot, ", 'degree-scatter.dat' index %u using 1:3 with linespoints pointtype %u "
                                    "pointsize 1.0 linewidth 1.5 dashtype 3 linecolor rgb '#%s' title ",
                              2 * k + 1, 4 + 2 * (k % 4), col);
