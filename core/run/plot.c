@@ -177,9 +177,11 @@ static gboolean plot_axis(const char *dir, const char *fig_dir, const char *axis
   gp_quote(gp, yl ? yl : ylt);
   /* x: the data's range plus a margin (no extension to the next tic: a fraction axis
    * would start at -0.1); y in percent: whole tens, never outside [0, 100] */
-  g_string_append_printf(gp, "\nset grid\nset key outside right center box\nset border 3\nset tics nomirror\n%s"
+  /* the legend below the plot, its labels carry each row's ledger and are long; the
+   * margin holds the tic labels, the x label and one line per row */
+  g_string_append_printf(gp, "\nset grid\nset key below box\nset bmargin %u\nset border 3\nset tics nomirror\n%s"
                              "set autoscale xfix\nset offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05\n",
-                         logx ? "set logscale x 2\n" : "");
+                         t->rows->len + 4, logx ? "set logscale x 2\n" : "");
   if (t->percent && ymin <= ymax)
     g_string_append_printf(gp, "set offsets graph 0.03, graph 0.03, 0, 0\nset yrange [%g:%g]\n",
                            MAX(0.0, 10 * floor((ymin - 2) / 10)), MIN(100.0, 10 * ceil((ymax + 2) / 10)));
@@ -194,7 +196,11 @@ static gboolean plot_axis(const char *dir, const char *fig_dir, const char *axis
                                  "linecolor %u title ",
                            datfile, r, 5 + 2 * (r % 4), r + 1);
     /* what the row protects, so that one x axis of epsilon is never read as one thing */
-    g_autofree char *label = g_strdup_printf("%s: %s", (char *)t->rows->pdata[r], (char *)t->row_protects->pdata[r]);
+    const char *prot = t->row_protects->pdata[r], *by_col = " (\u03b5 by column)";
+    g_autofree char *prot_x = g_str_has_suffix(prot, by_col)
+                                ? g_strdup_printf("%.*s (\u03b5 varies with x)", (int)(strlen(prot) - strlen(by_col)), prot)
+                                : g_strdup(prot);
+    g_autofree char *label = g_strdup_printf("%s: %s", (char *)t->rows->pdata[r], prot_x);
     gp_quote(plot, label);
   }
   script_outputs(gp, name, plot->str);
