@@ -109,7 +109,7 @@ fails_cmd "plot --metric with an unknown metric is an error naming the known one
   "ldpgnn plot: $tmp/r1: unknown metric 'nosuch' \(summary.json has: test_accuracy, .*\)" \
   "$bin" plot "$tmp/r1" --metric nosuch
 fails "--set mechanisms.3.epsilon without mechanisms: index out of range, not 'got a mapping'" \
-  "--set mechanisms.3.epsilon: index 3 is out of range \('mechanisms' is not set in the pipeline, so it has no items\)" \
+  "set mechanisms.3.epsilon: index 3 is out of range \('mechanisms' is not set in the pipeline, so it has no items\)" \
   "$tmp/base.yaml" --set mechanisms.3.epsilon=2
 
 if command -v python3 >/dev/null 2>&1; then
