@@ -135,14 +135,15 @@ static gboolean plot_axis(const char *dir, const char *fig_dir, const char *axis
       double xv = g_ascii_strtod(t->cols->pdata[c], NULL);
       pts[4 * n] = xv;
       pts[4 * n + 1] = k * x->mean;
-      pts[4 * n + 2] = k * x->lo;
-      pts[4 * n + 3] = k * x->hi;
-      n++;
+      /* too few seeds for an interval (report.c): no band, only the mean */
+      pts[4 * n + 2] = k * (isnan(x->lo) ? x->mean : x->lo);
+      pts[4 * n + 3] = k * (isnan(x->hi) ? x->mean : x->hi);
       all_pos &= xv > 0;
       xmin = MIN(xmin, xv);
       xmax = MAX(xmax, xv);
-      ymin = MIN(ymin, MIN(k * x->lo, k * x->mean));
-      ymax = MAX(ymax, MAX(k * x->hi, k * x->mean));
+      ymin = MIN(ymin, pts[4 * n + 2]);
+      ymax = MAX(ymax, pts[4 * n + 3]);
+      n++;
     }
     qsort(pts, n, 4 * sizeof(double), cmp_x);
     for (guint i = 0; i < n; i++)
