@@ -22,6 +22,7 @@ struct _LdpPlugin {
   LdpParamSpec *specs_owned;
   char *path;                /* as given to ldp_registry_load_file */
   void *handle;              /* never closed: the module stays resident */
+  char *sha256;              /* of the file at @path, computed on first use */
 };
 
 struct _LdpRegistry {
@@ -44,6 +45,7 @@ static void plugin_free(gpointer data)
   /* The module itself stays loaded (resident); only our bookkeeping goes. */
   g_free(p->path);
   g_free(p->specs_owned);
+  g_free(p->sha256);
   g_free(p);
 }
 
@@ -478,4 +480,18 @@ const char *ldp_plugin_path(const LdpPlugin *plugin)
 {
   g_return_val_if_fail(plugin != NULL, NULL);
   return plugin->path;
+}
+
+const char *ldp_plugin_sha256(const LdpPlugin *plugin)
+{
+  g_return_val_if_fail(plugin != NULL, NULL);
+  LdpPlugin *p = (LdpPlugin *)plugin;  /* a cache, not a change of the plugin */
+  if (!p->sha256) {
+    g_autofree char *data = NULL;
+    gsize len = 0;
+    p->sha256 = g_file_get_contents(p->path, &data, &len, NULL)
+                  ? g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)data, len)
+                  : g_strdup("unreadable");
+  }
+  return p->sha256;
 }

@@ -6,25 +6,44 @@
  * --set ...` would run, so a cell's summary.json is the one of an ordinary run.
  *
  * Completion: after a cell's outputs are written, CELL/pipeline.sha256 receives the
- * SHA-256 of the cell's resolved pipeline (JSON, defaults filled in) and the version.
- * It is written last and atomically, so a killed cell has no mark and is run again;
- * a cell whose pipeline changed (another value, another default) has a different hash.
+ * cell's identity, the SHA-256 of what determines its result (the resolved pipeline,
+ * the ldpgnn build and every plugin it uses with the hash of its module file,
+ * provenance.c), then the SHA-256 of each output file and of each data file the
+ * loaders read. It is written last and atomically, so a killed cell has no mark and is
+ * run again. A cell counts as complete only when its identity is the sweep's and every
+ * file listed still has its hash: another value, another build, a rebuilt plugin, an
+ * edited data file or a damaged output each make the cell run again.
+ *
+ * One sweep at a time per output directory: ldp_sweep_lock. Parallel cells run as
+ * child processes; a SIGTERM, SIGINT or SIGHUP to the sweep is forwarded to them, and
+ * the sweep waits for them before it dies of the same signal.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <glib/gstdio.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
+#include "data/data-files.h"
 #include "host/host.h"
 #include "host/yamltree.h"
+#include "run/provenance.h"
+#include "run/run.h"
 #include <ldpgnn/workbench.h>
 
 #define MARK_FILE "pipeline.sha256"
+#define MARK_TEMP MARK_FILE ".tmp"
+#define LOCK_FILE ".sweep.lock"
+/* The outputs a complete cell must have; degrees.csv is listed when written. */
+static const char *const required_outputs[] = { "summary.json", "seeds.csv", "history.csv" };
 
 typedef struct {
   char *name;
@@ -223,10 +242,8 @@ static void append_sanitized(GString *s, const char *text)
 
 static char *cell_hash(LdpPipeline *p)
 {
-  g_autoptr(JsonNode) j = ldp_pipeline_to_json(p);
-  g_autofree char *text = json_to_string(j, FALSE);
-  g_autofree char *all = g_strdup_printf("ldpgnn %s\n%s", LDP_VERSION_STRING, text);
-  return g_compute_checksum_for_string(G_CHECKSUM_SHA256, all, -1);
+  g_autofree char *text = ldp_provenance_identity_text(p);
+  return g_compute_checksum_for_string(G_CHECKSUM_SHA256, text, -1);
 }
 
 LdpSweep *ldp_sweep_load(const char *path, const LdpRegistry *reg, const char *const *overrides,
@@ -352,15 +369,84 @@ const char *ldp_sweep_report_setting(const LdpSweep *s, const char *key)
   return g_hash_table_lookup(s->report, key);
 }
 
+/* The mark: the identity on the first line, then "output SHA256 NAME" per output file
+ * of the cell directory and "data SHA256 PATH" per data file read (absolute path). */
+static gboolean mark_valid(const char *dir, const char *text, const char *hash)
+{
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  if (!lines[0] || strcmp(lines[0], hash) != 0)
+    return FALSE;
+  guint outputs = 0;
+  for (guint i = 1; lines[i]; i++) {
+    if (!*lines[i])
+      continue;
+    g_auto(GStrv) f = g_strsplit(lines[i], " ", 3);
+    if (!f[0] || !f[1] || !f[2])
+      return FALSE;
+    gboolean output = strcmp(f[0], "output") == 0;
+    if (!output && strcmp(f[0], "data") != 0)
+      return FALSE;
+    g_autofree char *path = output ? g_build_filename(dir, f[2], NULL) : g_strdup(f[2]);
+    g_autofree char *sha = ldp_provenance_file_sha256(path);
+    if (!sha || strcmp(sha, f[1]) != 0)
+      return FALSE;
+    for (guint k = 0; output && k < G_N_ELEMENTS(required_outputs); k++)
+      outputs += strcmp(f[2], required_outputs[k]) == 0;
+  }
+  return outputs == G_N_ELEMENTS(required_outputs);
+}
+
 gboolean ldp_sweep_cell_done(const LdpSweep *s, guint cell, const char *out_dir)
 {
   g_return_val_if_fail(cell < s->n_cells, FALSE);
-  g_autofree char *mark = g_build_filename(out_dir, s->cells[cell].dir, MARK_FILE, NULL);
-  g_autofree char *summary = g_build_filename(out_dir, s->cells[cell].dir, "summary.json", NULL);
+  g_autofree char *dir = g_build_filename(out_dir, s->cells[cell].dir, NULL);
+  g_autofree char *mark = g_build_filename(dir, MARK_FILE, NULL);
   g_autofree char *text = NULL;
-  if (!g_file_get_contents(mark, &text, NULL, NULL) || !g_file_test(summary, G_FILE_TEST_IS_REGULAR))
+  return g_file_get_contents(mark, &text, NULL, NULL) && mark_valid(dir, text, s->cells[cell].hash);
+}
+
+static gboolean add_output_line(GString *mark, const char *dir, const char *name, gboolean required, GError **error)
+{
+  g_autofree char *path = g_build_filename(dir, name, NULL);
+  g_autofree char *sha = ldp_provenance_file_sha256(path);
+  if (!sha && !required)
+    return TRUE;
+  if (!sha) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: cannot read the cell's output", path);
     return FALSE;
-  return strcmp(g_strstrip(text), s->cells[cell].hash) == 0;
+  }
+  g_string_append_printf(mark, "output %s %s\n", sha, name);
+  return TRUE;
+}
+
+/* Writes the mark through a temporary file and a rename: a mark is whole or absent. */
+static gboolean write_mark(const char *dir, const char *hash, const GPtrArray *data_files, GError **error)
+{
+  g_autoptr(GString) text = g_string_new(hash);
+  g_string_append_c(text, '\n');
+  for (guint k = 0; k < G_N_ELEMENTS(required_outputs); k++)
+    if (!add_output_line(text, dir, required_outputs[k], TRUE, error))
+      return FALSE;
+  if (!add_output_line(text, dir, "degrees.csv", FALSE, error))
+    return FALSE;
+  for (guint i = 0; data_files && i < data_files->len; i++) {
+    const LdpDataFile *f = data_files->pdata[i];
+    g_string_append_printf(text, "data %s %s\n", f->sha256, f->path);
+  }
+  g_autofree char *tmp = g_build_filename(dir, MARK_TEMP, NULL);
+  g_autofree char *mark = g_build_filename(dir, MARK_FILE, NULL);
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  gboolean ok = fd >= 0 && write(fd, text->str, text->len) == (ssize_t)text->len;
+  ok = fd >= 0 && fsync(fd) == 0 && ok;
+  if (fd >= 0 && close(fd) != 0)
+    ok = FALSE;
+  if (!ok || rename(tmp, mark) != 0) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: cannot write the completion mark: %s", mark,
+                g_strerror(errno));
+    g_unlink(tmp);
+    return FALSE;
+  }
+  return TRUE;
 }
 
 gboolean ldp_sweep_run_cell(LdpSweep *s, guint cell, const char *out_dir, const char *data_dir, GError **error)
@@ -374,7 +460,9 @@ gboolean ldp_sweep_run_cell(LdpSweep *s, guint cell, const char *out_dir, const 
     g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: cannot create directory: %s", dir, g_strerror(errno));
     return FALSE;
   }
-  /* A stale mark must not survive a cell that is being redone. */
+  /* A stale mark must not survive a cell that is being redone, nor a half-written one. */
+  g_autofree char *mark_tmp = g_build_filename(dir, MARK_TEMP, NULL);
+  g_unlink(mark_tmp);
   if (g_unlink(mark) != 0 && errno != ENOENT) {
     g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: cannot remove: %s", mark, g_strerror(errno));
     return FALSE;
@@ -390,7 +478,8 @@ gboolean ldp_sweep_run_cell(LdpSweep *s, guint cell, const char *out_dir, const 
   dup2(fd, STDOUT_FILENO);
   close(fd);
   g_autoptr(GString) line = g_string_new(NULL);
-  gboolean ok = ldp_run_pipeline(c->pipeline, dir, data_dir, FALSE, line, error);
+  g_autoptr(GPtrArray) data_files = NULL;
+  gboolean ok = ldp_run_pipeline_recorded(c->pipeline, dir, data_dir, FALSE, line, &data_files, error);
   if (ok)
     printf("%s\n", line->str);
   fflush(stdout);
@@ -402,8 +491,11 @@ gboolean ldp_sweep_run_cell(LdpSweep *s, guint cell, const char *out_dir, const 
     g_prefix_error(error, "sweep cell %s: ", c->dir);
     return FALSE;
   }
-  g_autofree char *text = g_strdup_printf("%s\n", c->hash);
-  return g_file_set_contents(mark, text, -1, error);
+  if (!write_mark(dir, c->hash, data_files, error)) {
+    g_prefix_error(error, "sweep cell %s: ", c->dir);
+    return FALSE;
+  }
+  return TRUE;
 }
 
 gboolean ldp_sweep_write_index(const LdpSweep *s, const char *out_dir, GError **error)
