@@ -320,6 +320,32 @@ LdpReportTable *ldp_report_table_build_runs(const char *const *dirs, guint n_dir
       ldp_report_table_free(t);
       return NULL;
     }
+    /* A cell counts only with the sweep's identity: results of another configuration
+     * (another sweep into the same directory, an older build, a rebuilt plugin) must
+     * not enter its table. */
+    const char *want = co && json_object_has_member(co, "pipeline_sha256")
+                           ? json_object_get_string_member(co, "pipeline_sha256") : NULL;
+    if (cdir && want) {
+      g_autofree char *mark = g_build_filename(dir, cdir, "pipeline.sha256", NULL);
+      g_autofree char *text = NULL;
+      if (!g_file_get_contents(mark, &text, NULL, NULL)) {
+        g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
+                    "sweep cell %s not complete (run the sweep again to resume): %s: no completion mark", cdir,
+                    mark);
+        ldp_report_table_free(t);
+        return NULL;
+      }
+      char *nl = strchr(text, '\n');
+      if (nl)
+        *nl = '\0';
+      if (strcmp(text, want) != 0) {
+        g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
+                    "sweep cell %s: its results come from another configuration (cell identity %.12s..., "
+                    "%s/sweep.json has %.12s...): run the sweep again to redo it", cdir, text, dir, want);
+        ldp_report_table_free(t);
+        return NULL;
+      }
+    }
     g_autoptr(JsonNode) sum = read_json(spath, error);
     if (!sum) {
       if (cdir)

@@ -743,3 +743,37 @@ gboolean ldp_sweep_run(LdpSweep *s, const char *out_dir, const LdpSweepOptions *
   g_string_free(errors, TRUE);
   return TRUE;
 }
+
+int ldp_sweep_lock(const char *out_dir, gboolean shared, GError **error)
+{
+  g_return_val_if_fail(out_dir != NULL, -1);
+  if (g_mkdir_with_parents(out_dir, 0755) != 0) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: cannot create directory: %s", out_dir,
+                g_strerror(errno));
+    return -1;
+  }
+  g_autofree char *path = g_build_filename(out_dir, LOCK_FILE, NULL);
+  int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: cannot open: %s", path, g_strerror(errno));
+    return -1;
+  }
+  /* POSIX record locks: released when the process ends however it ends, and
+   * honoured across NFS clients; F_GETLK names the holder. */
+  struct flock fl = { .l_type = shared ? F_RDLCK : F_WRLCK, .l_whence = SEEK_SET };
+  if (fcntl(fd, F_SETLK, &fl) == 0)
+    return fd;
+  int err = errno;
+  struct flock who = { .l_type = shared ? F_RDLCK : F_WRLCK, .l_whence = SEEK_SET };
+  gboolean known = (err == EACCES || err == EAGAIN) && fcntl(fd, F_GETLK, &who) == 0 && who.l_type != F_UNLCK;
+  close(fd);
+  if (err == EACCES || err == EAGAIN) {
+    g_autofree char *holder = known ? g_strdup_printf("process %ld", (long)who.l_pid) : g_strdup("another process");
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
+                "%s is in use by another sweep (%s holds %s): wait until it has finished, or write to another "
+                "--out; two sweeps into one directory would mix their cells", out_dir, holder, path);
+  } else {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: cannot lock: %s", path, g_strerror(err));
+  }
+  return -1;
+}

@@ -80,6 +80,12 @@ typedef struct {
  * writes @out_dir/sweep.json (axes, cells and their hashes). Fails if a cell failed,
  * after the others have finished. Results do not depend on @opt->jobs. */
 LDP_API gboolean ldp_sweep_run(LdpSweep *s, const char *out_dir, const LdpSweepOptions *opt, GError **error);
+/* Claims @out_dir (created if needed) for one sweep: a lock on OUT_DIR/.sweep.lock,
+ * exclusive, or shared with the other shards of the same sweep when @shared (--shard:
+ * the tasks of a job array write disjoint cells at once). Returns the descriptor that
+ * holds the lock (close it, or exit, to release), or -1 with @error saying which
+ * process holds the directory. Cell processes of a sweep do not lock. */
+LDP_API int ldp_sweep_lock(const char *out_dir, gboolean shared, GError **error);
 /* Writes @out_dir/sweep.json. */
 LDP_API gboolean ldp_sweep_write_index(const LdpSweep *s, const char *out_dir, GError **error);
 
