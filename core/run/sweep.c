@@ -639,6 +639,55 @@ typedef struct {
   gint64 t0;
 } Child;
 
+/* ---- stopping: a signal to the sweep reaches its cell processes ---- */
+
+#define MAX_FORWARD 1024 /* -j is at most 1024 (cmd-sweep.c) */
+static const int stop_signals[] = { SIGTERM, SIGINT, SIGHUP };
+static volatile sig_atomic_t stop_signal;
+static volatile pid_t forward_to[MAX_FORWARD]; /* running cell processes; 0: free slot */
+
+/* Async-signal-safe: note the signal and pass it on to every running cell at once, so
+ * that none runs on (and none is run twice by an immediate resume). */
+static void on_stop_signal(int sig)
+{
+  stop_signal = sig;
+  for (guint i = 0; i < MAX_FORWARD; i++)
+    if (forward_to[i] > 0)
+      kill(forward_to[i], sig);
+}
+
+static void forward_add(pid_t pid)
+{
+  for (guint i = 0; i < MAX_FORWARD; i++)
+    if (forward_to[i] == 0) {
+      forward_to[i] = pid;
+      break;
+    }
+  if (stop_signal)  /* the signal came while this cell was being started */
+    kill(pid, stop_signal);
+}
+
+static void forward_remove(pid_t pid)
+{
+  for (guint i = 0; i < MAX_FORWARD; i++)
+    if (forward_to[i] == pid)
+      forward_to[i] = 0;
+}
+
+/* In the cell process, before it runs: die with the sweep, whatever kills the sweep
+ * (even SIGKILL, which cannot be forwarded). */
+static void cell_child_setup(gpointer data)
+{
+#ifdef __linux__
+  pid_t parent = (pid_t)GPOINTER_TO_INT(data);
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (getppid() != parent)
+    _exit(1);
+#else
+  (void)data;
+#endif
+}
+
 gboolean ldp_sweep_run(LdpSweep *s, const char *out_dir, const LdpSweepOptions *opt, GError **error)
 {
   g_return_val_if_fail(s != NULL && out_dir != NULL && opt != NULL, FALSE);
@@ -662,11 +711,20 @@ gboolean ldp_sweep_run(LdpSweep *s, const char *out_dir, const LdpSweepOptions *
   guint failed = 0;
   GString *errors = g_string_new(NULL);
   char **env = jobs > 1 ? child_env(jobs) : NULL;
+  struct sigaction old_actions[G_N_ELEMENTS(stop_signals)];
+  if (jobs > 1) {
+    /* no SA_RESTART: the signal also wakes the waitpid below */
+    struct sigaction sa = { .sa_handler = on_stop_signal };
+    sigemptyset(&sa.sa_mask);
+    stop_signal = 0;
+    for (guint k = 0; k < G_N_ELEMENTS(stop_signals); k++)
+      sigaction(stop_signals[k], &sa, &old_actions[k]);
+  }
   g_autoptr(GArray) running = g_array_new(FALSE, FALSE, sizeof(Child));
   guint next = 0;
   while (next < todo->len || running->len > 0) {
     /* Start what fits; finished and skipped cells are accounted for at once. */
-    while (next < todo->len && running->len < jobs) {
+    while (next < todo->len && running->len < jobs && !stop_signal) {
       guint i = g_array_index(todo, guint, next++);
       if (ldp_sweep_cell_done(s, i, out_dir)) {
         pg.skipped++;
@@ -695,7 +753,7 @@ gboolean ldp_sweep_run(LdpSweep *s, const char *out_dir, const LdpSweepOptions *
       Child ch = { .cell = i, .t0 = g_get_monotonic_time() };
       GError *e = NULL;
       if (!g_spawn_async(NULL, (char **)argv->pdata, env, G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL,
-                         NULL, NULL, &ch.pid, &e)) {
+                         cell_child_setup, GINT_TO_POINTER((int)getpid()), &ch.pid, &e)) {
         failed++;
         g_string_append_printf(errors, "\n  sweep cell %s: cannot start: %s", s->cells[i].dir, e->message);
         g_error_free(e);
@@ -703,7 +761,10 @@ gboolean ldp_sweep_run(LdpSweep *s, const char *out_dir, const LdpSweepOptions *
         continue;
       }
       g_array_append_val(running, ch);
+      forward_add(ch.pid);
     }
+    if (stop_signal && running->len == 0)
+      break;
     if (running->len == 0)
       continue;
     int status = 0;
@@ -719,9 +780,15 @@ gboolean ldp_sweep_run(LdpSweep *s, const char *out_dir, const LdpSweepOptions *
         continue;
       guint i = ch->cell;
       double sec = (g_get_monotonic_time() - ch->t0) / 1e6;
+      forward_remove(ch->pid);
       g_spawn_close_pid(ch->pid);
       g_array_remove_index(running, r);
-      if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && ldp_sweep_cell_done(s, i, out_dir)) {
+      if (stop_signal) {
+        /* Interrupted: no half-written mark may stay (a whole one is kept). */
+        g_autofree char *tmp = g_build_filename(out_dir, s->cells[i].dir, MARK_TEMP, NULL);
+        g_unlink(tmp);
+        cell_finished(&pg, s, i, ldp_sweep_cell_done(s, i, out_dir) ? "done" : "interrupted", sec);
+      } else if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && ldp_sweep_cell_done(s, i, out_dir)) {
         cell_finished(&pg, s, i, "done", sec);
       } else {
         failed++;
@@ -734,6 +801,21 @@ gboolean ldp_sweep_run(LdpSweep *s, const char *out_dir, const LdpSweepOptions *
   }
   g_strfreev(env);
   progress_clear(&pg);
+  if (jobs > 1) {
+    for (guint k = 0; k < G_N_ELEMENTS(stop_signals); k++)
+      sigaction(stop_signals[k], &old_actions[k], NULL);
+    if (stop_signal) {
+      /* Every cell process has ended: die of the same signal, as the shell expects. */
+      int sig = stop_signal;
+      fprintf(stderr, "ldpgnn sweep: stopped by %s after its cell processes ended; run the same sweep again "
+                      "to resume\n", sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "SIGHUP");
+      fflush(NULL);
+      g_string_free(errors, TRUE);
+      signal(sig, SIG_DFL);
+      raise(sig);
+      _exit(128 + sig);
+    }
+  }
   if (failed) {
     g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "%u of %u sweep cells failed:%s", failed, pg.total,
                 errors->str);
