@@ -148,7 +148,7 @@ cp "$mods/broken-crash.so" "$cdir/"
 rc=$?
 cat "$tmp/p.err" >>"$tmp/p.out"
 echo "exit $rc" >>"$tmp/p.out"
-[ $rc -eq 0 ] && grep -q "broken-crash.so: .*crashed" "$tmp/p.err" && grep -q "synthetic" "$tmp/p.out"
+[ $rc -eq 0 ] && grep -q "broken-crash.so: .*crashed" "$tmp/p.out" && grep -q "synthetic" "$tmp/p.out"
 check $? "a crashing plugin is named, and \`ldpgnn plugins\` lists the rest" "$tmp/p.out"
 "$bin" --plugin-path "$cdir" run "$tmp/fast.yaml" --out "$tmp/crash-run" >"$tmp/p2.out" 2>&1
 rc=$?
