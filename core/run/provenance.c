@@ -22,7 +22,7 @@
 extern const char ldp_build_commit[], ldp_build_compiler[], ldp_build_cflags[];
 
 typedef struct {
-  gint64 size, mtime;
+  gint64 size, mtime_ns, inode;
   char *sha256;
 } FileHash;
 
@@ -43,8 +43,10 @@ char *ldp_provenance_file_sha256(const char *path)
   g_mutex_lock(&lock);
   if (!cache)
     cache = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, file_hash_free);
+  const gint64 mtime_ns = (gint64)st.st_mtim.tv_sec * G_GINT64_CONSTANT(1000000000) + st.st_mtim.tv_nsec;
   FileHash *h = g_hash_table_lookup(cache, path);
-  char *out = h && h->size == (gint64)st.st_size && h->mtime == (gint64)st.st_mtime ? g_strdup(h->sha256) : NULL;
+  char *out = h && h->size == (gint64)st.st_size && h->mtime_ns == mtime_ns && h->inode == (gint64)st.st_ino
+                ? g_strdup(h->sha256) : NULL;
   g_mutex_unlock(&lock);
   if (out)
     return out;
@@ -55,7 +57,8 @@ char *ldp_provenance_file_sha256(const char *path)
   out = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)data, len);
   h = g_new0(FileHash, 1);
   h->size = (gint64)st.st_size;
-  h->mtime = (gint64)st.st_mtime;
+  h->mtime_ns = mtime_ns;
+  h->inode = (gint64)st.st_ino;
   h->sha256 = g_strdup(out);
   g_mutex_lock(&lock);
   g_hash_table_replace(cache, g_strdup(path), h);

@@ -22,8 +22,8 @@ char *ldp_provenance_identity_text(const LdpPipeline *p);
  * count, so a rerun on the same build writes the same bytes. */
 void ldp_provenance_add(JsonBuilder *b, const LdpPipeline *p, const GPtrArray *data_files, const char *data_dir);
 
-/* SHA-256 of the file at @path, computed once per process for a given path, size and
- * modification time; NULL when the file cannot be read. (transfer full) */
+/* SHA-256 of the file at @path, computed once per process for a given path, size,
+ * inode and modification time (ns); NULL when the file cannot be read. (transfer full) */
 char *ldp_provenance_file_sha256(const char *path);
 
 G_END_DECLS
