@@ -59,6 +59,7 @@ static void print_help(FILE *out)
   }
   g_string_append(s, "\nGlobal options (before the command, or among its options):\n");
   ldp_cli_append_options(s, ldp_cli_global_options);
+  g_string_append(s, "\nOther options:\n");
   ldp_cli_append_options(s, top_options);
   g_autofree char *more = g_strdup_printf(
     "PIPELINE is a pipeline file, or the name of an installed pipeline (doc/pipelines.md). Plugins are "
@@ -173,8 +174,9 @@ static void print_man(FILE *out)
                     "directory comes first).\n\n"
                     "Options may come before, between or after the positional arguments; \"--\" ends "
                     "the options. An option's value follows it as the next argument or after \"=\".");
-  g_string_append(m, ".SH GLOBAL OPTIONS\nThese come before the command, or among its options.\n");
+  g_string_append(m, ".SH GLOBAL OPTIONS\nThese come before the command, or among its options:\n");
   man_options(m, ldp_cli_global_options);
+  g_string_append(m, ".PP\nWithout a command (\\fB\\-\\-help\\fR also after one, for its help):\n");
   man_options(m, top_options);
   g_string_append(m, ".SH COMMANDS\n");
   for (gsize k = 0; k < G_N_ELEMENTS(commands); k++) {

@@ -5,6 +5,7 @@
 # unknown option is still a usage error (exit status 2) that names it. Also: `plugins`
 # fits 100 columns, and PIPELINE arguments given by name are found on the pipeline path.
 set -u
+LC_ALL=C; export LC_ALL  # GLib's option errors are translated
 bin="$LDPGNN_BUILDDIR/ldpgnn"
 src="$LDPGNN_SRCDIR"
 tmp="$LDPGNN_BUILDDIR/test-cli-help.tmp"
