@@ -41,7 +41,7 @@ static const GOptionEntry top_options[] = {
   { "version", 0, 0, G_OPTION_ARG_NONE, &top_version, "print the version and exit", NULL },
   /* the manual page in troff, made at build time (cli/Makefile.inc) */
   { "man", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &top_man, "print the manual page", NULL },
-  /* words for the shell completion (cli/ldpgnn.bash) */
+  /* words for the shell completion (cli/bash-completion/ldpgnn) */
   { "complete", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_STRING, &top_complete, "print completion words", "WHAT" },
   G_OPTION_ENTRY_NULL
 };
@@ -72,6 +72,7 @@ static void print_help(FILE *out)
   g_string_append_c(s, '\n');
   fputs(s->str, out);
 }
+
 /* OpenMP's default barrier wait spins, which collapses throughput when another
  * process holds a core (measured: an LPGNN run went from 6 s to 26 s with 2 threads on
  * a busy 2-core machine). libgomp reads OMP_WAIT_POLICY before main runs, so unless the
