@@ -59,7 +59,9 @@ LDP_API const char *ldp_sweep_cell_dir(const LdpSweep *s, guint cell);
 LDP_API const char *ldp_sweep_cell_value(const LdpSweep *s, guint cell, guint axis);
 /* (transfer none): the cell's validated pipeline. */
 LDP_API LdpPipeline *ldp_sweep_cell_pipeline(const LdpSweep *s, guint cell);
-/* TRUE when @out_dir/CELL holds a complete result of exactly this cell's pipeline. */
+/* TRUE when @out_dir/CELL holds a complete result of exactly this cell: its mark has
+ * the cell's identity (pipeline, build, plugins) and every output and data file it
+ * lists still has the SHA-256 recorded there. */
 LDP_API gboolean ldp_sweep_cell_done(const LdpSweep *s, guint cell, const char *out_dir);
 /* Runs one cell in this process: its run log goes to @out_dir/CELL/run.log instead of
  * stdout, then the completion mark is written. @data_dir (nullable) as ldp_run_pipeline. */
@@ -78,7 +80,9 @@ typedef struct {
 
 /* Runs every cell of @s that is not complete (resume), @opt->jobs at a time, then
  * writes @out_dir/sweep.json (axes, cells and their hashes). Fails if a cell failed,
- * after the others have finished. Results do not depend on @opt->jobs. */
+ * after the others have finished. Results do not depend on @opt->jobs. With jobs > 1,
+ * SIGTERM, SIGINT and SIGHUP are forwarded to the running cell processes; once they
+ * have ended (half-written marks removed) the process dies of the same signal. */
 LDP_API gboolean ldp_sweep_run(LdpSweep *s, const char *out_dir, const LdpSweepOptions *opt, GError **error);
 /* Claims @out_dir (created if needed) for one sweep: a lock on OUT_DIR/.sweep.lock,
  * exclusive, or shared with the other shards of the same sweep when @shared (--shard:
