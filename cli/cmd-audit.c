@@ -10,21 +10,6 @@
 #include <ldpgnn/ldpgnn.h>
 #include "cli.h"
 
-static void cli_audit_usage(FILE *out)
-{
-  fprintf(out,
-          "Usage: ldpgnn audit MECHANISM [--epsilon E] [--trials N] [--seed S] [--set KEY=VALUE]...\n"
-          "Empirical privacy test of a mechanism plugin (a registered name, or a path to a module\n"
-          "file). Runs one user's randomiser N times on each of two neighbouring inputs, picks\n"
-          "output events on the first half of the reports and bounds epsilon from below on the\n"
-          "second (95%% Clopper-Pearson, Bonferroni over the events). Exits 1 when the bound\n"
-          "exceeds the epsilon the mechanism claims.\n"
-          "  --epsilon E   the mechanism's epsilon parameter (default: its default)\n"
-          "  --trials N    reports per input (default 20000)\n"
-          "  --seed S      audit seed (default 1)\n"
-          "  --set K=V     any other parameter of the mechanism\n");
-}
-
 static gboolean parse_u64(const char *s, guint64 *out)
 {
   char *end = NULL;
@@ -68,52 +53,66 @@ static const LdpPluginDesc *find_mechanism(LdpRegistry *reg, const char *what, G
   return ldp_plugin_desc(p);
 }
 
+static char *audit_trials, *audit_seed;
+
+static gboolean audit_option_epsilon(const char *name, const char *value, gpointer data, GError **error)
+{
+  ldp_cli_assignments_add(g_strdup_printf("epsilon=%s", value));
+  return TRUE;
+}
+
+static gboolean audit_option_set(const char *name, const char *value, gpointer data, GError **error)
+{
+  if (!strchr(value, '=')) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--set needs KEY=VALUE, got '%s'", value);
+    return FALSE;
+  }
+  ldp_cli_assignments_add(g_strdup(value));
+  return TRUE;
+}
+
+static const GOptionEntry audit_options[] = {
+  { "epsilon", 0, 0, G_OPTION_ARG_CALLBACK, audit_option_epsilon,
+    "the mechanism's epsilon parameter (default: its default)", "E" },
+  { "trials", 0, 0, G_OPTION_ARG_STRING, &audit_trials, "reports per input (default 20000)", "N" },
+  { "seed", 0, 0, G_OPTION_ARG_STRING, &audit_seed, "audit seed (default 1)", "S" },
+  { "set", 0, 0, G_OPTION_ARG_CALLBACK, audit_option_set, "any other parameter of the mechanism (repeatable)",
+    "KEY=VALUE" },
+  G_OPTION_ENTRY_NULL
+};
+
+const LdpCliCommand ldp_cli_audit_command = {
+  .name = "audit",
+  .args = "MECHANISM",
+  .summary = "test a mechanism's privacy claim empirically",
+  .description = "MECHANISM is a registered mechanism plugin, or the path of a module file. Runs one "
+                 "user's randomiser N times on each of two neighbouring inputs, picks output events on "
+                 "the first half of the reports and bounds epsilon from below on the second (95% "
+                 "Clopper-Pearson, Bonferroni over the events).\n\n"
+                 "Exit status 0: no violation found; 1: the lower bound exceeds the epsilon the "
+                 "mechanism claims, or the audit could not run; 2: usage.",
+  .options = audit_options,
+  .completes = "mechanism",
+  .run = ldp_cli_audit,
+};
+
 int ldp_cli_audit(const LdpCliGlobal *g, int argc, char **argv)
 {
-  const char *name = NULL;
   guint64 trials = 20000, seed = 1;
-  g_autoptr(GPtrArray) sets = g_ptr_array_new_with_free_func(g_free);
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-      cli_audit_usage(stdout);
-      return 0;
-    } else if (strcmp(a, "--epsilon") == 0 && val) {
-      g_ptr_array_add(sets, g_strdup_printf("epsilon=%s", val));
-      i++;
-    } else if (strcmp(a, "--trials") == 0 && val) {
-      if (!parse_u64(val, &trials) || trials < 2 || trials > G_MAXUINT32 / 64) {
-        fprintf(stderr, "ldpgnn audit: --trials needs an integer from 2 to %u, got '%s'\n", G_MAXUINT32 / 64, val);
-        return 2;
-      }
-      i++;
-    } else if (strcmp(a, "--seed") == 0 && val) {
-      if (!parse_u64(val, &seed)) {
-        fprintf(stderr, "ldpgnn audit: --seed needs a non-negative integer, got '%s'\n", val);
-        return 2;
-      }
-      i++;
-    } else if (strcmp(a, "--set") == 0 && val) {
-      if (!strchr(val, '=')) {
-        fprintf(stderr, "ldpgnn audit: --set needs KEY=VALUE, got '%s'\n", val);
-        return 2;
-      }
-      g_ptr_array_add(sets, g_strdup(val));
-      i++;
-    } else if (a[0] == '-' || name) {
-      fprintf(stderr, "ldpgnn audit: unexpected argument '%s'\n\n", a);
-      cli_audit_usage(stderr);
-      return 2;
-    } else {
-      name = a;
-    }
-  }
-  if (!name) {
-    cli_audit_usage(stderr);
+  if (audit_trials && (!parse_u64(audit_trials, &trials) || trials < 2 || trials > G_MAXUINT32 / 64)) {
+    fprintf(stderr, "ldpgnn audit: --trials needs an integer from 2 to %u, got '%s'\n", G_MAXUINT32 / 64,
+            audit_trials);
     return 2;
   }
-  g_ptr_array_add(sets, NULL);
+  if (audit_seed && !parse_u64(audit_seed, &seed)) {
+    fprintf(stderr, "ldpgnn audit: --seed needs a non-negative integer, got '%s'\n", audit_seed);
+    return 2;
+  }
+  if (argc < 2)
+    return ldp_cli_usage_error(&ldp_cli_audit_command, "missing the mechanism");
+  if (argc > 2)
+    return ldp_cli_usage_error(&ldp_cli_audit_command, "unexpected argument '%s'", argv[2]);
+  const char *name = argv[1];
 
   g_autoptr(GError) err = NULL;
   LdpRegistry *reg = ldp_cli_registry(g, g->verbose);
@@ -124,7 +123,7 @@ int ldp_cli_audit(const LdpCliGlobal *g, int argc, char **argv)
     return 1;
   }
   LdpAuditConfig cfg = { .n_trials = (guint)trials, .seed = seed, .alpha = 0.05,
-                         .assignments = (const char *const *)sets->pdata };
+                         .assignments = ldp_cli_assignments() };
   g_autoptr(LdpAuditResult) res = ldp_audit_run(desc, &cfg, &err);
   ldp_registry_free(reg);
   if (!res) {

@@ -6,48 +6,38 @@
 
 #include "cli.h"
 
-static void cli_datasets_usage(FILE *out)
-{
-  fprintf(out, "Usage: ldpgnn datasets [--data-dir DIR] PLUGIN [KEY=VALUE]...\n"
-               "       ldpgnn datasets [--data-dir DIR] FILE.yaml [--set PATH=VALUE]...\n"
-               "Loads a dataset and prints its statistics and the load time. The data directory\n"
-               "is DIR, else the pipeline's data_dir, else $LDPGNN_DATA.\n");
-}
+static char *datasets_data_dir;
+
+static const GOptionEntry datasets_options[] = {
+  { "data-dir", 0, 0, G_OPTION_ARG_FILENAME, &datasets_data_dir,
+    "read the dataset from DIR (default: the pipeline's data_dir, else $LDPGNN_DATA)", "DIR" },
+  { "set", 0, 0, G_OPTION_ARG_CALLBACK, ldp_cli_option_set, "override a value of the pipeline (repeatable)",
+    "PATH=VALUE" },
+  G_OPTION_ENTRY_NULL
+};
+
+const LdpCliCommand ldp_cli_datasets_command = {
+  .name = "datasets",
+  .args = "PLUGIN [KEY=VALUE]... | FILE.yaml",
+  .summary = "load a dataset and print its statistics and the load time",
+  .description = "The dataset is a dataset plugin with its parameters as KEY=VALUE, or the one of a "
+                 "pipeline file (of its first run, with --set applied).",
+  .options = datasets_options,
+  .completes = "dataset",
+  .run = ldp_cli_datasets,
+};
 
 int ldp_cli_datasets(const LdpCliGlobal *g, int argc, char **argv)
 {
-  const char *data_dir = NULL;
-  const char *target = NULL;
+  const char *data_dir = datasets_data_dir;
+  if (argc < 2)
+    return ldp_cli_usage_error(&ldp_cli_datasets_command, "missing the dataset plugin or pipeline file");
+  const char *target = argv[1];
   g_autoptr(GPtrArray) rest = g_ptr_array_new();
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-      cli_datasets_usage(stdout);
-      return 0;
-    } else if (strcmp(a, "--data-dir") == 0) {
-      if (i + 1 >= argc) {
-        fprintf(stderr, "ldpgnn datasets: --data-dir needs a directory\n");
-        return 2;
-      }
-      data_dir = argv[++i];
-    } else if (g_str_has_prefix(a, "--data-dir=")) {
-      data_dir = a + strlen("--data-dir=");
-    } else if (strcmp(a, "--set") == 0 && i + 1 < argc) {
-      g_ptr_array_add(rest, argv[++i]);
-    } else if (a[0] == '-' && a[1] != '\0') {
-      fprintf(stderr, "ldpgnn datasets: unknown option '%s'\n", a);
-      cli_datasets_usage(stderr);
-      return 2;
-    } else if (target == NULL) {
-      target = a;
-    } else {
-      g_ptr_array_add(rest, (gpointer)a);
-    }
-  }
-  if (target == NULL) {
-    cli_datasets_usage(stderr);
-    return 2;
-  }
+  for (const char *const *a = ldp_cli_assignments(); *a; a++)
+    g_ptr_array_add(rest, (gpointer)*a);
+  for (int i = 2; i < argc; i++)
+    g_ptr_array_add(rest, argv[i]);
   g_ptr_array_add(rest, NULL);
 
   g_autoptr(LdpRegistry) reg = ldp_cli_registry(g, TRUE);

@@ -22,6 +22,41 @@ static void table_init(Table *t, guint n_cols)
   t->cells = g_ptr_array_new_with_free_func(g_free);
 }
 
+/* The column cell @c starts at: the widths before it, two blanks apart. */
+static guint column_start(const glong *width_of, guint c)
+{
+  guint col = 0;
+  for (guint i = 0; i < c; i++)
+    col += (guint)width_of[i] + 2;
+  return col;
+}
+
+/* The last cell of a row, starting at column @start, its words wrapped at @width (0: never). */
+static void print_last_cell(FILE *out, const char *s, guint start, guint width)
+{
+  if (width == 0 || start + (guint)g_utf8_strlen(s, -1) <= width || start + 20 > width) {
+    fprintf(out, "%s\n", s); /* no trailing blanks */
+    return;
+  }
+  g_auto(GStrv) words = g_strsplit(s, " ", -1);
+  guint col = start;
+  gboolean first = TRUE;
+  for (char **w = words; *w; w++) {
+    guint len = (guint)g_utf8_strlen(*w, -1);
+    if (!first && col + 1 + len > width) {
+      fprintf(out, "\n%*s", (int)start, "");
+      col = start;
+    } else if (!first) {
+      fputc(' ', out);
+      col++;
+    }
+    fputs(*w, out);
+    col += len;
+    first = FALSE;
+  }
+  fputc('\n', out);
+}
+
 /* Adds one row of @n_cols strings (NULL prints as "-"). */
 static void table_row(Table *t, ...)
 {
@@ -34,21 +69,23 @@ static void table_row(Table *t, ...)
   va_end(ap);
 }
 
-static void table_print(Table *t, FILE *out, const char *indent)
+/* Prints the table; with @width > 0 the last column's words wrap onto continuation
+ * lines so that no line is wider than @width (a single longer word still overflows). */
+static void table_print(Table *t, FILE *out, const char *indent, guint width)
 {
   guint n_rows = t->cells->len / t->n_cols;
-  g_autofree glong *width = g_new0(glong, t->n_cols);
+  g_autofree glong *width_of = g_new0(glong, t->n_cols + 1);
   for (guint r = 0; r < n_rows; r++)
     for (guint c = 0; c < t->n_cols; c++)
-      width[c] = MAX(width[c], g_utf8_strlen(t->cells->pdata[r * t->n_cols + c], -1));
+      width_of[c] = MAX(width_of[c], g_utf8_strlen(t->cells->pdata[r * t->n_cols + c], -1));
   for (guint r = 0; r < n_rows; r++) {
     fputs(indent, out);
     for (guint c = 0; c < t->n_cols; c++) {
       const char *s = t->cells->pdata[r * t->n_cols + c];
       if (c + 1 == t->n_cols)
-        fprintf(out, "%s\n", s); /* no trailing blanks */
+        print_last_cell(out, s, (guint)strlen(indent) + column_start(width_of, c), width);
       else
-        fprintf(out, "%s%*s  ", s, (int)(width[c] - g_utf8_strlen(s, -1)), "");
+        fprintf(out, "%s%*s  ", s, (int)(width_of[c] - g_utf8_strlen(s, -1)), "");
     }
   }
   g_ptr_array_unref(t->cells);
@@ -67,12 +104,34 @@ static LdpRegistry *load_registry(const LdpCliGlobal *g, GPtrArray *problems)
   return reg;
 }
 
+static const GOptionEntry no_options[] = { G_OPTION_ENTRY_NULL };
+
+const LdpCliCommand ldp_cli_plugins_command = {
+  .name = "plugins",
+  .args = NULL,
+  .summary = "list the plugins found and the modules refused",
+  .description = "Kind, name, version and summary of every plugin, then the modules that were refused "
+                 "and why. With -v also the search path and each plugin's file.",
+  .options = no_options,
+  .run = ldp_cli_plugins,
+};
+
+const LdpCliCommand ldp_cli_describe_command = {
+  .name = "describe",
+  .args = "NAME",
+  .summary = "a plugin's parameters: types, defaults, bounds and documentation",
+  .options = no_options,
+  .completes = "plugin",
+  .run = ldp_cli_describe,
+};
+
+/* The width `ldpgnn plugins` fits in without -v (which adds the file column). */
+#define PLUGINS_WIDTH 100
+
 int ldp_cli_plugins(const LdpCliGlobal *g, int argc, char **argv)
 {
-  if (argc != 1) {
-    fprintf(stderr, "ldpgnn: usage: ldpgnn plugins (takes no arguments)\n");
-    return 2;
-  }
+  if (argc != 1)
+    return ldp_cli_usage_error(&ldp_cli_plugins_command, "takes no arguments ('%s')", argv[1]);
   const char *const *extra = (const char *const *)g->plugin_path;
 
   if (g->verbose) {
@@ -93,15 +152,23 @@ int ldp_cli_plugins(const LdpCliGlobal *g, int argc, char **argv)
     printf("no plugins found (run 'ldpgnn -v plugins' to see the search path)\n");
   } else {
     Table t;
-    table_init(&t, 5);
-    table_row(&t, "KIND", "NAME", "VERSION", "SUMMARY", "FILE");
+    if (g->verbose) {
+      table_init(&t, 5);
+      table_row(&t, "KIND", "NAME", "VERSION", "SUMMARY", "FILE");
+    } else {
+      table_init(&t, 4);
+      table_row(&t, "KIND", "NAME", "VERSION", "SUMMARY");
+    }
     for (guint i = 0; i < list->len; i++) {
       const LdpPlugin *p = list->pdata[i];
       const LdpPluginDesc *d = ldp_plugin_desc(p);
-      table_row(&t, ldp_plugin_kind_name(d->kind), d->name, d->version, d->summary,
-                ldp_plugin_path(p));
+      if (g->verbose)
+        table_row(&t, ldp_plugin_kind_name(d->kind), d->name, d->version, d->summary, ldp_plugin_path(p));
+      else
+        table_row(&t, ldp_plugin_kind_name(d->kind), d->name, d->version, d->summary);
     }
-    table_print(&t, stdout, "");
+    /* without -v the last column (the summary) wraps to fit PLUGINS_WIDTH */
+    table_print(&t, stdout, "", g->verbose ? 0 : PLUGINS_WIDTH);
   }
 
   if (problems->len > 0) {
@@ -255,10 +322,10 @@ static void print_kind_details(const LdpPluginDesc *d)
 
 int ldp_cli_describe(const LdpCliGlobal *g, int argc, char **argv)
 {
-  if (argc != 2) {
-    fprintf(stderr, "ldpgnn: usage: ldpgnn describe NAME\n");
-    return 2;
-  }
+  if (argc < 2)
+    return ldp_cli_usage_error(&ldp_cli_describe_command, "missing the plugin name");
+  if (argc > 2)
+    return ldp_cli_usage_error(&ldp_cli_describe_command, "unexpected argument '%s'", argv[2]);
   const char *name = argv[1];
   g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func(g_free);
   g_autoptr(LdpRegistry) reg = load_registry(g, problems);
@@ -321,6 +388,6 @@ int ldp_cli_describe(const LdpCliGlobal *g, int argc, char **argv)
     g_autofree char *doc = s->unit ? g_strdup_printf("%s [%s]", s->doc ? s->doc : "", s->unit) : g_strdup(s->doc);
     table_row(&t, s->name, type, s->default_value, range, flags, doc);
   }
-  table_print(&t, stdout, "  ");
+  table_print(&t, stdout, "  ", 0);
   return 0;
 }

@@ -7,12 +7,6 @@
 
 #include "cli.h"
 
-#define REPORT_USAGE                                                                                      \
-  "usage: ldpgnn report DIR [--rows method|AXIS] [--cols method|AXIS] [--metric NAME] [--baseline ROW]\n" \
-  "                         [--select-by NAME]\n"                                                          \
-  "       ldpgnn report RUN_DIR RUN_DIR... --out DIR [--metric NAME] [--baseline ROW]\n"
-#define PLOT_USAGE "usage: ldpgnn plot DIR [--metric NAME]\n"
-
 /* Metrics shown in percent, as the report's tables do. */
 static gboolean is_percent(const char *metric)
 {
@@ -115,38 +109,49 @@ static gboolean report_select(const char *dir, const char *metric, const char *b
   return TRUE;
 }
 
+static char *report_rows, *report_cols, *report_metric, *report_baseline, *report_select_by, *report_out;
+
+static const GOptionEntry report_options[] = {
+  { "rows", 0, 0, G_OPTION_ARG_STRING, &report_rows, "one table row per method or per value of an axis",
+    "method|AXIS" },
+  { "cols", 0, 0, G_OPTION_ARG_STRING, &report_cols, "one table column per method or per value of an axis",
+    "method|AXIS" },
+  { "metric", 0, 0, G_OPTION_ARG_STRING, &report_metric, "the metric in the cells (default: the sweep's)",
+    "NAME" },
+  { "baseline", 0, 0, G_OPTION_ARG_STRING, &report_baseline, "compare every row with row ROW (paired)", "ROW" },
+  { "select-by", 0, 0, G_OPTION_ARG_STRING, &report_select_by,
+    "per row, the column with the best mean of NAME (a validation metric), reported with --metric", "NAME" },
+  { "out", 0, 0, G_OPTION_ARG_FILENAME, &report_out, "pool several run directories into a report in DIR",
+    "DIR" },
+  G_OPTION_ENTRY_NULL
+};
+
+const LdpCliCommand ldp_cli_report_command = {
+  .name = "report",
+  .args = "DIR | RUN_DIR... --out DIR",
+  .summary = "tables of a sweep or of runs, with confidence intervals",
+  .description = "With one sweep directory DIR: writes DIR/report-METRIC.{md,csv,json} (mean, standard "
+                 "deviation, 95% bootstrap interval and paired comparisons) and prints the Markdown "
+                 "table. With several run directories and --out DIR: pools the runs by name into a "
+                 "report in DIR. doc/workbench.md explains the tables.",
+  .options = report_options,
+  .completes = "dir",
+  .run = ldp_cli_report,
+};
+
 int ldp_cli_report(const LdpCliGlobal *g, int argc, char **argv)
 {
   (void)g;
-  LdpReportOptions o = { 0 };
-  const char *dir = NULL, *select_by = NULL, *out = NULL;
+  LdpReportOptions o = { .rows = report_rows, .cols = report_cols, .metric = report_metric,
+                         .baseline = report_baseline };
+  const char *dir = NULL, *select_by = report_select_by, *out = report_out;
   g_autoptr(GPtrArray) dirs = g_ptr_array_new();
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    gboolean has_next = i + 1 < argc;
-    if (strcmp(a, "--rows") == 0 && has_next)
-      o.rows = argv[++i];
-    else if (strcmp(a, "--cols") == 0 && has_next)
-      o.cols = argv[++i];
-    else if (strcmp(a, "--metric") == 0 && has_next)
-      o.metric = argv[++i];
-    else if (strcmp(a, "--baseline") == 0 && has_next)
-      o.baseline = argv[++i];
-    else if (strcmp(a, "--select-by") == 0 && has_next)
-      select_by = argv[++i];
-    else if (strcmp(a, "--out") == 0 && has_next)
-      out = argv[++i];
-    else if (a[0] != '-')
-      g_ptr_array_add(dirs, (gpointer)a);
-    else {
-      fprintf(stderr, "ldpgnn report: unexpected argument '%s'\n" REPORT_USAGE, a);
-      return 2;
-    }
-  }
-  if (dirs->len == 0 || (dirs->len > 1 && !out)) {
-    fprintf(stderr, "%s" REPORT_USAGE, dirs->len > 1 ? "ldpgnn report: several directories need --out DIR\n" : "");
-    return 2;
-  }
+  for (int i = 1; i < argc; i++)
+    g_ptr_array_add(dirs, argv[i]);
+  if (dirs->len == 0)
+    return ldp_cli_usage_error(&ldp_cli_report_command, "missing the directory");
+  if (dirs->len > 1 && !out)
+    return ldp_cli_usage_error(&ldp_cli_report_command, "several directories need --out DIR");
   g_autoptr(GError) error = NULL;
   if (dirs->len > 1 || out) {
     /* runs pooled by name: the seeds or variants of one pipeline run one by one */
@@ -188,24 +193,34 @@ int ldp_cli_report(const LdpCliGlobal *g, int argc, char **argv)
   return 0;
 }
 
+static char *plot_metric;
+
+static const GOptionEntry plot_options[] = {
+  { "metric", 0, 0, G_OPTION_ARG_STRING, &plot_metric, "the metric on the y axis (default: the sweep's)",
+    "NAME" },
+  G_OPTION_ENTRY_NULL
+};
+
+const LdpCliCommand ldp_cli_plot_command = {
+  .name = "plot",
+  .args = "DIR",
+  .summary = "figures of a sweep (needs gnuplot)",
+  .description = "Draws the figures of the sweep in DIR as DIR/figures/*.svg and .png, with the "
+                 "gnuplot scripts that made them (doc/workbench.md). Exit status 3 when gnuplot is "
+                 "missing.",
+  .options = plot_options,
+  .completes = "dir",
+  .run = ldp_cli_plot,
+};
+
 int ldp_cli_plot(const LdpCliGlobal *g, int argc, char **argv)
 {
   (void)g;
-  const char *dir = NULL, *metric = NULL;
-  for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--metric") == 0 && i + 1 < argc)
-      metric = argv[++i];
-    else if (argv[i][0] != '-' && !dir)
-      dir = argv[i];
-    else {
-      fprintf(stderr, "ldpgnn plot: unexpected argument '%s'\n" PLOT_USAGE, argv[i]);
-      return 2;
-    }
-  }
-  if (!dir) {
-    fprintf(stderr, PLOT_USAGE);
-    return 2;
-  }
+  if (argc < 2)
+    return ldp_cli_usage_error(&ldp_cli_plot_command, "missing the directory");
+  if (argc > 2)
+    return ldp_cli_usage_error(&ldp_cli_plot_command, "unexpected argument '%s'", argv[2]);
+  const char *dir = argv[1], *metric = plot_metric;
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) written = g_ptr_array_new_with_free_func(g_free);
   if (!ldp_plot_dir(dir, metric, written, &error)) {

@@ -1,4 +1,4 @@
-/* cmd-run.c: `ldpgnn run FILE.yaml`. */
+/* cmd-run.c: `ldpgnn run PIPELINE`. */
 #include "config.h"
 
 #include <stdio.h>
@@ -6,61 +6,68 @@
 
 #include "cli.h"
 
+static char **run_variants, *run_out_dir, *run_data_dir, *run_max_memory;
+static gboolean run_quiet, run_private_outputs;
+
+static const GOptionEntry run_options[] = {
+  { "set", 's', 0, G_OPTION_ARG_CALLBACK, ldp_cli_option_set,
+    "override a value of the pipeline, e.g. train.lr=0.02 or mechanisms.0.epsilon=2 (repeatable)", "PATH=VALUE" },
+  { "seeds", 0, 0, G_OPTION_ARG_CALLBACK, ldp_cli_option_seeds, "repeat with N seeds (overrides the seeds key)", "N" },
+  { "variant", 0, 0, G_OPTION_ARG_STRING_ARRAY, &run_variants, "run only this variant (repeatable)", "NAME" },
+  { "out", 0, 0, G_OPTION_ARG_FILENAME, &run_out_dir, "write the results to DIR (default: runs/NAME)", "DIR" },
+  { "data-dir", 0, 0, G_OPTION_ARG_FILENAME, &run_data_dir,
+    "read datasets from DIR (default: the pipeline's data_dir, else $LDPGNN_DATA)", "DIR" },
+  { "max-memory", 0, 0, G_OPTION_ARG_STRING, &run_max_memory,
+    "refuse mechanism outputs larger than SIZE (MiB, or with a unit K, M, G, T)", "SIZE" },
+  { "quiet", 'q', 0, G_OPTION_ARG_NONE, &run_quiet, "no epoch progress line", NULL },
+  /* raw private data, never by default (doc/privacy.md §4) */
+  { "private-outputs", 0, 0, G_OPTION_ARG_NONE, &run_private_outputs,
+    "also write outputs that hold raw private data (true degrees, diagnostics against the clean graph) under OUT/private/",
+    NULL },
+  G_OPTION_ENTRY_NULL
+};
+
+const LdpCliCommand ldp_cli_run_command = {
+  .name = "run",
+  .args = "PIPELINE",
+  .summary = "run a pipeline and write its results",
+  .description = "PIPELINE is a pipeline file, or the name of an installed pipeline (quickstart runs "
+                 "quickstart.yaml; doc/pipelines.md says where it is looked up). The results go to "
+                 "runs/NAME/ (summary.json, seeds.csv, one directory per seed); the last line of "
+                 "stdout sums them up.",
+  .options = run_options,
+  .completes = "pipeline",
+  .run = ldp_cli_run,
+};
+
 int ldp_cli_run(const LdpCliGlobal *g, int argc, char **argv)
 {
-  g_autoptr(GPtrArray) overrides = g_ptr_array_new_with_free_func(g_free);
-  const char *file = NULL, *out_dir = NULL, *data_dir = NULL;
-  g_autoptr(GString) only = g_string_new(NULL); /* --variant NAME...: the `only` key */
-  gboolean quiet = FALSE;
-  gboolean private_outputs = FALSE; /* OUT/private/: raw private data, never by default */
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if ((strcmp(a, "--set") == 0 || strcmp(a, "-s") == 0) && i + 1 < argc)
-      g_ptr_array_add(overrides, g_strdup(argv[++i]));
-    else if (g_str_has_prefix(a, "--set="))
-      g_ptr_array_add(overrides, g_strdup(a + 6));
-    else if (strcmp(a, "--seeds") == 0 && i + 1 < argc)
-      g_ptr_array_add(overrides, g_strdup_printf("seeds=%s", argv[++i]));
-    else if (strcmp(a, "--variant") == 0 && i + 1 < argc)
-      g_string_append_printf(only, "%s%s", only->len ? "," : "", argv[++i]);
-    else if (strcmp(a, "--out") == 0 && i + 1 < argc)
-      out_dir = argv[++i];
-    else if (strcmp(a, "--data-dir") == 0 && i + 1 < argc)
-      data_dir = argv[++i];
-    else if (strcmp(a, "--max-memory") == 0 && i + 1 < argc) {
-      if (!ldp_cli_set_max_memory("run", argv[++i]))
-        return 2;
-    } else if (strcmp(a, "--private-outputs") == 0)
-      private_outputs = TRUE;
-    else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0)
-      quiet = TRUE;  /* no epoch progress line (it only ever goes to a terminal) */
-    else if (a[0] != '-' && !file)
-      file = a;
-    else {
-      fprintf(stderr, "ldpgnn run: unexpected argument '%s'\n"
-                      "usage: ldpgnn run FILE.yaml [--set PATH=VALUE]... [--seeds N] [--variant NAME]... [--out DIR]\n"
-                      "                        [--data-dir DIR] [--max-memory SIZE] [--quiet] [--private-outputs]\n",
-              a);
-      return 2;
-    }
-  }
-  if (!file) {
-    fprintf(stderr, "usage: ldpgnn run FILE.yaml [--set PATH=VALUE]... [--seeds N] [--variant NAME]... [--out DIR]\n"
-                    "                        [--data-dir DIR] [--max-memory SIZE] [--quiet] [--private-outputs]\n");
+  if (argc < 2)
+    return ldp_cli_usage_error(&ldp_cli_run_command, "missing the pipeline");
+  if (argc > 2)
+    return ldp_cli_usage_error(&ldp_cli_run_command, "unexpected argument '%s'", argv[2]);
+  if (run_max_memory && !ldp_cli_set_max_memory("run", run_max_memory))
     return 2;
+  if (run_variants) {
+    g_autofree char *only = g_strjoinv(",", run_variants); /* --variant NAME...: the `only` key */
+    ldp_cli_assignments_add(g_strdup_printf("only=%s", only));
   }
-  if (only->len)
-    g_ptr_array_add(overrides, g_strdup_printf("only=%s", only->str));
-  g_ptr_array_add(overrides, NULL);
+  const char *out_dir = run_out_dir, *data_dir = run_data_dir;
+  gboolean quiet = run_quiet;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *file = ldp_cli_find_pipeline(argv[1], &error);
+  if (!file) {
+    fprintf(stderr, "ldpgnn run: %s\n", error->message);
+    return 1;
+  }
 
   g_autoptr(LdpRegistry) reg = ldp_cli_registry(g, TRUE);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(LdpPipeline) p = ldp_pipeline_load(file, reg, (const char *const *)overrides->pdata, &error);
+  g_autoptr(LdpPipeline) p = ldp_pipeline_load(file, reg, ldp_cli_assignments(), &error);
   if (!p) {
     fprintf(stderr, "%s\n", error->message);
     return 1;
   }
-  ldp_pipeline_set_private_outputs(p, private_outputs);
+  ldp_pipeline_set_private_outputs(p, run_private_outputs);
   g_autofree char *default_out = g_build_filename("runs", ldp_pipeline_name(p), NULL);
   g_autoptr(GString) line = g_string_new(NULL);
   if (!ldp_run_pipeline(p, out_dir ? out_dir : default_out, data_dir, !quiet, line, &error)) {

@@ -1,6 +1,6 @@
-/* cmd-sweep.c: `ldpgnn sweep FILE.yaml`: a grid of runs, then its report and figures
+/* cmd-sweep.c: `ldpgnn sweep PIPELINE`: a grid of runs, then its report and figures
  * (doc/workbench.md). With -j N the cells run as N child processes of this same
- * program (`... sweep FILE ... --cell I`); under mpirun/srun (built --with-mpi) the
+ * program (`... sweep PIPELINE ... --cell I`); under mpirun/srun (built --with-mpi) the
  * ranks share the cells (cli/sweep-mpi.c). */
 #include "config.h"
 
@@ -9,11 +9,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-
-#define SWEEP_USAGE                                                                                              \
-  "usage: ldpgnn sweep FILE.yaml [--grid PATH=V1,V2,...]... [--set PATH=VALUE]... [--seeds N] [-j N]\n"         \
-  "                    [--out DIR] [--data-dir DIR] [--shard K/N] [--mpi] [--max-memory SIZE] [--no-plot]\n" \
-  "                    [--quiet]\n"
 
 #ifdef LDP_WITH_MPI
 static gboolean under_mpi_launcher(void)
@@ -48,66 +43,85 @@ static int finish(const char *out, gboolean plot)
   return 0;
 }
 
+static char **sweep_grid, *sweep_out_dir, *sweep_data_dir, *sweep_jobs, *sweep_shard, *sweep_cell,
+  *sweep_max_memory;
+static gboolean sweep_quiet, sweep_no_plot, sweep_mpi;
+
+static const GOptionEntry sweep_options[] = {
+  { "grid", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sweep_grid,
+    "an axis of the grid: the values of PATH to try, e.g. mechanisms.0.epsilon=0.5,1,2 (repeatable)",
+    "PATH=V1,V2,..." },
+  { "set", 's', 0, G_OPTION_ARG_CALLBACK, ldp_cli_option_set, "override a value of the pipeline (repeatable)",
+    "PATH=VALUE" },
+  { "seeds", 0, 0, G_OPTION_ARG_CALLBACK, ldp_cli_option_seeds, "seeds per cell (overrides the seeds key)", "N" },
+  { "jobs", 'j', 0, G_OPTION_ARG_STRING, &sweep_jobs, "run N cells at a time, as child processes", "N" },
+  { "out", 0, 0, G_OPTION_ARG_FILENAME, &sweep_out_dir, "write the cells and the report to DIR "
+    "(default: runs/NAME)", "DIR" },
+  { "data-dir", 0, 0, G_OPTION_ARG_FILENAME, &sweep_data_dir,
+    "read datasets from DIR (default: the pipeline's data_dir, else $LDPGNN_DATA)", "DIR" },
+  { "shard", 0, 0, G_OPTION_ARG_STRING, &sweep_shard,
+    "run only shard K of N (0 <= K < N) of the cells, e.g. one job of a Slurm array", "K/N" },
+  { "mpi", 0, 0, G_OPTION_ARG_NONE, &sweep_mpi, "share the cells among MPI ranks (built --with-mpi)", NULL },
+  { "max-memory", 0, 0, G_OPTION_ARG_STRING, &sweep_max_memory,
+    "refuse mechanism outputs larger than SIZE (MiB, or with a unit K, M, G, T)", "SIZE" },
+  { "no-plot", 0, 0, G_OPTION_ARG_NONE, &sweep_no_plot, "write the report but no figures", NULL },
+  { "quiet", 'q', 0, G_OPTION_ARG_NONE, &sweep_quiet, "no progress lines", NULL },
+  /* a child of `sweep -j N` runs one cell */
+  { "cell", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_STRING, &sweep_cell, "run cell I only", "I" },
+  G_OPTION_ENTRY_NULL
+};
+
+const LdpCliCommand ldp_cli_sweep_command = {
+  .name = "sweep",
+  .args = "PIPELINE",
+  .summary = "run a grid of runs, then write its report and figures",
+  .description = "The grid is the pipeline's sweep section and the --grid axes; every cell is one run "
+                 "of the pipeline with its own directory under the output directory. A finished cell "
+                 "is not run again, so an interrupted sweep resumes where it stopped. "
+                 "doc/workbench.md explains the report.",
+  .options = sweep_options,
+  .completes = "pipeline",
+  .run = ldp_cli_sweep,
+};
+
 int ldp_cli_sweep(const LdpCliGlobal *g, int argc, char **argv)
 {
-  g_autoptr(GPtrArray) overrides = g_ptr_array_new_with_free_func(g_free);
-  g_autoptr(GPtrArray) grid = g_ptr_array_new_with_free_func(g_free);
-  const char *file = NULL, *out_dir = NULL, *data_dir = NULL;
+  const char *out_dir = sweep_out_dir, *data_dir = sweep_data_dir;
   guint64 jobs = 1, shard = 0, n_shards = 0;
   gint64 cell = -1;
-  gboolean quiet = FALSE, plot = TRUE, mpi = FALSE;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    const char *next = i + 1 < argc ? argv[i + 1] : NULL;
-    if ((strcmp(a, "--set") == 0 || strcmp(a, "-s") == 0) && next)
-      g_ptr_array_add(overrides, g_strdup(argv[++i]));
-    else if (strcmp(a, "--grid") == 0 && next)
-      g_ptr_array_add(grid, g_strdup(argv[++i]));
-    else if (strcmp(a, "--seeds") == 0 && next)
-      g_ptr_array_add(overrides, g_strdup_printf("seeds=%s", argv[++i]));
-    else if (strcmp(a, "--out") == 0 && next)
-      out_dir = argv[++i];
-    else if (strcmp(a, "--data-dir") == 0 && next)
-      data_dir = argv[++i];
-    else if ((strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0) && next) {
-      if (!g_ascii_string_to_unsigned(argv[++i], 10, 1, 1024, &jobs, NULL)) {
-        fprintf(stderr, "ldpgnn sweep: -j %s: expected a number of processes from 1 to 1024\n", argv[i]);
-        return 2;
-      }
-    } else if (strcmp(a, "--shard") == 0 && next) {
-      g_auto(GStrv) kn = g_strsplit(argv[++i], "/", 2);
-      if (!kn[0] || !kn[1] || !g_ascii_string_to_unsigned(kn[1], 10, 1, G_MAXUINT, &n_shards, NULL) ||
-          !g_ascii_string_to_unsigned(kn[0], 10, 0, n_shards - 1, &shard, NULL)) {
-        fprintf(stderr, "ldpgnn sweep: --shard %s: expected K/N with 0 <= K < N (e.g. "
-                        "--shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT)\n", argv[i]);
-        return 2;
-      }
-    } else if (strcmp(a, "--cell") == 0 && next) {
-      guint64 c;
-      if (!g_ascii_string_to_unsigned(argv[++i], 10, 0, G_MAXUINT, &c, NULL)) {
-        fprintf(stderr, "ldpgnn sweep: --cell %s: expected a cell index\n", argv[i]);
-        return 2;
-      }
-      cell = (gint64)c;
-    } else if (strcmp(a, "--max-memory") == 0 && next) {
-      if (!ldp_cli_set_max_memory("sweep", argv[++i]))
-        return 2;
-    } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0)
-      quiet = TRUE;
-    else if (strcmp(a, "--no-plot") == 0)
-      plot = FALSE;
-    else if (strcmp(a, "--mpi") == 0)
-      mpi = TRUE;
-    else if (a[0] != '-' && !file)
-      file = a;
-    else {
-      fprintf(stderr, "ldpgnn sweep: unexpected argument '%s'\n" SWEEP_USAGE, a);
+  gboolean quiet = sweep_quiet, plot = !sweep_no_plot, mpi = sweep_mpi;
+  if (argc < 2)
+    return ldp_cli_usage_error(&ldp_cli_sweep_command, "missing the pipeline");
+  if (argc > 2)
+    return ldp_cli_usage_error(&ldp_cli_sweep_command, "unexpected argument '%s'", argv[2]);
+  if (sweep_jobs && !g_ascii_string_to_unsigned(sweep_jobs, 10, 1, 1024, &jobs, NULL)) {
+    fprintf(stderr, "ldpgnn sweep: -j %s: expected a number of processes from 1 to 1024\n", sweep_jobs);
+    return 2;
+  }
+  if (sweep_shard) {
+    g_auto(GStrv) kn = g_strsplit(sweep_shard, "/", 2);
+    if (!kn[0] || !kn[1] || !g_ascii_string_to_unsigned(kn[1], 10, 1, G_MAXUINT, &n_shards, NULL) ||
+        !g_ascii_string_to_unsigned(kn[0], 10, 0, n_shards - 1, &shard, NULL)) {
+      fprintf(stderr, "ldpgnn sweep: --shard %s: expected K/N with 0 <= K < N (e.g. "
+                      "--shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT)\n", sweep_shard);
       return 2;
     }
   }
-  if (!file) {
-    fprintf(stderr, SWEEP_USAGE);
+  if (sweep_cell) {
+    guint64 c;
+    if (!g_ascii_string_to_unsigned(sweep_cell, 10, 0, G_MAXUINT, &c, NULL)) {
+      fprintf(stderr, "ldpgnn sweep: --cell %s: expected a cell index\n", sweep_cell);
+      return 2;
+    }
+    cell = (gint64)c;
+  }
+  if (sweep_max_memory && !ldp_cli_set_max_memory("sweep", sweep_max_memory))
     return 2;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *file = ldp_cli_find_pipeline(argv[1], &error);
+  if (!file) {
+    fprintf(stderr, "ldpgnn sweep: %s\n", error->message);
+    return 1;
   }
 #ifndef LDP_WITH_MPI
   if (mpi) {
@@ -119,13 +133,8 @@ int ldp_cli_sweep(const LdpCliGlobal *g, int argc, char **argv)
   if (mpi && !ldp_cli_mpi_init())
     return 1;
 #endif
-  g_ptr_array_add(overrides, NULL);
-  g_ptr_array_add(grid, NULL);
-
   g_autoptr(LdpRegistry) reg = ldp_cli_registry(g, cell < 0);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(LdpSweep) s = ldp_sweep_load(file, reg, (const char *const *)overrides->pdata,
-                                         (const char *const *)grid->pdata, &error);
+  g_autoptr(LdpSweep) s = ldp_sweep_load(file, reg, ldp_cli_assignments(), (const char *const *)sweep_grid, &error);
   if (!s) {
     fprintf(stderr, "%s\n", error->message);
 #ifdef LDP_WITH_MPI
@@ -175,12 +184,8 @@ int ldp_cli_sweep(const LdpCliGlobal *g, int argc, char **argv)
   g_autoptr(GPtrArray) self = g_ptr_array_new_with_free_func(g_free);
   g_autofree char *exe = g_file_read_link("/proc/self/exe", NULL);
   g_ptr_array_add(self, g_strdup(exe ? exe : "ldpgnn"));
-  for (char **p = g->plugin_path; p && *p; p++) {
-    g_ptr_array_add(self, g_strdup("--plugin-path"));
-    g_ptr_array_add(self, g_strdup(*p));
-  }
-  for (int i = 0; i < argc; i++)
-    g_ptr_array_add(self, g_strdup(argv[i]));
+  for (char **a = g->args; *a; a++) /* the global options and the subcommand as given */
+    g_ptr_array_add(self, g_strdup(*a));
   if (!out_dir) {
     g_ptr_array_add(self, g_strdup("--out"));
     g_ptr_array_add(self, g_strdup(out));

@@ -1,4 +1,4 @@
-/* cmd-validate.c: `ldpgnn validate FILE.yaml`. */
+/* cmd-validate.c: `ldpgnn validate PIPELINE`. */
 #include "config.h"
 
 #include <stdio.h>
@@ -6,35 +6,40 @@
 
 #include "cli.h"
 
+static const GOptionEntry validate_options[] = {
+  { "set", 0, 0, G_OPTION_ARG_CALLBACK, ldp_cli_option_set, "override a value of the pipeline (repeatable)",
+    "PATH=VALUE" },
+  G_OPTION_ENTRY_NULL
+};
+
+const LdpCliCommand ldp_cli_validate_command = {
+  .name = "validate",
+  .args = "PIPELINE",
+  .summary = "check a pipeline file without running it",
+  .description = "Every key, type, range and plugin name is checked; errors name the file, line and column. "
+                 "Prints the runs the file defines; with -v also the pipeline as JSON, every default filled in.",
+  .options = validate_options,
+  .completes = "pipeline",
+  .run = ldp_cli_validate,
+};
+
 int ldp_cli_validate(const LdpCliGlobal *g, int argc, char **argv)
 {
-  const char *file = NULL;
-  g_autoptr(GPtrArray) sets = g_ptr_array_new();
-  for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--set") == 0 && i + 1 < argc) {
-      g_ptr_array_add(sets, argv[++i]);
-    } else if (g_str_has_prefix(argv[i], "--set=")) {
-      g_ptr_array_add(sets, argv[i] + strlen("--set="));
-    } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-      fprintf(stderr, "ldpgnn validate: unknown option '%s'\nUsage: ldpgnn validate FILE.yaml [--set PATH=VALUE]...\n",
-              argv[i]);
-      return 2;
-    } else if (!file) {
-      file = argv[i];
-    } else {
-      fprintf(stderr, "ldpgnn validate: one pipeline file at a time ('%s' and '%s')\n", file, argv[i]);
-      return 2;
-    }
-  }
-  if (!file) {
-    fprintf(stderr, "Usage: ldpgnn validate FILE.yaml [--set PATH=VALUE]...\n");
+  if (argc < 2)
+    return ldp_cli_usage_error(&ldp_cli_validate_command, "missing the pipeline");
+  if (argc > 2) {
+    fprintf(stderr, "ldpgnn validate: one pipeline file at a time ('%s' and '%s')\n", argv[1], argv[2]);
     return 2;
   }
-  g_ptr_array_add(sets, NULL);
+  g_autoptr(GError) err = NULL;
+  g_autofree char *file = ldp_cli_find_pipeline(argv[1], &err);
+  if (!file) {
+    fprintf(stderr, "ldpgnn validate: %s\n", err->message);
+    return 1;
+  }
 
   g_autoptr(LdpRegistry) reg = ldp_cli_registry(g, TRUE);
-  g_autoptr(GError) err = NULL;
-  g_autoptr(LdpPipeline) p = ldp_pipeline_load(file, reg, (const char *const *)sets->pdata, &err);
+  g_autoptr(LdpPipeline) p = ldp_pipeline_load(file, reg, ldp_cli_assignments(), &err);
   if (!p) {
     fprintf(stderr, "%s\n", err->message);
     return 1;

@@ -21,7 +21,7 @@ trap 'exit 1' HUP INT TERM
 cleanup
 mkdir -p "$work" || { echo "Bail out! cannot create $work"; exit 1; }
 
-echo "1..10"
+echo "1..12"
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() {
@@ -99,8 +99,8 @@ then ok "example plugins (calibrators, backbone, edge mechanism) built with the 
 else not_ok "example plugins built with the installed pkg-config file"; bail "cannot go on without the examples"
 fi
 
-# 6. the installed ldpgnn lists the example and the installed plugins, refuses
-#    nothing, and does not pick up the build tree's plugins (it is not running
+# 6. the installed ldpgnn lists (with -v: and their files) the example and the
+#    installed plugins, refuses nothing, and does not pick up the build tree's plugins (it is not running
 #    uninstalled even though it lives under the build directory).
 ldpgnn=$(find "$stage" -type f -name ldpgnn -perm -u+x | head -n 1)
 [ -n "$ldpgnn" ] || bail "no installed ldpgnn program under $stage"
@@ -109,7 +109,7 @@ run_installed() {
     "$ldpgnn" --plugin-path "$work/example" "$@"
 }
 : >"$log"
-if run_installed plugins >"$work/out" 2>>"$log"; then
+if run_installed -v plugins >"$work/out" 2>>"$log"; then
   cat "$work/out" >>"$log"
   bad=
   grep "^calibrator  *feature_center  *1\.0 " "$work/out" | grep -qF " $work/example/feature_center.so" ||
@@ -125,7 +125,7 @@ if run_installed plugins >"$work/out" 2>>"$log"; then
   grep "^calibrator  *degree_feature  *1\.0 " "$work/out" | grep -qF " $work/example/degree_feature.so" ||
     bad="$bad degree-feature-example-not-listed"
   grep -q "refused modules" "$work/out" && bad="$bad refused-modules"
-  grep -qF "$LDPGNN_BUILDDIR/plugins/" "$work/out" && bad="$bad build-tree-plugins-loaded"
+  grep -v "^  " "$work/out" | grep -qF "$LDPGNN_BUILDDIR/plugins/" && bad="$bad build-tree-plugins-loaded"
   for so in "$stage$plugindir"/*.so; do
     [ -f "$so" ] || continue
     grep -qF " $so" "$work/out" || bad="$bad not-listed:$(basename "$so")"
@@ -191,6 +191,41 @@ if run_installed run "$work/side-ok.yaml" --out "$work/side-out" --quiet >"$work
    grep -q "side release example_degree (integer, edges): .*paid by part degree=0.5" "$work/out"
 then ok "a pipeline with degree_rr and degree_feature runs; the ledger shows the release"
 else not_ok "a pipeline with degree_rr and degree_feature runs"
+fi
+
+# 11. the documentation, the manual page, the bash completion and every shipped
+#    pipeline are installed, and the installed ldpgnn runs a pipeline by name from
+#    there (given the staged directory, since the configured one is not populated)
+: >"$log"
+mkv() { sed -n "s/^$1 = //p" "$LDPGNN_BUILDDIR/Makefile"; }
+expand() { # the Makefile's ${prefix}-style value, expanded
+  echo "$1" | sed "s#\${datarootdir}#$(mkv datarootdir)#; s#\${datadir}#$(mkv datadir)#" |
+    sed "s#\${datarootdir}#$(mkv datarootdir)#; s#\${prefix}#$(mkv prefix)#"
+}
+pkgdatadir=$(expand "$(mkv datadir)")/ldpgnn
+docdir=$(expand "$(mkv docdir)" | sed "s#\${PACKAGE_TARNAME}#ldpgnn#")
+mandir=$(expand "$(mkv mandir)")
+bashcompletiondir=$(expand "$(mkv bashcompletiondir)")
+for f in "$LDPGNN_SRCDIR"/pipelines/*.yaml; do
+  [ -f "$stage$pkgdatadir/pipelines/$(basename "$f")" ] || echo "pipeline not installed: $(basename "$f")" >>"$log"
+done
+for f in pipelines.md workbench.md plugins.md privacy.md algorithms.md; do
+  [ -f "$stage$docdir/$f" ] || echo "doc not installed: $stage$docdir/$f" >>"$log"
+done
+[ -f "$stage$mandir/man1/ldpgnn.1" ] || echo "man page not installed in $stage$mandir/man1" >>"$log"
+[ -f "$stage$bashcompletiondir/ldpgnn" ] || echo "completion not installed in $stage$bashcompletiondir" >>"$log"
+LDPGNN_PIPELINE_PATH="$stage$pkgdatadir/pipelines" run_installed validate quickstart >>"$log" 2>&1 ||
+  echo "validate quickstart failed" >>"$log"
+if ! grep -q "not installed\|failed" "$log"; then ok "documentation, man page, completion and pipelines installed; run NAME finds them"
+else not_ok "documentation, man page, completion and pipelines installed"
+fi
+
+# 12. the installed program looks up pipelines by name in the configured directory
+: >"$log"
+(cd "$work" && run_installed run no_such_pipeline) >/dev/null 2>"$log"
+if grep -qF "no pipeline no_such_pipeline.yaml in $pkgdatadir/pipelines" "$log"
+then ok "an installed ldpgnn looks for pipelines in \$(pkgdatadir)/pipelines"
+else not_ok "an installed ldpgnn looks for pipelines in \$(pkgdatadir)/pipelines"
 fi
 
 exit $status
