@@ -1,0 +1,91 @@
+/* blink-estimate.h (private to the blink_server calibrator, also compiled into its
+ * test): Blink's server-side estimator (doc/blink.md) as pure functions over arrays,
+ * exact and never n x n.
+ *
+ * The algebra that keeps it sparse: after clipping, beta_i depends only on the value
+ * of d_i (the fixed point starts from beta = 0 and every update of beta_i reads only
+ * d_i, beta_i and the multiset of the others' betas), so the prior runs on the U
+ * distinct degree values ("classes"). The posterior logit
+ *   logit P_ij = beta_i + beta_j + 2 eps_a (x_ij - 1),   x_ij = a~_ij + a~_ji,
+ * is then constant on class pairs for every unreported pair (x = 0); only the reported
+ * pairs (x >= 1) need individual values.
+ *
+ * Every logit is evaluated by blink_logit() with the same association, (beta_u +
+ * beta_v) + shift[x], in double, so counts, thresholds and selections agree exactly
+ * with each other and with a brute-force evaluation of that expression.
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct {
+  guint n;            /* users */
+  guint n_classes;    /* U: distinct clipped degree values */
+  guint *class_of;    /* n: class of each user */
+  guint *class_count; /* U: users per class */
+  double *degree;     /* U: clipped degree of each class, ascending */
+  double *beta;       /* U: beta after the fixed-point iterations */
+  guint *by_beta;     /* U: classes sorted by beta (ascending, ties by class id) */
+  double *beta_sorted;  /* U: beta[by_beta[k]] */
+  double *count_prefix; /* U + 1: sum of class_count over by_beta[0 .. k) */
+} BlinkPrior;
+
+/* The released pairs: a symmetric CSR without diagonal over the n users, one entry per
+ * ordered pair (i, j) with x_ij = a~_ij + a~_ji >= 1, rows sorted. */
+typedef struct {
+  guint n;
+  guint *indptr;   /* n + 1 */
+  guint *indices;  /* nnz */
+  guint8 *x;       /* nnz: 1 or 2 */
+  gsize nnz;
+} BlinkReports;
+
+/* Clips @noisy_degree (n values) to [1, n - 2] and runs @iterations Jacobi iterations
+ * of beta_i <- log d_i - log sum_{j != i} 1 / (e^beta_i + e^-beta_j) from beta = 0,
+ * in O(iterations U^2). Needs n >= 3 and finite degrees; otherwise sets @error. */
+gboolean blink_prior_fit(BlinkPrior *out, const double *noisy_degree, guint n, guint iterations,
+                         GError **error);
+void blink_prior_clear(BlinkPrior *p);
+
+/* Builds x from the directed reports: row i of (@indptr, @indices) lists the j with
+ * a~_ij = 1 (any order, duplicates and i itself ignored). Ids >= n set @error. */
+gboolean blink_reports_build(BlinkReports *out, guint n, const guint *indptr, const guint *indices,
+                             GError **error);
+void blink_reports_clear(BlinkReports *r);
+
+/* shift[x] = 2 eps_a (x - 1) for x = 0, 1, 2. */
+void blink_shifts(double eps_a, double shift[3]);
+
+/* The logit of a pair in classes @u, @v with report count @x (see the header note). */
+static inline double blink_logit(const BlinkPrior *p, guint u, guint v, const double shift[3], guint x)
+{
+  return (p->beta[u] + p->beta[v]) + shift[x];
+}
+
+/* P_ij = sigmoid(logit), computed without overflow. */
+double blink_sigmoid(double z);
+
+/* Number of ordered pairs i != j whose logit is > @t (@strict) or >= @t; O(U log U + R). */
+guint64 blink_count_above(const BlinkPrior *p, const BlinkReports *r, double eps_a, double t, gboolean strict);
+
+/* sum_{i != j} P_ij (the hybrid's expected number of directed entries); O(U^2 + R). */
+double blink_posterior_sum(const BlinkPrior *p, const BlinkReports *r, double eps_a);
+
+/* The k-th largest logit over the ordered pairs i != j (1 <= k <= n (n - 1)): the
+ * largest value t with blink_count_above(t, FALSE) >= k, found by bisection on the
+ * ordering of doubles (about 64 counts). */
+double blink_kth_logit(const BlinkPrior *p, const BlinkReports *r, double eps_a, guint64 k);
+
+/* The symmetric CSR (rows sorted, no diagonal) of the pairs whose logit is > @t
+ * (@strict) or >= @t, with values P_ij (@weighted) or 1. Arrays (transfer full):
+ * indptr n + 1, indices and values nnz. Time O(n + U log U + R + output). */
+void blink_select(const BlinkPrior *p, const BlinkReports *r, double eps_a, double t, gboolean strict,
+                  gboolean weighted, guint **indptr, guint **indices, float **values, gsize *nnz);
+
+/* The soft variant's block part: @block (U x U, row-major, transfer full) holds
+ * sigmoid(logit) of an unreported pair of classes (u, v), symmetric. */
+float *blink_soft_block(const BlinkPrior *p, double eps_a);
+
+G_END_DECLS
