@@ -257,6 +257,166 @@ static void test_prior_and_posterior(void)
   }
 }
 
+/* Soft: W H through the block background against the dense P H, and the weighted
+ * degrees against dense row sums. Both sum at most N terms of magnitude <= max|H| in
+ * double and round once to float: 1e-5 relative to the row's absolute sum is ample. */
+static void test_soft_product(void)
+{
+  const double eps_list[] = { 0.9, 3.6 };
+  for (guint t = 0; t < G_N_ELEMENTS(eps_list); t++) {
+    const double eps_a = eps_list[t];
+    Fixture f;
+    fixture_init(&f, N, eps_a, 31 + t);
+    BlinkPrior p;
+    BlinkReports r;
+    g_autoptr(GError) error = NULL;
+    g_assert_true(blink_prior_fit(&p, f.degree, N, 200, &error));
+    g_assert_true(blink_reports_build(&r, N, f.indptr, f.indices, &error));
+    g_autoptr(LdpGraph) g = blink_soft_graph(&p, &r, eps_a, &error);
+    g_assert_no_error(error);
+    g_assert_true(ldp_graph_has_background(g));
+    double shift[3];
+    blink_shifts(eps_a, shift);
+    const guint c = 5;
+    LdpRng rng;
+    ldp_rng_init(&rng, 5);
+    g_autoptr(LdpTensor) h = ldp_tensor_new(N, c);
+    for (gsize k = 0; k < ldp_tensor_size(h); k++)
+      h->data[k] = (float)ldp_rng_normal(&rng);
+    g_autoptr(LdpTensor) y = ldp_tensor_new(N, c);
+    ldp_graph_weighted_mm(g, h, y);
+    const double *deg = ldp_graph_weighted_degrees(g);
+    for (guint i = 0; i < N; i++) {
+      double want[5] = { 0 }, mag[5] = { 0 }, rowsum = 0.0;
+      for (guint j = 0; j < N; j++) {
+        if (j == i)
+          continue;
+        const double w = (float)blink_sigmoid(node_logit(&p, &f, shift, i, j));
+        rowsum += w;
+        for (guint k = 0; k < c; k++) {
+          want[k] += w * ldp_tensor_row(h, j)[k];
+          mag[k] += fabs(w * ldp_tensor_row(h, j)[k]);
+        }
+      }
+      g_assert_cmpfloat_with_epsilon(deg[i], rowsum, 1e-5 * rowsum);
+      for (guint k = 0; k < c; k++)
+        g_assert_cmpfloat_with_epsilon(ldp_tensor_row(y, i)[k], want[k], 1e-5 * mag[k] + 1e-30);
+    }
+    blink_reports_clear(&r);
+    blink_prior_clear(&p);
+    fixture_clear(&f);
+  }
+}
+
+/* A small random background graph and the same W stored in full (every pair i != j):
+ * the background op must give what the sparse path (ldp_graph_normalized + propagate)
+ * gives on the full CSR, for GCN, MEAN (weights below 1 in some rows: the clamp) and
+ * SUM, forward and backward. Float sums of <= 40 terms: 1e-5 relative. */
+static void test_background_vs_sparse(void)
+{
+  const guint n = 40, U = 4;
+  LdpRng rng;
+  ldp_rng_init(&rng, 99);
+  guint class_of[40];
+  for (guint i = 0; i < n; i++)
+    class_of[i] = (guint)ldp_rng_below(&rng, U);
+  float block[16];
+  for (guint u = 0; u < U; u++)
+    for (guint v = u; v < U; v++)
+      block[u * U + v] = block[v * U + u] = (float)(0.03 * ldp_rng_uniform(&rng)) * (u == 0 ? 0.1f : 1.0f);
+  /* Stored pairs: symmetric, random values. */
+  float dense[40][40] = { { 0 } };
+  gboolean stored[40][40] = { { 0 } };
+  for (guint i = 0; i < n; i++)
+    for (guint j = i + 1; j < n; j++) {
+      dense[i][j] = dense[j][i] = block[class_of[i] * U + class_of[j]];
+      if (ldp_rng_bernoulli(&rng, 0.1)) {
+        stored[i][j] = stored[j][i] = TRUE;
+        dense[i][j] = dense[j][i] = (float)ldp_rng_uniform(&rng);
+      }
+    }
+  GArray *ri = g_array_new(FALSE, FALSE, sizeof(guint)), *ci = g_array_new(FALSE, FALSE, sizeof(guint));
+  GArray *vi = g_array_new(FALSE, FALSE, sizeof(float));
+  GArray *rf = g_array_new(FALSE, FALSE, sizeof(guint)), *cf = g_array_new(FALSE, FALSE, sizeof(guint));
+  GArray *vf = g_array_new(FALSE, FALSE, sizeof(float));
+  for (guint i = 0; i < n; i++)
+    for (guint j = 0; j < n; j++) {
+      if (i == j)
+        continue;
+      g_array_append_val(rf, i);
+      g_array_append_val(cf, j);
+      g_array_append_val(vf, dense[i][j]);
+      if (stored[i][j]) {
+        g_array_append_val(ri, i);
+        g_array_append_val(ci, j);
+        g_array_append_val(vi, dense[i][j]);
+      }
+    }
+  g_autoptr(GError) error = NULL;
+  LdpCsr *sp = ldp_csr_from_coo(n, n, (guint *)ri->data, (guint *)ci->data, (float *)vi->data, ri->len,
+                                LDP_COO_ERROR, &error);
+  g_assert_no_error(error);
+  g_autoptr(LdpGraph) bg = ldp_graph_new_with_background(sp, U, class_of, block, &error);
+  g_assert_no_error(error);
+  LdpCsr *full = ldp_csr_from_coo(n, n, (guint *)rf->data, (guint *)cf->data, (float *)vf->data, rf->len,
+                                  LDP_COO_ERROR, &error);
+  g_assert_no_error(error);
+  g_autoptr(LdpGraph) fg = ldp_graph_new(full);
+  g_array_free(ri, TRUE);
+  g_array_free(ci, TRUE);
+  g_array_free(vi, TRUE);
+  g_array_free(rf, TRUE);
+  g_array_free(cf, TRUE);
+  g_array_free(vf, TRUE);
+  const double *deg = ldp_graph_weighted_degrees(bg);
+  guint small_rows = 0;
+  for (guint i = 0; i < n; i++)
+    small_rows += deg[i] < 1.0;
+  g_assert_cmpuint(small_rows, >, 0); /* the clamp matters in this case */
+
+  const LdpNorm norms[] = { LDP_NORM_GCN, LDP_NORM_MEAN, LDP_NORM_SUM };
+  for (guint k = 0; k < G_N_ELEMENTS(norms); k++) {
+    g_autoptr(LdpParam) x = ldp_param_new("x", n, 3);
+    for (gsize q = 0; q < n * 3; q++)
+      ldp_param_value(x)->data[q] = (float)ldp_rng_normal(&rng);
+    g_autoptr(LdpTensor) r = ldp_tensor_new(n, 3);
+    for (gsize q = 0; q < n * 3; q++)
+      r->data[q] = (float)ldp_rng_normal(&rng);
+    LdpTensor *grads[2];
+    const LdpTensor *vals[2];
+    LdpTape *tapes[2];
+    for (guint path = 0; path < 2; path++) {
+      ldp_tensor_fill(ldp_param_grad(x), 0.0f);
+      LdpTape *tape = ldp_tape_new(TRUE);
+      LdpVar *xv = ldp_tape_param(tape, x);
+      LdpVar *out = path == 0 ? ldp_op_propagate_background(tape, bg, norms[k], xv)
+                              : ldp_op_propagate(tape, ldp_graph_normalized(fg, norms[k]), NULL, xv);
+      ldp_tape_backward(tape, ldp_op_sum(tape, ldp_op_mul(tape, out, ldp_tape_constant(tape, r))));
+      vals[path] = ldp_var_value(out);
+      grads[path] = ldp_tensor_copy(ldp_param_grad(x));
+      tapes[path] = tape;
+    }
+    for (gsize q = 0; q < n * 3; q++) {
+      g_assert_cmpfloat_with_epsilon(vals[0]->data[q], vals[1]->data[q], 1e-5 * (1 + fabs(vals[1]->data[q])));
+      g_assert_cmpfloat_with_epsilon(grads[0]->data[q], grads[1]->data[q], 1e-5 * (1 + fabs(grads[1]->data[q])));
+    }
+    for (guint path = 0; path < 2; path++) {
+      ldp_tensor_free(grads[path]);
+      ldp_tape_free(tapes[path]);
+    }
+  }
+
+  /* Refusals: an asymmetric stored part and a stored diagonal. */
+  const guint ar[1] = { 0 }, ac[1] = { 1 }, dr[1] = { 2 };
+  LdpCsr *asym = ldp_csr_from_coo(n, n, ar, ac, NULL, 1, LDP_COO_ERROR, &error);
+  g_assert_null(ldp_graph_new_with_background(asym, U, class_of, block, &error));
+  g_assert_error(error, LDP_DATA_ERROR, LDP_DATA_ERROR_INCONSISTENT);
+  g_clear_error(&error);
+  LdpCsr *diag = ldp_csr_from_coo(n, n, dr, dr, NULL, 1, LDP_COO_ERROR, &error);
+  g_assert_null(ldp_graph_new_with_background(diag, U, class_of, block, &error));
+  g_assert_nonnull(strstr(error->message, "diagonal"));
+}
+
 static void test_bad_input(void)
 {
   BlinkPrior p;
@@ -279,6 +439,8 @@ int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/blink/estimator-vs-dense", test_prior_and_posterior);
+  g_test_add_func("/blink/soft-product-vs-dense", test_soft_product);
+  g_test_add_func("/blink/background-vs-sparse-path", test_background_vs_sparse);
   g_test_add_func("/blink/bad-input", test_bad_input);
   return g_test_run();
 }

@@ -2,7 +2,7 @@
  * blink-estimate.h and doc/blink.md). */
 #include "blink-estimate.h"
 
-#include <ldpgnn/errors.h>
+#include <ldpgnn/ldpgnn.h>
 
 #include <math.h>
 #include <stdlib.h>
@@ -431,4 +431,20 @@ float *blink_soft_block(const BlinkPrior *p, double eps_a)
     for (guint v = 0; v < U; v++)
       b[(gsize)u * U + v] = (float)blink_sigmoid(blink_logit(p, u, v, shift, 0));
   return b;
+}
+
+LdpGraph *blink_soft_graph(const BlinkPrior *p, const BlinkReports *r, double eps_a, GError **error)
+{
+  double shift[3];
+  blink_shifts(eps_a, shift);
+  LdpCsr *adj = ldp_csr_new(p->n, p->n, (guint)r->nnz);
+  memcpy(adj->indptr, r->indptr, ((gsize)p->n + 1) * sizeof(guint));
+  if (r->nnz > 0)
+    memcpy(adj->indices, r->indices, r->nnz * sizeof(guint));
+  for (guint i = 0; i < p->n; i++)
+    for (guint e = r->indptr[i]; e < r->indptr[i + 1]; e++)
+      adj->values[e] =
+          (float)blink_sigmoid(blink_logit(p, p->class_of[i], p->class_of[r->indices[e]], shift, r->x[e]));
+  g_autofree float *block = blink_soft_block(p, eps_a);
+  return ldp_graph_new_with_background(adj, p->n_classes, p->class_of, block, error);
 }

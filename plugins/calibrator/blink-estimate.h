@@ -88,4 +88,10 @@ void blink_select(const BlinkPrior *p, const BlinkReports *r, double eps_a, doub
  * sigmoid(logit) of an unreported pair of classes (u, v), symmetric. */
 float *blink_soft_block(const BlinkPrior *p, double eps_a);
 
+/* The soft variant's W = P as a graph with a block-constant background (graph.h): the
+ * block of blink_soft_block, and the reported pairs stored with their own P_ij.
+ * (transfer full) NULL with @error on failure. */
+struct _LdpGraph;
+struct _LdpGraph *blink_soft_graph(const BlinkPrior *p, const BlinkReports *r, double eps_a, GError **error);
+
 G_END_DECLS
