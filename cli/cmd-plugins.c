@@ -201,6 +201,14 @@ static void print_kind_details(const LdpPluginDesc *d)
 {
   if (d->kind == LDP_PLUGIN_MECHANISM) {
     printf("target:   %s\n", mechanism_target_name(d->vtable.mechanism->target));
+    /* ABI 1.2: side releases, composition */
+    const LdpSideReleaseSpec *sr = LDP_MECHANISM_SLOT(d, side_releases);
+    const guint n = sr ? LDP_MECHANISM_SLOT(d, n_side_releases) : 0;
+    for (guint k = 0; k < n; k++)
+      printf("releases: %s (%s%s%s): %s\n", sr[k].name, sr[k].type == LDP_SIDE_INT ? "integer" : "real",
+             sr[k].unit ? ", " : "", sr[k].unit ? sr[k].unit : "", sr[k].summary);
+    if (LDP_MECHANISM_SLOT(d, post_processes))
+      printf("composes: may follow another mechanism on its target (post-processing, not charged)\n");
   } else if (d->kind == LDP_PLUGIN_BACKBONE) {
     guint caps = d->vtable.backbone->capabilities;
     printf("level:    %s%s%s%s\n", caps & LDP_BACKBONE_NODE ? "node" : "",
@@ -237,6 +245,11 @@ static void print_kind_details(const LdpPluginDesc *d)
 #undef HOOK11
     printf("hooks:    %s\n", hooks->len ? hooks->str : "none");
     g_string_free(hooks, TRUE);
+    const char *const *reads = LDP_CALIBRATOR_SLOT(d, reads_side_releases);
+    if (reads && reads[0]) {
+      g_autofree char *list = g_strjoinv(", ", (char **)reads);
+      printf("reads:    side releases %s\n", list);
+    }
   }
 }
 

@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <ldpgnn/host.h>
@@ -30,7 +31,23 @@ struct _LdpDataset {
   guint n_classes;
   guint8 *split;        /* n_labels roles, or NULL */
   LdpTensor *transition;
+  GPtrArray *sides;     /* SideRelease *, the mechanisms' side releases (ABI 1.2); nullable */
 };
+
+/* One side release: a value per node (NaN: not released). */
+typedef struct {
+  char *name;
+  double *values;
+  guint n;
+} SideRelease;
+
+static void side_release_free(gpointer p)
+{
+  SideRelease *r = p;
+  g_free(r->name);
+  g_free(r->values);
+  g_free(r);
+}
 
 LdpDataset *ldp_dataset_new(LdpTaskLevel level, const char *name)
 {
@@ -109,6 +126,7 @@ void ldp_dataset_free(LdpDataset *ds)
   ldp_dataset_clear_features(ds);
   dataset_clear_labels(ds);
   g_clear_pointer(&ds->transition, ldp_tensor_free);
+  g_clear_pointer(&ds->sides, g_ptr_array_unref);
   g_clear_pointer(&ds->graph, ldp_graph_unref);
   g_free(ds->graph_ptr);
   g_free(ds->name);
@@ -140,7 +158,65 @@ LdpDataset *ldp_dataset_copy(const LdpDataset *ds)
   c->labels = ds->labels ? g_memdup2(ds->labels, sizeof(gint) * ds->n_labels) : NULL;
   c->split = ds->split ? g_memdup2(ds->split, ds->n_labels) : NULL;
   c->transition = ds->transition ? ldp_tensor_copy(ds->transition) : NULL;
+  for (guint i = 0; ds->sides && i < ds->sides->len; i++) {
+    const SideRelease *r = ds->sides->pdata[i];
+    ldp_dataset_set_side_release(c, r->name, g_memdup2(r->values, sizeof(double) * MAX(r->n, 1u)), r->n);
+  }
   return c;
+}
+
+static int side_name_cmp(const void *a, const void *b)
+{
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void ldp_dataset_set_side_release(LdpDataset *ds, const char *name, double *values, guint n_users)
+{
+  g_return_if_fail(ds != NULL && name != NULL && *name);
+  g_return_if_fail(values != NULL && n_users == ds->n_nodes);
+  if (!ds->sides)
+    ds->sides = g_ptr_array_new_with_free_func(side_release_free);
+  for (guint i = 0; i < ds->sides->len; i++) {
+    SideRelease *r = ds->sides->pdata[i];
+    if (strcmp(r->name, name) == 0) {
+      g_free(r->values);
+      r->values = values;
+      r->n = n_users;
+      return;
+    }
+  }
+  SideRelease *r = g_new0(SideRelease, 1);
+  r->name = g_strdup(name);
+  r->values = values;
+  r->n = n_users;
+  g_ptr_array_add(ds->sides, r);
+}
+
+const double *ldp_dataset_side_release(const LdpDataset *data, const char *name, guint *n_users)
+{
+  if (n_users)
+    *n_users = 0;
+  g_return_val_if_fail(data != NULL && name != NULL, NULL);
+  for (guint i = 0; data->sides && i < data->sides->len; i++) {
+    const SideRelease *r = data->sides->pdata[i];
+    if (strcmp(r->name, name) == 0) {
+      if (n_users)
+        *n_users = r->n;
+      return r->values;
+    }
+  }
+  return NULL;
+}
+
+char **ldp_dataset_side_release_names(const LdpDataset *ds)
+{
+  g_return_val_if_fail(ds != NULL, NULL);
+  guint n = ds->sides ? ds->sides->len : 0;
+  char **names = g_new0(char *, n + 1);
+  for (guint i = 0; i < n; i++)
+    names[i] = g_strdup(((const SideRelease *)ds->sides->pdata[i])->name);
+  qsort(names, n, sizeof(char *), side_name_cmp);
+  return names;
 }
 
 /* Number of label items: nodes for node tasks, graphs for graph tasks. */
@@ -165,8 +241,10 @@ static void dataset_install(LdpDataset *ds, guint n_nodes, guint n_graphs, guint
   ds->undirected = undirected;
   if (old_items != dataset_n_items(ds) && ds->labels != NULL)
     dataset_clear_labels(ds);
-  if (old_nodes != n_nodes)
+  if (old_nodes != n_nodes) {
     ldp_dataset_clear_features(ds);
+    g_clear_pointer(&ds->sides, g_ptr_array_unref);  /* one value per old node */
+  }
 }
 
 gboolean ldp_dataset_set_structure(LdpDataset *ds, guint n_nodes, guint n_graphs, const guint *graph_ptr,

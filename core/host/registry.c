@@ -144,6 +144,46 @@ static void missing_slots(const LdpPluginDesc *d, GPtrArray *missing)
 #undef REQUIRE
 }
 
+/* ABI 1.2: a mechanism's side releases (names valid and distinct, a known type, a
+ * one-line summary) and the names a calibrator reads. */
+static gboolean check_side_releases(const LdpPluginDesc *d, const char *path, const char *kind, GError **error)
+{
+  if (d->kind == LDP_PLUGIN_MECHANISM) {
+    const LdpSideReleaseSpec *sr = LDP_MECHANISM_SLOT(d, side_releases);
+    guint n = LDP_MECHANISM_SLOT(d, n_side_releases);
+    if (n > 0 && sr == NULL) {
+      g_set_error(error, LDP_PLUGIN_ERROR, LDP_PLUGIN_ERROR_VTABLE,
+                  "%s: %s '%s' declares %u side releases but no side_releases array", path, kind, d->name, n);
+      return FALSE;
+    }
+    for (guint i = 0; i < n; i++) {
+      const char *fault = !valid_identifier(sr[i].name)                                  ? "an invalid name (expected [a-z][a-z0-9_]*)"
+                          : sr[i].type != LDP_SIDE_INT && sr[i].type != LDP_SIDE_REAL ? "an unknown type (expected LDP_SIDE_INT or LDP_SIDE_REAL)"
+                          : !single_line(sr[i].summary)                                ? "no one-line summary"
+                          : sr[i].unit && !single_line(sr[i].unit)                     ? "a unit that is not one non-empty line"
+                                                                                       : NULL;
+      for (guint k = 0; !fault && k < i; k++)
+        if (strcmp(sr[k].name, sr[i].name) == 0)
+          fault = "a duplicate name";
+      if (fault) {
+        g_set_error(error, LDP_PLUGIN_ERROR, LDP_PLUGIN_ERROR_SCHEMA, "%s: %s '%s': side release %u ('%s') has %s",
+                    path, kind, d->name, i, sr[i].name ? sr[i].name : "(null)", fault);
+        return FALSE;
+      }
+    }
+  } else if (d->kind == LDP_PLUGIN_CALIBRATOR) {
+    const char *const *reads = LDP_CALIBRATOR_SLOT(d, reads_side_releases);
+    for (guint i = 0; reads && reads[i]; i++)
+      if (!valid_identifier(reads[i])) {
+        g_set_error(error, LDP_PLUGIN_ERROR, LDP_PLUGIN_ERROR_SCHEMA,
+                    "%s: %s '%s' reads side release '%s', which is not a valid name (expected [a-z][a-z0-9_]*)",
+                    path, kind, d->name, reads[i]);
+        return FALSE;
+      }
+  }
+  return TRUE;
+}
+
 /* Checks (3) to (6) on a descriptor; the message starts with @path. */
 static gboolean check_desc(const LdpPluginDesc *d, const char *path, LdpParamSpec **specs_out, GError **error)
 {
@@ -191,6 +231,9 @@ static gboolean check_desc(const LdpPluginDesc *d, const char *path, LdpParamSpe
                 "%s: %s '%s' lacks required vtable entries: %s", path, kind, d->name, list);
     return FALSE;
   }
+
+  if (!check_side_releases(d, path, kind, error))
+    return FALSE;
 
   /* (6) parameter schema, read with the element size of the plugin's minor */
   if (d->abi_minor >= 1 && (d->param_spec_size < LDP_PARAM_SPEC_SIZE_1_0 || d->param_spec_size > sizeof(LdpParamSpec))) {

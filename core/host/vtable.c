@@ -19,13 +19,18 @@ gsize ldp_vtable_size(LdpPluginKind kind, guint minor)
   case LDP_PLUGIN_DATASET:
     return sizeof(LdpDatasetVTable);
   case LDP_PLUGIN_MECHANISM:
-    /* 1.1 appended audit_pair */
-    return minor >= 1 ? sizeof(LdpMechanismVTable) : G_STRUCT_OFFSET(LdpMechanismVTable, audit_pair);
+    /* 1.1 appended audit_pair; 1.2 side_releases, n_side_releases, post_processes */
+    return minor >= 2   ? sizeof(LdpMechanismVTable)
+           : minor >= 1 ? G_STRUCT_OFFSET(LdpMechanismVTable, side_releases)
+                        : G_STRUCT_OFFSET(LdpMechanismVTable, audit_pair);
   case LDP_PLUGIN_BACKBONE:
     return sizeof(LdpBackboneVTable);
   case LDP_PLUGIN_CALIBRATOR:
-    /* 1.1 appended param_groups, transform_input, epoch_begin, after_step, diagnostics */
-    return minor >= 1 ? sizeof(LdpCalibratorVTable) : G_STRUCT_OFFSET(LdpCalibratorVTable, param_groups);
+    /* 1.1 appended param_groups, transform_input, epoch_begin, after_step, diagnostics;
+     * 1.2 reads_side_releases */
+    return minor >= 2   ? sizeof(LdpCalibratorVTable)
+           : minor >= 1 ? G_STRUCT_OFFSET(LdpCalibratorVTable, reads_side_releases)
+                        : G_STRUCT_OFFSET(LdpCalibratorVTable, param_groups);
   }
   return 0;
 }

@@ -474,6 +474,97 @@ static gboolean check_edge_weights(const Ctx *c, const LdpRunSpec *r, const LdpY
   return TRUE;
 }
 
+/* The `plugin:` line of item @i of the stage list @list (or the item itself). */
+static const LdpYamlNode *stage_plugin_node(const LdpYamlNode *list, guint i)
+{
+  const LdpYamlNode *item = list->items->pdata[i];
+  const LdpYamlNode *at = ldp_yaml_mapping_get(item, "plugin", NULL);
+  return at ? at : item;
+}
+
+/* Composition on one target (doc/privacy.md): a second mechanism on a target that an
+ * earlier one randomised would only randomise that mechanism's noisy output, and the
+ * ledger would add both budgets; it is refused unless it declares that it
+ * post-processes the earlier release. Side release names are owned by one mechanism. */
+static gboolean check_composition(const LdpRunSpec *r, const LdpYamlNode *list, GError **error)
+{
+  for (guint i = 0; i < r->mechanisms->len; i++) {
+    const LdpPluginDesc *d = ldp_plugin_desc(((const LdpStageSpec *)r->mechanisms->pdata[i])->plugin);
+    const LdpTarget target = d->vtable.mechanism->target;
+    const char *tname = target == LDP_TARGET_FEATURES ? "features" : target == LDP_TARGET_LABELS ? "labels" : "edges";
+    for (guint j = 0; j < i; j++) {
+      const LdpPluginDesc *e = ldp_plugin_desc(((const LdpStageSpec *)r->mechanisms->pdata[j])->plugin);
+      if (e->vtable.mechanism->target != target)
+        continue;
+      if (LDP_MECHANISM_SLOT(d, post_processes))
+        break;
+      return ldp_yaml_error(error, stage_plugin_node(list, i), LDP_PIPELINE_ERROR_INVALID,
+                            "mechanism '%s' would randomise the %s, which mechanism '%s' (mechanisms[%u]) "
+                            "already randomised: it would only see that noisy output, and the ledger would add "
+                            "both budgets. Two mechanisms on one target are refused: to release two things "
+                            "about the %s, use one mechanism that releases both (a side release, e.g. blink's "
+                            "noisy_degree beside its noisy lists; doc/privacy.md); a mechanism that only "
+                            "post-processes the earlier release declares post_processes",
+                            d->name, tname, e->name, j, tname);
+    }
+    const LdpSideReleaseSpec *sr = LDP_MECHANISM_SLOT(d, side_releases);
+    const guint n = sr ? LDP_MECHANISM_SLOT(d, n_side_releases) : 0;
+    for (guint k = 0; k < n; k++)
+      for (guint j = 0; j < i; j++) {
+        const LdpPluginDesc *e = ldp_plugin_desc(((const LdpStageSpec *)r->mechanisms->pdata[j])->plugin);
+        const LdpSideReleaseSpec *esr = LDP_MECHANISM_SLOT(e, side_releases);
+        const guint en = esr ? LDP_MECHANISM_SLOT(e, n_side_releases) : 0;
+        for (guint q = 0; q < en; q++)
+          if (strcmp(esr[q].name, sr[k].name) == 0)
+            return ldp_yaml_error(error, stage_plugin_node(list, i), LDP_PIPELINE_ERROR_INVALID,
+                                  "mechanism '%s' publishes side release '%s', which mechanism '%s' "
+                                  "(mechanisms[%u]) already publishes; a release has one owner",
+                                  d->name, sr[k].name, e->name, j);
+      }
+  }
+  return TRUE;
+}
+
+/* TRUE when @d (a mechanism) declares side release @name. */
+static gboolean provides_side(const LdpPluginDesc *d, const char *name)
+{
+  const LdpSideReleaseSpec *sr = LDP_MECHANISM_SLOT(d, side_releases);
+  const guint n = sr ? LDP_MECHANISM_SLOT(d, n_side_releases) : 0;
+  for (guint k = 0; k < n; k++)
+    if (strcmp(sr[k].name, name) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* Every side release a calibrator reads must come from a mechanism of the run: refused
+ * at the calibrator's `plugin:` line, naming the installed mechanisms that provide it. */
+static gboolean check_side_reads(const Ctx *c, const LdpRunSpec *r, const LdpYamlNode *list, GError **error)
+{
+  for (guint i = 0; i < r->calibrators->len; i++) {
+    const LdpPluginDesc *cal = ldp_plugin_desc(((const LdpStageSpec *)r->calibrators->pdata[i])->plugin);
+    const char *const *reads = LDP_CALIBRATOR_SLOT(cal, reads_side_releases);
+    for (guint k = 0; reads && reads[k]; k++) {
+      gboolean found = FALSE;
+      for (guint m = 0; m < r->mechanisms->len && !found; m++)
+        found = provides_side(ldp_plugin_desc(((const LdpStageSpec *)r->mechanisms->pdata[m])->plugin), reads[k]);
+      if (found)
+        continue;
+      g_autoptr(GString) able = g_string_new(NULL);
+      g_autoptr(GPtrArray) all = ldp_registry_list(c->reg, LDP_PLUGIN_MECHANISM);
+      for (guint m = 0; m < all->len; m++) {
+        const LdpPluginDesc *d = ldp_plugin_desc(all->pdata[m]);
+        if (provides_side(d, reads[k]))
+          g_string_append_printf(able, "%s%s", able->len ? ", " : "", d->name);
+      }
+      return ldp_yaml_error(error, stage_plugin_node(list, i), LDP_PIPELINE_ERROR_INVALID,
+                            "calibrator '%s' reads side release '%s', which no mechanism of this pipeline "
+                            "provides; mechanisms that do: %s",
+                            cal->name, reads[k], able->len ? able->str : "none installed");
+    }
+  }
+  return TRUE;
+}
+
 static LdpRunSpec *build_run(const Ctx *c, const char *name, const LdpYamlNode *variant, GError **error)
 {
   const LdpYamlNode *root = c->root;
@@ -506,6 +597,9 @@ static LdpRunSpec *build_run(const Ctx *c, const char *name, const LdpYamlNode *
   if (!(r->mechanisms = build_stage_list(c, mechanisms, "mechanisms", LDP_PLUGIN_MECHANISM, SLOT_SPECS(LDP_SLOT_MECHANISM), error)))
     goto fail;
   if (!(r->calibrators = build_stage_list(c, calibrators, "calibrators", LDP_PLUGIN_CALIBRATOR, NULL, 0, error)))
+    goto fail;
+  if ((r->mechanisms->len && !check_composition(r, mechanisms, error)) ||
+      (r->calibrators->len && !check_side_reads(c, r, calibrators, error)))
     goto fail;
   /* Calibrator hooks are written for labelled node/graph tasks (doc/link-prediction.md). */
   if (r->calibrators->len > 0 && strcmp(ldp_params_get_string(r->split, "kind"), "edges") == 0) {

@@ -11,7 +11,8 @@
  * the choice does not bias the test.
  *
  * Events: each report is flattened into coordinates (the value at each index, whether
- * each index was sent, the sum and number of values, the integer and real scalars);
+ * each index was sent, the sum and number of values, the integer and real scalars, and
+ * each declared side release);
  * per coordinate the candidates are "x <= q" and "x > q" at quantiles of the first
  * half and "x == v" for coordinates with few distinct values. */
 #include "config.h"
@@ -245,7 +246,9 @@ static gboolean declared_pair(const LdpPluginDesc *desc, const LdpParams *params
 
 typedef struct {
   guint range;    /* indices 0..range-1 get their own coordinates */
-  guint n_coords; /* 2 range + 4 */
+  guint n_coords; /* 2 range + 4 + n_sides */
+  const LdpSideReleaseSpec *sides;  /* the mechanism's side releases (ABI 1.2): one coordinate each */
+  guint n_sides;
   double *rows;   /* n_trials x n_coords */
 } Samples;
 
@@ -274,10 +277,15 @@ static void sample_store(guint trial, const LdpReport *r, gpointer data)
   row[2 * R + 1] = m;
   row[2 * R + 2] = (double)ldp_report_int(r);
   row[2 * R + 3] = ldp_report_real(r);
+  for (guint k = 0; k < s->n_sides; k++)
+    row[2 * R + 4 + k] = ldp_report_side(r, s->sides[k].name);  /* NaN when not released */
 }
 
-static char *coord_name(LdpTarget target, guint R, guint c)
+static char *coord_name(LdpTarget target, const Samples *s, guint c)
 {
+  const guint R = s->range;
+  if (c >= 2 * R + 4)
+    return g_strdup_printf("side release %s", s->sides[c - 2 * R - 4].name);
   const char *what = target == LDP_TARGET_EDGES ? "node" : target == LDP_TARGET_FEATURES ? "feature" : "index";
   if (c < R)
     return g_strdup_printf("value of %s %u", what, c);
@@ -417,9 +425,13 @@ LdpAuditResult *ldp_audit_run(const LdpPluginDesc *desc, const LdpAuditConfig *c
   gboolean ok = TRUE;
   LdpRng root;
   ldp_rng_init(&root, cfg->seed);
+  const LdpSideReleaseSpec *sides = LDP_MECHANISM_SLOT(desc, side_releases);
+  const guint n_sides = sides ? LDP_MECHANISM_SLOT(desc, n_side_releases) : 0;
   for (int i = 0; i < 2; i++) {
     s[i].range = R;
-    s[i].n_coords = 2 * R + 4;
+    s[i].sides = sides;
+    s[i].n_sides = n_sides;
+    s[i].n_coords = 2 * R + 4 + n_sides;
     s[i].rows = g_new(double, (gsize)cfg->n_trials * s[i].n_coords);
   }
   ok = declared_pair(desc, params, ds, &res->pair, error);
@@ -493,7 +505,7 @@ LdpAuditResult *ldp_audit_run(const LdpPluginDesc *desc, const LdpAuditConfig *c
     if (bound > res->lower_bound || (i == 0 && !res->best_event)) {
       res->lower_bound = MAX(bound, 0.0);
       g_free(res->best_event);
-      g_autofree char *cn = coord_name(target, R, e->coord);
+      g_autofree char *cn = coord_name(target, &s[0], e->coord);
       const char *op = e->kind == EV_LE ? "<=" : e->kind == EV_GT ? ">" : "==";
       char buf[G_ASCII_DTOSTR_BUF_SIZE];
       res->best_event = g_strdup_printf("%s %s %s, more likely under %s", cn, op,

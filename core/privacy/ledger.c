@@ -11,17 +11,29 @@ typedef struct {
   char *name;
   double epsilon;
   double delta;
-  char *note;  /* nullable */
+  char *note;     /* nullable */
+  char *release;  /* nullable: the side release this part pays for (ABI 1.2) */
 } BudgetPart;
 
 struct _LdpBudget {
   GArray *parts;  /* BudgetPart */
 };
 
+/* A side release listed under its mechanism's entry. */
+typedef struct {
+  char *name;
+  LdpSideType type;
+  char *unit;     /* nullable */
+  char *summary;
+} LedgerSide;
+
 typedef struct {
   char *mechanism;
   LdpTarget target;
   LdpBudget budget;
+  GArray *sides;       /* LedgerSide */
+  char *post_of;       /* nullable: post-processing of this earlier mechanism's release,
+                          not charged */
   gboolean counted;    /* n_private/n_public known (set by ldp_ledger_entry_set_users) */
   guint n_private;     /* reporting users who randomised */
   guint n_public;      /* reporting users who sent raw data (public_fraction) */
@@ -42,15 +54,31 @@ static void budget_part_clear(gpointer p)
   BudgetPart *part = p;
   g_free(part->name);
   g_free(part->note);
+  g_free(part->release);
+}
+
+static void ledger_side_clear(gpointer p)
+{
+  LedgerSide *side = p;
+  g_free(side->name);
+  g_free(side->unit);
+  g_free(side->summary);
 }
 
 void ldp_budget_add(LdpBudget *b, const char *part, double epsilon, double delta, const char *note)
+{
+  ldp_budget_add_side(b, part, NULL, epsilon, delta, note);
+}
+
+void ldp_budget_add_side(LdpBudget *b, const char *part, const char *release, double epsilon, double delta,
+                         const char *note)
 {
   g_return_if_fail(b != NULL);
   g_return_if_fail(part != NULL && *part);
   g_return_if_fail(!isnan(epsilon) && epsilon >= 0.0);
   g_return_if_fail(!isnan(delta) && delta >= 0.0 && delta <= 1.0);
-  BudgetPart bp = { g_strdup(part), epsilon, delta, note && *note ? g_strdup(note) : NULL };
+  BudgetPart bp = { g_strdup(part), epsilon, delta, note && *note ? g_strdup(note) : NULL,
+                    release && *release ? g_strdup(release) : NULL };
   g_array_append_val(b->parts, bp);
 }
 
@@ -59,6 +87,8 @@ static void ledger_entry_free(gpointer p)
   LedgerEntry *e = p;
   g_free(e->mechanism);
   g_array_unref(e->budget.parts);
+  g_array_unref(e->sides);
+  g_free(e->post_of);
   g_free(e);
 }
 
@@ -119,8 +149,51 @@ LdpBudget *ldp_ledger_add_entry(LdpLedger *l, const char *mechanism, LdpTarget t
   e->target = target;
   e->budget.parts = g_array_new(FALSE, TRUE, sizeof(BudgetPart));
   g_array_set_clear_func(e->budget.parts, budget_part_clear);
+  e->sides = g_array_new(FALSE, TRUE, sizeof(LedgerSide));
+  g_array_set_clear_func(e->sides, ledger_side_clear);
   g_ptr_array_add(l->entries, e);
   return &e->budget;
+}
+
+void ldp_ledger_entry_add_side(LdpLedger *l, guint entry, const LdpSideReleaseSpec *spec)
+{
+  g_return_if_fail(l != NULL && entry < l->entries->len && spec != NULL);
+  LedgerEntry *e = l->entries->pdata[entry];
+  LedgerSide side = { g_strdup(spec->name), spec->type, g_strdup(spec->unit), g_strdup(spec->summary) };
+  g_array_append_val(e->sides, side);
+}
+
+void ldp_ledger_entry_set_post_processing(LdpLedger *l, guint entry, const char *earlier)
+{
+  g_return_if_fail(l != NULL && entry < l->entries->len && earlier != NULL);
+  LedgerEntry *e = l->entries->pdata[entry];
+  g_free(e->post_of);
+  e->post_of = g_strdup(earlier);
+}
+
+const char *ldp_ledger_last_mechanism(const LdpLedger *l, LdpTarget target)
+{
+  g_return_val_if_fail(l != NULL, NULL);
+  for (guint i = l->entries->len; i-- > 0;) {
+    const LedgerEntry *e = l->entries->pdata[i];
+    if (e->target == target && !e->post_of)
+      return e->mechanism;
+  }
+  return NULL;
+}
+
+char **ldp_ledger_entry_charged_releases(const LdpLedger *l, guint entry)
+{
+  g_return_val_if_fail(l != NULL && entry < l->entries->len, NULL);
+  const LedgerEntry *e = l->entries->pdata[entry];
+  GPtrArray *out = g_ptr_array_new();
+  for (guint k = 0; k < e->budget.parts->len; k++) {
+    const BudgetPart *p = &g_array_index(e->budget.parts, BudgetPart, k);
+    if (p->release)
+      g_ptr_array_add(out, g_strdup(p->release));
+  }
+  g_ptr_array_add(out, NULL);
+  return (char **)g_ptr_array_free(out, FALSE);
 }
 
 guint ldp_ledger_n_entries(const LdpLedger *l)
@@ -146,7 +219,7 @@ static double ledger_target_sum(const LdpLedger *l, LdpTarget target, gboolean d
   double sum = 0.0;
   for (guint i = 0; i < l->entries->len; i++) {
     const LedgerEntry *e = l->entries->pdata[i];
-    if (e->target == target)
+    if (e->target == target && !e->post_of)  /* post-processing costs nothing more */
       sum += entry_sum(e, delta);
   }
   return delta ? MIN(sum, 1.0) : sum;
@@ -280,6 +353,28 @@ static void append_users(GString *s, gboolean counted, guint n_private, guint n_
   g_string_append_c(s, ']');
 }
 
+/* One line per side release of @e: what it is and the budget parts that pay for it. */
+static void append_sides(GString *s, const LedgerEntry *e)
+{
+  for (guint i = 0; i < e->sides->len; i++) {
+    const LedgerSide *side = &g_array_index(e->sides, LedgerSide, i);
+    g_string_append_printf(s, "    %-9s side release %s (%s%s%s): %s; charged to %s as part", "", side->name,
+                           side->type == LDP_SIDE_INT ? "integer" : "real", side->unit ? ", " : "",
+                           side->unit ? side->unit : "", side->summary, e->mechanism);
+    guint n = 0;
+    for (guint k = 0; k < e->budget.parts->len; k++) {
+      const BudgetPart *p = &g_array_index(e->budget.parts, BudgetPart, k);
+      if (g_strcmp0(p->release, side->name) != 0)
+        continue;
+      g_string_append_printf(s, "%s %s=", n++ ? "," : "", p->name);
+      append_num(s, p->epsilon);
+    }
+    if (n == 0)
+      g_string_append(s, " (none: released without budget)");
+    g_string_append_c(s, '\n');
+  }
+}
+
 char *ldp_ledger_format(const LdpLedger *l)
 {
   g_return_val_if_fail(l != NULL, NULL);
@@ -306,7 +401,11 @@ char *ldp_ledger_format(const LdpLedger *l)
     }
     g_string_append(s, "   ");
     /* with every user public the budget above protects nobody: no finite claim */
-    if (e->counted && e->n_private == 0)
+    if (e->post_of)
+      g_string_append_printf(s, "not charged: post-processing of %s's release on the %s (its users see only "
+                                "that noisy output)",
+                             e->post_of, target_name(e->target));
+    else if (e->counted && e->n_private == 0)
       g_string_append(s, "\u221e (not private: no private user, the budget is not spent)");
     else
       append_epsilon_unit(s, e->target, eps);
@@ -317,6 +416,7 @@ char *ldp_ledger_format(const LdpLedger *l)
         g_string_append_printf(s, "   (%s)", p->note);
     }
     g_string_append_c(s, '\n');
+    append_sides(s, e);
   }
   g_string_append(s, "  per target (private users; composition over mechanisms):\n");
   TargetSummary ts[3];
@@ -466,6 +566,11 @@ JsonNode *ldp_ledger_to_json(const LdpLedger *l)
       json_builder_set_member_name(b, "delta");
       json_builder_add_double_value(b, p->delta);
       json_add_str(b, "unit", target_unit(e->target));
+      if (p->release)
+        json_add_str(b, "release", p->release);
+      json_add_bool(b, "charged", e->post_of == NULL);
+      if (e->post_of)
+        json_add_str(b, "post_processing_of", e->post_of);
       if (e->counted) {
         json_builder_set_member_name(b, "private_users");
         json_builder_add_int_value(b, e->n_private);
@@ -474,6 +579,32 @@ JsonNode *ldp_ledger_to_json(const LdpLedger *l)
       }
       if (p->note)
         json_add_str(b, "note", p->note);
+      json_builder_end_object(b);
+    }
+  }
+  json_builder_end_array(b);
+  json_builder_set_member_name(b, "side_releases");
+  json_builder_begin_array(b);
+  for (guint i = 0; i < l->entries->len; i++) {
+    const LedgerEntry *e = l->entries->pdata[i];
+    for (guint k = 0; k < e->sides->len; k++) {
+      const LedgerSide *side = &g_array_index(e->sides, LedgerSide, k);
+      json_builder_begin_object(b);
+      json_add_str(b, "mechanism", e->mechanism);
+      json_add_str(b, "target", target_name(e->target));
+      json_add_str(b, "name", side->name);
+      json_add_str(b, "type", side->type == LDP_SIDE_INT ? "integer" : "real");
+      if (side->unit)
+        json_add_str(b, "unit", side->unit);
+      json_add_str(b, "summary", side->summary);
+      json_builder_set_member_name(b, "parts");
+      json_builder_begin_array(b);
+      for (guint j = 0; j < e->budget.parts->len; j++) {
+        const BudgetPart *p = &g_array_index(e->budget.parts, BudgetPart, j);
+        if (g_strcmp0(p->release, side->name) == 0)
+          json_builder_add_string_value(b, p->name);
+      }
+      json_builder_end_array(b);
       json_builder_end_object(b);
     }
   }

@@ -81,6 +81,9 @@ typedef struct _TargetOps TargetOps;
 
 typedef struct {
   const LdpMechanismVTable *vt;
+  const LdpPluginDesc *desc;
+  const LdpSideReleaseSpec *sides;  /* the declared side releases (ABI 1.2) */
+  guint n_sides;
   gpointer inst;
   LdpTarget target;
   const TargetOps *ops;      /* what differs per target */
@@ -288,7 +291,7 @@ static gboolean run_user(const RunCtx *c, guint u, gboolean is_public, float *ro
   ldp_report_reset(scratch);
   gboolean ok = c->vt->randomize_user(c->inst, &v, &rng, scratch, error);
   g_free(nb);
-  return ok;
+  return ok && ldp_report_check_sides(scratch, c->sides, c->n_sides, c->desc->name, error);
 }
 
 /* Checks that @data has what @desc's target needs and fills @cp with the per-user
@@ -301,6 +304,9 @@ static gboolean run_ctx_prepare(RunCtx *cp, const LdpPluginDesc *desc, double pu
   memset(cp, 0, sizeof *cp);
   RunCtx c = { 0 };
   c.vt = vt;
+  c.desc = desc;
+  c.sides = LDP_MECHANISM_SLOT(desc, side_releases);
+  c.n_sides = c.sides ? LDP_MECHANISM_SLOT(desc, n_side_releases) : 0;
   c.target = vt->target;
   c.n_users = ldp_dataset_n_nodes(data);
   c.n_graphs = ldp_dataset_n_graphs(data);
@@ -326,6 +332,28 @@ static gboolean run_ctx_prepare(RunCtx *cp, const LdpPluginDesc *desc, double pu
   if (!c.ops->bind(&c, data, name, error))
     return FALSE;
   *cp = c;
+  return TRUE;
+}
+
+/* Hands the declared side releases to the server: one value per user, NaN where the
+ * user did not report or did not set it. A release of the same name already in @data
+ * (from an earlier mechanism) is refused: two mechanisms cannot both own it. */
+static gboolean publish_sides(const RunCtx *c, const LdpReportSet *set, LdpDataset *data, GError **error)
+{
+  for (guint k = 0; k < c->n_sides; k++) {
+    const char *rel = c->sides[k].name;
+    if (ldp_dataset_side_release(data, rel, NULL)) {
+      g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_INCOMPATIBLE,
+                  "%s: side release '%s' was already released by an earlier mechanism", c->desc->name, rel);
+      return FALSE;
+    }
+    double *values = g_new(double, MAX(c->n_users, 1u));
+    for (guint u = 0; u < c->n_users; u++) {
+      const LdpReport *r = set->present[u] ? &set->reports[u] : NULL;
+      values[u] = r ? ldp_report_side(r, rel) : NAN;
+    }
+    ldp_dataset_set_side_release(data, rel, values, c->n_users);
+  }
   return TRUE;
 }
 
@@ -444,9 +472,33 @@ gboolean ldp_mechanism_apply_desc(const LdpPluginDesc *desc, const LdpParams *pa
   }
   if (!c.ops->check(&c, name, data, error))
     goto out;
+  if (!publish_sides(&c, set, data, error))
+    goto out;
 
   if (ledger) {
+    /* a declared post-processor after an earlier mechanism on the target is not
+     * charged (doc/privacy.md); read before this entry is added */
+    const char *earlier = LDP_MECHANISM_SLOT(desc, post_processes) ? ldp_ledger_last_mechanism(ledger, c.target)
+                                                                    : NULL;
+    g_autofree char *earlier_name = g_strdup(earlier);
     vt->budget(c.inst, ldp_ledger_add_entry(ledger, name, c.target));
+    const guint entry = ldp_ledger_n_entries(ledger) - 1;
+    for (guint k = 0; k < c.n_sides; k++)
+      ldp_ledger_entry_add_side(ledger, entry, &c.sides[k]);
+    if (earlier_name)
+      ldp_ledger_entry_set_post_processing(ledger, entry, earlier_name);
+    g_auto(GStrv) charged = ldp_ledger_entry_charged_releases(ledger, entry);
+    for (guint i = 0; charged[i]; i++) {
+      gboolean declared = FALSE;
+      for (guint k = 0; k < c.n_sides && !declared; k++)
+        declared = strcmp(c.sides[k].name, charged[i]) == 0;
+      if (!declared) {
+        g_set_error(error, LDP_PLUGIN_ERROR, LDP_PLUGIN_ERROR_FAILED,
+                    "%s: its budget charges side release '%s', which it does not declare (side_releases)", name,
+                    charged[i]);
+        goto out;
+      }
+    }
     guint n_priv = 0, n_pub = 0;
     for (guint u = 0; u < c.n_users; u++)
       if (set->present[u]) {
@@ -455,7 +507,7 @@ gboolean ldp_mechanism_apply_desc(const LdpPluginDesc *desc, const LdpParams *pa
         else
           n_priv++;
       }
-    ldp_ledger_entry_set_users(ledger, ldp_ledger_n_entries(ledger) - 1, n_priv, n_pub);
+    ldp_ledger_entry_set_users(ledger, entry, n_priv, n_pub);
   }
   ok = TRUE;
 out:

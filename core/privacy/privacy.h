@@ -15,6 +15,11 @@ struct _LdpReport {
   gboolean dense;
   gint64 ival;
   double rval;
+  /* side releases (ABI 1.2): names as quarks, set in call order, each at most once */
+  GQuark *side_names;
+  double *side_values;
+  guint n_side;
+  guint side_cap;
 };
 
 struct _LdpReportSet {
@@ -28,6 +33,10 @@ LdpReportSet *ldp_report_set_new(guint n_users);
 void ldp_report_set_free(LdpReportSet *s);
 /* Copies @src into @dst's buffers (the set keeps one report per user). */
 void ldp_report_store(LdpReport *dst, const LdpReport *src);
+/* Checks @r's side releases against the @n specs @desc_name declares: every name
+ * declared, INT values integral, all values finite. */
+gboolean ldp_report_check_sides(const LdpReport *r, const LdpSideReleaseSpec *specs, guint n,
+                                const char *desc_name, GError **error);
 
 /* What a target is, for messages and the ledger. */
 typedef struct {
@@ -39,5 +48,16 @@ typedef struct {
 
 /* (transfer none, nullable): NULL for an unknown target. (mechanism-run.c) */
 const LdpTargetInfo *ldp_target_info(LdpTarget target);
+
+/* ---- ledger entries, ABI 1.2 (ledger.c) ---- */
+/* Lists side release @spec (copied) under entry @entry. */
+void ldp_ledger_entry_add_side(LdpLedger *l, guint entry, const LdpSideReleaseSpec *spec);
+/* Marks entry @entry as post-processing of mechanism @earlier's release on the same
+ * target: listed, but not charged (doc/privacy.md, composition on one target). */
+void ldp_ledger_entry_set_post_processing(LdpLedger *l, guint entry, const char *earlier);
+/* (transfer none, nullable) The last charged mechanism on @target, NULL if none. */
+const char *ldp_ledger_last_mechanism(const LdpLedger *l, LdpTarget target);
+/* The side releases entry @entry's budget charges (NULL-terminated, transfer full). */
+char **ldp_ledger_entry_charged_releases(const LdpLedger *l, guint entry);
 
 G_END_DECLS

@@ -19,11 +19,19 @@ static void report_clear_buffers(LdpReport *r)
   r->n = r->cap = 0;
 }
 
+static void report_clear_sides(LdpReport *r)
+{
+  g_clear_pointer(&r->side_names, g_free);
+  g_clear_pointer(&r->side_values, g_free);
+  r->n_side = r->side_cap = 0;
+}
+
 void ldp_report_free(LdpReport *r)
 {
   if (!r)
     return;
   report_clear_buffers(r);
+  report_clear_sides(r);
   g_free(r);
 }
 
@@ -34,6 +42,7 @@ void ldp_report_reset(LdpReport *r)
   r->dense = FALSE;
   r->ival = 0;
   r->rval = 0.0;
+  r->n_side = 0;
 }
 
 static void report_reserve(LdpReport *r, guint need)
@@ -112,6 +121,61 @@ double ldp_report_real(const LdpReport *r)
   return r->rval;
 }
 
+void ldp_report_set_side(LdpReport *out, const char *name, double value)
+{
+  g_return_if_fail(out != NULL && name != NULL);
+  GQuark q = g_quark_from_string(name);
+  for (guint i = 0; i < out->n_side; i++)
+    if (out->side_names[i] == q) {
+      out->side_values[i] = value;
+      return;
+    }
+  if (out->n_side == out->side_cap) {
+    out->side_cap = MAX(4u, 2 * out->side_cap);
+    out->side_names = g_renew(GQuark, out->side_names, out->side_cap);
+    out->side_values = g_renew(double, out->side_values, out->side_cap);
+  }
+  out->side_names[out->n_side] = q;
+  out->side_values[out->n_side] = value;
+  out->n_side++;
+}
+
+double ldp_report_side(const LdpReport *r, const char *name)
+{
+  g_return_val_if_fail(r != NULL && name != NULL, NAN);
+  GQuark q = g_quark_try_string(name);
+  for (guint i = 0; q && i < r->n_side; i++)
+    if (r->side_names[i] == q)
+      return r->side_values[i];
+  return NAN;
+}
+
+gboolean ldp_report_check_sides(const LdpReport *r, const LdpSideReleaseSpec *specs, guint n,
+                                const char *desc_name, GError **error)
+{
+  for (guint i = 0; i < r->n_side; i++) {
+    const char *name = g_quark_to_string(r->side_names[i]);
+    const LdpSideReleaseSpec *spec = NULL;
+    for (guint k = 0; k < n && !spec; k++)
+      if (strcmp(specs[k].name, name) == 0)
+        spec = &specs[k];
+    const double v = r->side_values[i];
+    if (!spec) {
+      g_set_error(error, LDP_PLUGIN_ERROR, LDP_PLUGIN_ERROR_FAILED,
+                  "randomize_user set side release '%s', which %s does not declare (side_releases)", name,
+                  desc_name);
+      return FALSE;
+    }
+    if (!isfinite(v) || (spec->type == LDP_SIDE_INT && v != floor(v))) {
+      g_set_error(error, LDP_PLUGIN_ERROR, LDP_PLUGIN_ERROR_FAILED,
+                  "randomize_user set side release '%s' to %g, which is not a finite %s", name, v,
+                  spec->type == LDP_SIDE_INT ? "integer" : "number");
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
 gboolean ldp_report_is_dense(const LdpReport *r)
 {
   g_return_val_if_fail(r != NULL, FALSE);
@@ -126,6 +190,12 @@ void ldp_report_store(LdpReport *dst, const LdpReport *src)
   dst->dense = src->dense;
   dst->ival = src->ival;
   dst->rval = src->rval;
+  report_clear_sides(dst);
+  if (src->n_side) {
+    dst->n_side = dst->side_cap = src->n_side;
+    dst->side_names = g_memdup2(src->side_names, (gsize)src->n_side * sizeof(GQuark));
+    dst->side_values = g_memdup2(src->side_values, (gsize)src->n_side * sizeof(double));
+  }
   if (src->n) {
     dst->values = g_memdup2(src->values, (gsize)src->n * sizeof(float));
     if (!src->dense)
@@ -150,8 +220,10 @@ void ldp_report_set_free(LdpReportSet *s)
 {
   if (!s)
     return;
-  for (guint u = 0; u < s->n_users; u++)
+  for (guint u = 0; u < s->n_users; u++) {
     report_clear_buffers(&s->reports[u]);
+    report_clear_sides(&s->reports[u]);
+  }
   g_free(s->reports);
   g_free(s->present);
   g_free(s->is_public);

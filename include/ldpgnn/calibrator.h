@@ -76,6 +76,12 @@ typedef struct {
    * so it never reaches the model. The host writes the values per seed under the run's
    * "diagnostics" in summary.json. */
   void (*diagnostics)(gpointer inst, LdpGraph *reference, GArray *out);
+
+  /* ---- ABI 1.2 ---- */
+  /* The side releases of mechanisms (mechanism.h) this calibrator reads with
+   * ldp_dataset_side_release: a static NULL-terminated list of names, or NULL.
+   * `ldpgnn validate` refuses a pipeline where no mechanism provides one of them. */
+  const char *const *reads_side_releases;
 } LdpCalibratorVTable;
 
 G_END_DECLS

@@ -89,6 +89,12 @@ LDP_API void ldp_dataset_set_standard_split(LdpDataset *ds, guint8 *roles);
  * NULL clears it (identity). */
 LDP_API void ldp_dataset_set_label_transition(LdpDataset *ds, LdpTensor *t);
 
+/* Side release @name of the mechanisms (ABI 1.2, mechanism.h): @values (transfer full,
+ * g_malloc'd) holds one value per node, NaN where none was released; @n_users must be
+ * the node count. Replaces a release of the same name. The core calls this after a
+ * mechanism's estimate; tests and embedders may too. */
+LDP_API void ldp_dataset_set_side_release(LdpDataset *ds, const char *name, double *values, guint n_users);
+
 /* ---- reading ---- */
 
 LDP_API LdpTaskLevel ldp_dataset_level(const LdpDataset *ds);
@@ -118,6 +124,13 @@ LDP_API guint ldp_dataset_n_classes(const LdpDataset *ds);
 LDP_API const guint8 *ldp_dataset_standard_split(const LdpDataset *ds);
 /* (transfer none, nullable): NULL means identity. */
 LDP_API const LdpTensor *ldp_dataset_label_transition(const LdpDataset *ds);
+/* The server's view of side release @name (ABI 1.2): one value per user (index = node
+ * id), NaN for users who did not release it (users who did not report, public users).
+ * (transfer none, nullable): NULL, with *@n_users = 0, when no mechanism released
+ * @name. Valid until the release is replaced or the dataset freed. */
+LDP_API const double *ldp_dataset_side_release(const LdpDataset *data, const char *name, guint *n_users);
+/* (transfer full) NULL-terminated, sorted names of the side releases @ds holds. */
+LDP_API char **ldp_dataset_side_release_names(const LdpDataset *ds);
 
 /* ---- core-owned preprocessing (used by the pipeline runner, usable by plugins) ---- */
 

@@ -54,7 +54,8 @@ typedef struct {
 } LdpUserView;
 
 /* A user's report: a list of (index, value) pairs, or a dense value vector, plus one
- * integer and one real scalar. Buffers are core-owned and reused across users. */
+ * integer and one real scalar, plus the mechanism's side releases (ABI 1.2). Buffers
+ * are core-owned and reused across users. */
 typedef struct _LdpReport LdpReport;
 LDP_API void ldp_report_push(LdpReport *r, guint index, float value);
 /* Dense report: @n values for indices 0..n-1 (copied). */
@@ -69,6 +70,36 @@ LDP_API const float *ldp_report_values(const LdpReport *r);
 LDP_API gint64 ldp_report_int(const LdpReport *r);
 LDP_API double ldp_report_real(const LdpReport *r);
 
+/* ---- side releases (ABI 1.2) ----
+ * A mechanism may release more than its target: named, typed per-user values beside
+ * the noisy target (Blink's noisy degree beside the noisy neighbour list). It declares
+ * them in its vtable (side_releases), sets them per user in randomize_user with
+ * ldp_report_set_side, and charges them in its budget (ldp_budget_add_side). After
+ * estimate the core hands them to the server as one value per user
+ * (ldp_dataset_side_release); calibrators declare which ones they read
+ * (LdpCalibratorVTable.reads_side_releases) and `ldpgnn validate` refuses a pipeline
+ * where no mechanism provides one. */
+typedef enum {
+  LDP_SIDE_INT = 1,  /* an integer (stored as a double; the core checks it is integral) */
+  LDP_SIDE_REAL = 2
+} LdpSideType;
+
+typedef struct {
+  const char *name;     /* [a-z][a-z0-9_]*, unique within the mechanism (e.g. "noisy_degree") */
+  LdpSideType type;
+  const char *unit;     /* what the value counts (e.g. "edges"); nullable */
+  const char *summary;  /* one line: what the value is and how it is randomised */
+} LdpSideReleaseSpec;
+
+/* In randomize_user: user's value of the declared side release @name. A name the
+ * mechanism does not declare, an INT release set to a non-integer or a non-finite value
+ * fails the run after randomize_user returns (the message names the release). A
+ * release left unset reads as NaN on the server. */
+LDP_API void ldp_report_set_side(LdpReport *out, const char *name, double value);
+/* The value of side release @name in @r, or NaN when it was not set (or is not
+ * declared by the mechanism that made the report). */
+LDP_API double ldp_report_side(const LdpReport *r, const char *name);
+
 /* All reports of one mechanism, indexed by global user id. */
 typedef struct _LdpReportSet LdpReportSet;
 LDP_API guint ldp_report_set_n_users(const LdpReportSet *s);
@@ -82,6 +113,12 @@ typedef struct _LdpBudget LdpBudget;
  * explain the accounting (e.g. "d x epsilon by composition"). */
 LDP_API void ldp_budget_add(LdpBudget *b, const char *part, double epsilon, double delta,
                             const char *note);
+/* ABI 1.2: a part that pays for side release @release (one of the mechanism's
+ * side_releases), e.g. part "degree" for release "noisy_degree". It counts in the sum
+ * like any part; the ledger prints which release it pays for. A run whose budget
+ * charges a release the mechanism does not declare fails. */
+LDP_API void ldp_budget_add_side(LdpBudget *b, const char *part, const char *release, double epsilon,
+                                 double delta, const char *note);
 
 typedef struct {
   LdpTarget target;
@@ -108,6 +145,18 @@ typedef struct {
    * instance until destroy. *@what (static) says what the pair is. FALSE: no pair of
    * its own (the audit's default pair is used). */
   gboolean (*audit_pair)(gpointer inst, LdpUserView *a, LdpUserView *b, const char **what);
+
+  /* ---- ABI 1.2 ---- */
+  /* Side releases (see above): a static array of n_side_releases specs, or NULL/0. */
+  const LdpSideReleaseSpec *side_releases;
+  guint n_side_releases;
+  /* Composition on one target (doc/privacy.md). A pipeline may run this mechanism on a
+   * target that an earlier mechanism already randomised only when this is TRUE: its
+   * users then see nothing but the earlier mechanism's noisy output, so it is
+   * post-processing of that release and the ledger charges it nothing more. When it is
+   * the first mechanism on its target it is charged its budget as usual. FALSE:
+   * `ldpgnn validate` refuses a second mechanism on the target. */
+  gboolean post_processes;
 } LdpMechanismVTable;
 
 /* ---- memory bound of mechanism outputs (appended in ABI 1.1; core/base/process.c) ----

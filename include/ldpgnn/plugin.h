@@ -23,6 +23,10 @@
  *        after_step and transform_input (calibrators that run their own optimisation
  *        phase, see train.h) and diagnostics (a report after training); the
  *        mechanism slot audit_pair; the custom-op and weighted-graph ops of autograd.h.
+ *   1.2  side releases: mechanism slots side_releases, n_side_releases and
+ *        post_processes (composition on one target), the calibrator slot
+ *        reads_side_releases; ldp_report_set_side, ldp_budget_add_side,
+ *        ldp_dataset_side_release.
  */
 #pragma once
 

@@ -47,6 +47,8 @@ static const LdpMechanismVTable pl_mech_vtable = {
   .budget = pl_mech_budget,
   .randomize_user = pl_mech_randomize,
   .estimate = pl_mech_estimate,
+  /* a post-processor, so that full.yaml may list it twice on the features */
+  .post_processes = TRUE,
 };
 
 static const char *const pl_mech_modes[] = { "fast", "exact", NULL };
