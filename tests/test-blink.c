@@ -1,446 +1,508 @@
-/* test-blink.c: Blink's estimator (plugins/calibrator/blink-estimate.c) against a
- * dense n x n computation of the same formulas (SOTA §1.3) on 200-node graphs.
- *
- * Tolerances: the fixed point is compared per node with a dense Jacobi iteration in
- * double that sums over nodes instead of classes; both evaluate the same 200 maps with
- * differently ordered sums of at most 200 positive terms, so each iteration differs
- * by a few ulps relative (~1e-15), and the map's derivative is bounded by about 1 on
- * these graphs, so after 200 iterations the gap stays far below 1e-9: we allow 1e-9.
- * Sets (hard, hybrid) and counts are compared exactly: both sides evaluate the same
- * double expression (blink_logit). */
-#include <ldpgnn/ldpgnn.h>
+/* test-blink.c: the Blink client and the baselines of its benchmark.
+ *  - blink: the ledger for delta in {0, 0.5, 1} (degree delta epsilon charged to the
+ *    side release noisy_degree, bits (1 - delta) epsilon, epsilon per edge bit in all);
+ *    the noisy degree's error against the discrete Laplace's mean and variance; the RR
+ *    rates of the bits; the diagonal never released; the ends delta = 0 and 1; public
+ *    users; the memory guard; `ldpgnn audit` passes blink and fails a variant that
+ *    releases the exact degree;
+ *  - symrr and ldpgcn against brute force on a hand-built graph: the users' reports are
+ *    re-drawn here with the streams the run protocol documents (privacy.h), and the
+ *    server's graph is recomputed densely from them. */
+#include "config.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "../plugins/calibrator/blink-estimate.h"
+#include <json-glib/json-glib.h>
 
-#define N 200
+#include "testutil.h"
 
-typedef struct {
-  guint n;
-  guint8 *adj;     /* n x n true graph, symmetric, zero diagonal */
-  guint8 *rep;     /* n x n reports a~_ij, zero diagonal */
-  double *degree;  /* noisy integer degrees */
-  guint *indptr, *indices; /* the reports as CSR */
-} Fixture;
+static LdpRegistry *registry;
 
-static void fixture_init(Fixture *f, guint n, double eps_a, guint64 seed)
+static const LdpPluginDesc *desc_of(const char *name)
 {
+  const LdpPlugin *p = ldp_registry_lookup(registry, name);
+  g_assert_nonnull(p);
+  return ldp_plugin_desc(p);
+}
+
+static LdpParams *params_of(const LdpPluginDesc *d, const char *const *assignments)
+{
+  g_autoptr(GError) err = NULL;
+  LdpParams *p = ldp_params_new_from_strings(d->params, d->n_params, assignments, &err);
+  g_assert_no_error(err);
+  return p;
+}
+
+/* An undirected graph of @n nodes: i ~ i + k (mod n) for k in @steps, plus a self-loop
+ * at node 0 when @loop. */
+static LdpDataset *ring_graph(guint n, const guint *steps, guint n_steps, gboolean loop)
+{
+  GArray *src = g_array_new(FALSE, FALSE, sizeof(guint)), *dst = g_array_new(FALSE, FALSE, sizeof(guint));
+  for (guint i = 0; i < n; i++)
+    for (guint k = 0; k < n_steps; k++) {
+      guint j = (i + steps[k]) % n;
+      g_array_append_val(src, i);
+      g_array_append_val(dst, j);
+    }
+  if (loop) {
+    guint z = 0;
+    g_array_append_val(src, z);
+    g_array_append_val(dst, z);
+  }
+  LdpDataset *ds = ldp_dataset_new(LDP_TASK_NODE, "ring");
+  g_autoptr(GError) err = NULL;
+  g_assert_true(ldp_dataset_set_structure(ds, n, 1, NULL, (guint *)src->data, (guint *)dst->data, src->len, TRUE,
+                                          &err));
+  g_assert_no_error(err);
+  g_array_unref(src);
+  g_array_unref(dst);
+  return ds;
+}
+
+/* The hand-built graph of the brute-force tests: 9 nodes, a self-loop at 4, node 8
+ * isolated. */
+static LdpDataset *hand_graph(void)
+{
+  static const guint src[] = { 0, 0, 0, 1, 1, 2, 3, 4, 4, 5, 6 };
+  static const guint dst[] = { 1, 2, 5, 2, 3, 3, 4, 4, 6, 6, 7 };
+  LdpDataset *ds = ldp_dataset_new(LDP_TASK_NODE, "hand");
+  g_autoptr(GError) err = NULL;
+  g_assert_true(ldp_dataset_set_structure(ds, 9, 1, NULL, src, dst, G_N_ELEMENTS(src), TRUE, &err));
+  g_assert_no_error(err);
+  return ds;
+}
+
+/* Runs mechanism @name on @ds in place (stage 0, run stream @seed); the ledger entry
+ * goes to @ledger (nullable). */
+static gboolean apply(const char *name, const char *const *assignments, guint64 seed, double public_fraction,
+                      LdpDataset *ds, LdpLedger *ledger, GError **error)
+{
+  const LdpPluginDesc *d = desc_of(name);
+  LdpParams *params = params_of(d, assignments);
   LdpRng rng;
   ldp_rng_init(&rng, seed);
-  f->n = n;
-  f->adj = g_new0(guint8, (gsize)n * n);
-  f->rep = g_new0(guint8, (gsize)n * n);
-  f->degree = g_new(double, n);
-  /* Two communities with different densities and a few hubs: many degree values. */
-  for (guint i = 0; i < n; i++)
-    for (guint j = i + 1; j < n; j++) {
-      double p = (i < n / 2) == (j < n / 2) ? 0.06 : 0.01;
-      if (i < 5 || j < 5)
-        p = 0.4;
-      if (ldp_rng_bernoulli(&rng, p))
-        f->adj[(gsize)i * n + j] = f->adj[(gsize)j * n + i] = 1;
-    }
-  const double flip = 1.0 / (1.0 + exp(eps_a));
-  GArray *idx = g_array_new(FALSE, FALSE, sizeof(guint));
-  f->indptr = g_new(guint, n + 1);
-  f->indptr[0] = 0;
-  for (guint i = 0; i < n; i++) {
-    guint d = 0;
-    for (guint j = 0; j < n; j++) {
-      d += f->adj[(gsize)i * n + j];
-      if (j == i)
-        continue;
-      guint8 bit = f->adj[(gsize)i * n + j] ^ (guint8)ldp_rng_bernoulli(&rng, flip);
-      f->rep[(gsize)i * n + j] = bit;
-      if (bit)
-        g_array_append_val(idx, j);
-    }
-    f->indptr[i + 1] = idx->len;
-    /* Integer noise, wide enough to hit both clipping bounds. */
-    f->degree[i] = (double)d + round(4.0 * ldp_rng_normal(&rng));
-    if (i == 7)
-      f->degree[i] = -3.0;
-    if (i == 8)
-      f->degree[i] = n + 5.0;
-  }
-  f->indices = (guint *)g_array_free(idx, FALSE);
+  gboolean ok = ldp_mechanism_apply_desc(d, params, 0, public_fraction, ds, &rng, ledger, error);
+  ldp_params_free(params);
+  return ok;
 }
 
-static void fixture_clear(Fixture *f)
+/* Dense 0/1 copy of @ds's adjacency (n x n). */
+static guint8 *dense_adjacency(const LdpDataset *ds)
 {
-  g_free(f->adj);
-  g_free(f->rep);
-  g_free(f->degree);
-  g_free(f->indptr);
-  g_free(f->indices);
+  const LdpCsr *a = ldp_graph_csr(ldp_dataset_graph(ds));
+  const guint n = a->rows;
+  guint8 *m = g_new0(guint8, (gsize)n * n);
+  for (guint i = 0; i < n; i++)
+    for (guint k = a->indptr[i]; k < a->indptr[i + 1]; k++)
+      m[(gsize)i * n + a->indices[k]] = 1;
+  return m;
 }
 
-/* Dense reference of the prior: beta per node, sum over all j != i. */
-static double *dense_beta(const double *noisy, guint n, guint iterations)
+/* Every user's report of mechanism @name on @ds (single graph, no public user) as the
+ * run protocol makes it: the view holds her sorted neighbour list, her stream is
+ * ldp_rng_derive(ldp_rng_derive(run stream, stage 0), user). (transfer full) */
+static LdpReport **redraw_reports(const char *name, const char *const *assignments, guint64 seed,
+                                  const LdpDataset *ds)
 {
-  double *d = g_new(double, n), *b = g_new0(double, n), *nb = g_new(double, n);
-  for (guint i = 0; i < n; i++)
-    d[i] = MIN(MAX(noisy[i], 1.0), n - 2.0);
-  for (guint it = 0; it < iterations; it++) {
-    for (guint i = 0; i < n; i++) {
-      double s = 0.0;
-      for (guint j = 0; j < n; j++)
-        if (j != i)
-          s += 1.0 / (exp(b[i]) + exp(-b[j]));
-      nb[i] = log(d[i]) - log(s);
-    }
-    memcpy(b, nb, n * sizeof(double));
+  const LdpPluginDesc *d = desc_of(name);
+  LdpParams *params = params_of(d, assignments);
+  LdpMechanismShape shape;
+  ldp_mechanism_shape_of(ds, &shape);
+  g_autoptr(GError) err = NULL;
+  gpointer inst = d->vtable.mechanism->create(params, &shape, &err);
+  g_assert_no_error(err);
+  const LdpCsr *a = ldp_graph_csr(ldp_dataset_graph(ds));
+  const guint n = a->rows;
+  LdpRng run, mech;
+  ldp_rng_init(&run, seed);
+  ldp_rng_derive(&run, 0, &mech);
+  LdpReport **out = g_new0(LdpReport *, n);
+  for (guint u = 0; u < n; u++) {
+    LdpUserView v = { .user = u, .local_id = u, .graph_nodes = n, .label = -1 };
+    v.degree = a->indptr[u + 1] - a->indptr[u];
+    guint *nb = g_memdup2(a->indices + a->indptr[u], sizeof(guint) * MAX(v.degree, 1u));
+    v.neighbors = nb;
+    LdpRng rng;
+    ldp_rng_derive(&mech, u, &rng);
+    out[u] = ldp_report_new();
+    g_assert_true(d->vtable.mechanism->randomize_user(inst, &v, &rng, out[u], &err));
+    g_assert_no_error(err);
+    g_free(nb);
   }
-  g_free(d);
-  g_free(nb);
-  return b;
+  d->vtable.mechanism->destroy(inst);
+  ldp_params_free(params);
+  return out;
 }
+
+static void free_reports(LdpReport **r, guint n)
+{
+  for (guint u = 0; u < n; u++)
+    ldp_report_free(r[u]);
+  g_free(r);
+}
+
+/* ------------------------------------------------------------------ SymRR */
+
+static void test_symrr_brute_force(void)
+{
+  const char *eps[] = { "epsilon=0.5", "epsilon=2" };
+  const char *band[] = { "reference_band=false", "reference_band=true" };
+  guint n_diff = 0;
+  for (guint e = 0; e < G_N_ELEMENTS(eps); e++)
+    for (guint b = 0; b < 2; b++)
+      for (guint64 seed = 1; seed <= 6; seed++) {
+        const char *a[] = { eps[e], band[b], NULL };
+        LdpDataset *ds = hand_graph();
+        const guint n = ldp_dataset_n_nodes(ds);
+        g_autofree guint8 *truth = dense_adjacency(ds);
+        LdpReport **rep = redraw_reports("symrr", a, seed, ds);
+        g_autoptr(GError) err = NULL;
+        g_assert_true(apply("symrr", a, seed, 0.0, ds, NULL, &err));
+        g_assert_no_error(err);
+        g_assert_true(ldp_dataset_is_undirected(ds));
+        g_autofree guint8 *got = dense_adjacency(ds);
+        /* R[i][j]: user i reported j; she reports only lower ids (and i + 1 on the band) */
+        g_autofree guint8 *R = g_new0(guint8, n * n);
+        for (guint i = 0; i < n; i++) {
+          const guint *idx = ldp_report_indices(rep[i]);
+          for (guint k = 0; k < ldp_report_n_values(rep[i]); k++) {
+            g_assert_true(idx[k] < i || (b && idx[k] == i + 1));
+            R[i * n + idx[k]] = 1;
+          }
+        }
+        for (guint i = 0; i < n; i++)
+          for (guint j = 0; j < n; j++) {
+            guint hi = MAX(i, j), lo = MIN(i, j);
+            guint8 want = i != j && (R[hi * n + lo] || (b && hi == lo + 1 && R[lo * n + hi]));
+            g_assert_cmpuint(got[i * n + j], ==, want);
+            n_diff += i < j && want != truth[i * n + j];
+          }
+        free_reports(rep, n);
+        ldp_dataset_free(ds);
+      }
+  /* the noise did something: 24 runs of 36 pairs at epsilon 0.5 and 2 */
+  g_assert_cmpuint(n_diff, >, 0);
+}
+
+/* ------------------------------------------------------------------ L-DPGCN */
 
 static int cmp_desc(const void *a, const void *b)
 {
   double x = *(const double *)a, y = *(const double *)b;
-  return x > y ? -1 : (x < y);
+  return (x < y) - (x > y);
 }
 
-static double node_logit(const BlinkPrior *p, const Fixture *f, const double shift[3], guint i, guint j)
+static void test_ldpgcn_brute_force(void)
 {
-  guint x = f->rep[(gsize)i * f->n + j] + f->rep[(gsize)j * f->n + i];
-  return blink_logit(p, p->class_of[i], p->class_of[j], shift, x);
-}
-
-static void test_prior_and_posterior(void)
-{
-  const double eps_list[] = { 0.0, 0.9, 3.6, 7.2 };
-  for (guint t = 0; t < G_N_ELEMENTS(eps_list); t++) {
-    const double eps_a = eps_list[t];
-    Fixture f;
-    fixture_init(&f, N, eps_a, 11 + t);
-    BlinkPrior p;
-    g_autoptr(GError) error = NULL;
-    g_assert_true(blink_prior_fit(&p, f.degree, N, 200, &error));
-    g_assert_no_error(error);
-    g_assert_cmpuint(p.n_classes, <, N);  /* classes are shared */
-    g_autofree double *ref = dense_beta(f.degree, N, 200);
-    for (guint i = 0; i < N; i++)
-      g_assert_cmpfloat_with_epsilon(p.beta[p.class_of[i]], ref[i], 1e-9);
-    /* Clipping: node 7 (-3) is in the class of degree 1, node 8 in n - 2. */
-    g_assert_cmpfloat(p.degree[p.class_of[7]], ==, 1.0);
-    g_assert_cmpfloat(p.degree[p.class_of[8]], ==, N - 2.0);
-
-    BlinkReports r;
-    g_assert_true(blink_reports_build(&r, N, f.indptr, f.indices, &error));
-    /* x against the dense reports, entry by entry. */
-    gsize seen = 0;
-    for (guint i = 0; i < N; i++) {
-      guint e = r.indptr[i];
-      for (guint j = 0; j < N; j++) {
-        guint x = f.rep[(gsize)i * N + j] + f.rep[(gsize)j * N + i];
-        if (x == 0)
-          continue;
-        g_assert_cmpuint(e, <, r.indptr[i + 1]);
-        g_assert_cmpuint(r.indices[e], ==, j);
-        g_assert_cmpuint(r.x[e], ==, x);
-        e++;
-        seen++;
-      }
-      g_assert_cmpuint(e, ==, r.indptr[i + 1]);
-    }
-    g_assert_cmpuint(seen, ==, r.nnz);
-
-    /* Posterior: the class formula against the dense likelihood-ratio form of §1.3
-     * (L1 pi / (L1 pi + L0 (1 - pi))) with the dense betas. */
-    double shift[3];
-    blink_shifts(eps_a, shift);
-    const double q = 1.0 / (1.0 + exp(eps_a));
-    double dense_sum = 0.0;
-    for (guint i = 0; i < N; i++)
-      for (guint j = 0; j < N; j++) {
-        if (i == j)
-          continue;
-        guint x = f.rep[(gsize)i * N + j] + f.rep[(gsize)j * N + i];
-        double pi = 1.0 / (1.0 + exp(-(ref[i] + ref[j])));
-        double l1 = x == 2 ? (1 - q) * (1 - q) : x == 1 ? q * (1 - q) : q * q;
-        double l0 = x == 2 ? q * q : x == 1 ? q * (1 - q) : (1 - q) * (1 - q);
-        double want = l1 * pi / (l1 * pi + l0 * (1 - pi));
-        double got = blink_sigmoid(node_logit(&p, &f, shift, i, j));
-        g_assert_cmpfloat_with_epsilon(got, want, 1e-7);
-        dense_sum += blink_sigmoid(node_logit(&p, &f, shift, i, j));
-      }
-    /* The sum by classes against the dense sum of the same sigmoids: N^2 terms in
-     * [0, 1], rounding ~N^2 * 1e-16 at most. */
-    g_assert_cmpfloat_with_epsilon(blink_posterior_sum(&p, &r, eps_a), dense_sum, 1e-9 * N * N);
-
-    /* Counts at thresholds: every distinct logit value and points in between. */
-    const double ts[] = { -1e300, -6.0, -2.0, -0.5, 0.0, 0.5, 2.0, 6.0, 1e300, node_logit(&p, &f, shift, 0, 1),
-                          node_logit(&p, &f, shift, 10, 150) };
-    for (guint k = 0; k < G_N_ELEMENTS(ts); k++)
-      for (guint strict = 0; strict < 2; strict++) {
-        guint64 want = 0;
-        for (guint i = 0; i < N; i++)
-          for (guint j = 0; j < N; j++)
-            if (i != j) {
-              double z = node_logit(&p, &f, shift, i, j);
-              want += strict ? z > ts[k] : z >= ts[k];
-            }
-        g_assert_cmpuint(blink_count_above(&p, &r, eps_a, ts[k], strict), ==, want);
-      }
-
-    /* Hard: {logit > 0} against brute force, as sorted rows. */
-    guint *ip, *ix;
-    float *vals;
-    gsize nnz;
-    blink_select(&p, &r, eps_a, 0.0, TRUE, FALSE, &ip, &ix, &vals, &nnz);
-    gsize e = 0;
-    for (guint i = 0; i < N; i++) {
-      g_assert_cmpuint(ip[i], ==, e);
-      for (guint j = 0; j < N; j++)
-        if (i != j && node_logit(&p, &f, shift, i, j) > 0.0) {
-          g_assert_cmpuint(ix[e], ==, j);
-          g_assert_cmpfloat(vals[e], ==, 1.0f);
-          e++;
+  const char *eps[] = { "epsilon=0.2", "epsilon=1", "epsilon=4" };
+  const char *drop[] = { "drop_nonpositive=false", "drop_nonpositive=true" };
+  guint inner = 0, outer = 0;  /* runs with 0 < e < all pairs, and with e at an end */
+  for (guint e = 0; e < G_N_ELEMENTS(eps); e++)
+    for (guint dr = 0; dr < 2; dr++)
+      for (guint64 seed = 1; seed <= 8; seed++) {
+        const char *a[] = { eps[e], drop[dr], NULL };
+        LdpDataset *ds = hand_graph();
+        const guint n = ldp_dataset_n_nodes(ds);
+        g_autofree guint8 *truth = dense_adjacency(ds);
+        LdpReport **rep = redraw_reports("ldpgcn", a, seed, ds);
+        g_autoptr(GError) err = NULL;
+        g_assert_true(apply("ldpgcn", a, seed, 0.0, ds, NULL, &err));
+        g_assert_no_error(err);
+        g_autofree guint8 *got = dense_adjacency(ds);
+        /* dense rows on the 1/1024 grid, the diagonal 0 */
+        double sum = 0.0;
+        for (guint i = 0; i < n; i++) {
+          g_assert_null(ldp_report_indices(rep[i]));
+          g_assert_cmpuint(ldp_report_n_values(rep[i]), ==, n);
+          const float *v = ldp_report_values(rep[i]);
+          g_assert_cmpfloat(v[i], ==, 0.0f);
+          for (guint j = 0; j < n; j++) {
+            g_assert_cmpfloat(v[j] * 1024.0, ==, round(v[j] * 1024.0));
+            sum += v[j];
+          }
         }
-    }
-    g_assert_cmpuint(ip[N], ==, e);
-    g_assert_cmpuint(nnz, ==, e);
-    g_free(ip);
-    g_free(ix);
-    g_free(vals);
-
-    /* Hybrid: k = floor(sum P), tau = k-th largest entry of the flattened P (the
-     * diagonal's zeros included, never reached as k < n(n-1)), ties kept. */
-    const guint64 k = (guint64)floor(blink_posterior_sum(&p, &r, eps_a));
-    g_assert_cmpuint(k, >, 0);
-    double *all = g_new(double, (gsize)N * (N - 1));
-    gsize m = 0;
-    for (guint i = 0; i < N; i++)
-      for (guint j = 0; j < N; j++)
-        if (i != j)
-          all[m++] = node_logit(&p, &f, shift, i, j);
-    /* k-th largest by a full sort (descending). */
-    qsort(all, m, sizeof(double), cmp_desc);
-    const double tau_bf = all[k - 1];
-    g_free(all);
-    const double tau = blink_kth_logit(&p, &r, eps_a, k);
-    g_assert_cmpfloat(tau, ==, tau_bf);
-    blink_select(&p, &r, eps_a, tau, FALSE, TRUE, &ip, &ix, &vals, &nnz);
-    e = 0;
-    for (guint i = 0; i < N; i++)
-      for (guint j = 0; j < N; j++) {
-        if (i == j)
-          continue;
-        double z = node_logit(&p, &f, shift, i, j);
-        if (z < tau)
-          continue;
-        g_assert_cmpuint(ix[e], ==, j);
-        g_assert_cmpfloat(vals[e], ==, (float)blink_sigmoid(z));
-        e++;
+        const double all = n * (n - 1) / 2.0;
+        const double ecount = round(sum / 2.0);
+        double s[36], sorted[36];
+        guint p = 0;
+        for (guint i = 0; i < n; i++)
+          for (guint j = i + 1; j < n; j++, p++)
+            s[p] = sorted[p] = (double)ldp_report_values(rep[i])[j] + ldp_report_values(rep[j])[i];
+        qsort(sorted, 36, sizeof(double), cmp_desc);
+        const double theta = ecount <= 0 ? INFINITY : ecount >= all ? -INFINITY : sorted[(guint)ecount - 1];
+        if (ecount > 0 && ecount < all)
+          inner++;
+        else
+          outer++;
+        p = 0;
+        for (guint i = 0; i < n; i++) {
+          g_assert_cmpuint(got[i * n + i], ==, 0);
+          for (guint j = i + 1; j < n; j++, p++) {
+            guint8 want = s[p] >= theta && !(dr && s[p] <= 0.0);
+            g_assert_cmpuint(got[i * n + j], ==, want);
+            g_assert_cmpuint(got[j * n + i], ==, want);
+          }
+        }
+        (void)truth;
+        free_reports(rep, n);
+        ldp_dataset_free(ds);
       }
-    g_assert_cmpuint(nnz, ==, e);
-    g_assert_cmpuint(nnz, >=, k);
-    g_free(ip);
-    g_free(ix);
-    g_free(vals);
+  g_test_message("ldpgcn: %u runs with 0 < e < all pairs, %u at an end", inner, outer);
+  g_assert_cmpuint(inner, >, 0);
+}
 
-    /* Soft block: entry (u, v) is the unreported pair's posterior. */
-    g_autofree float *block = blink_soft_block(&p, eps_a);
-    for (guint i = 0; i < N; i += 7)
-      for (guint j = 0; j < N; j += 3)
-        g_assert_cmpfloat(block[(gsize)p.class_of[i] * p.n_classes + p.class_of[j]], ==,
-                          (float)blink_sigmoid(blink_logit(&p, p.class_of[i], p.class_of[j], shift, 0)));
+/* ------------------------------------------------------------------ Blink */
 
-    blink_reports_clear(&r);
-    blink_prior_clear(&p);
-    fixture_clear(&f);
+static void test_blink_ledger(void)
+{
+  const struct {
+    const char *delta;
+    double d;
+    const char *parts;
+  } cases[] = {
+    { "delta=0", 0.0, "blink      degree=0 bits=2 \u2192 2   2 per edge bit" },
+    { "delta=0.5", 0.5, "blink      degree=1 bits=1 \u2192 2   2 per edge bit" },
+    { "delta=1", 1.0, "blink      degree=2 bits=0 \u2192 2   2 per edge bit" },
+  };
+  static const guint steps[] = { 1, 2 };
+  for (gsize c = 0; c < G_N_ELEMENTS(cases); c++) {
+    const char *a[] = { "epsilon=2", cases[c].delta, NULL };
+    LdpDataset *ds = ring_graph(30, steps, 2, FALSE);
+    g_autoptr(LdpLedger) ledger = ldp_ledger_new();
+    g_autoptr(GError) err = NULL;
+    g_assert_true(apply("blink", a, 3, 0.0, ds, ledger, &err));
+    g_assert_no_error(err);
+    /* epsilon per edge bit: delta epsilon + (1 - delta) epsilon */
+    g_assert_cmpfloat_with_epsilon(ldp_ledger_target_epsilon(ledger, LDP_TARGET_EDGES), 2.0, 1e-12);
+    g_autofree char *text = ldp_ledger_format(ledger);
+    g_test_message("%s", text);
+    g_assert_nonnull(strstr(text, cases[c].parts));
+    g_autofree char *side = g_strdup_printf("side release noisy_degree (integer, edges): degree + discrete Laplace "
+                                            "noise of scale 1/(delta epsilon); NaN when delta = 0; charged to "
+                                            "blink as part degree=%g",
+                                            2 * cases[c].d);
+    g_assert_nonnull(strstr(text, side));
+    g_autoptr(JsonNode) root = ldp_ledger_to_json(ledger);
+    JsonArray *parts = json_object_get_array_member(json_node_get_object(root), "parts");
+    g_assert_cmpuint(json_array_get_length(parts), ==, 2);
+    JsonObject *p0 = json_array_get_object_element(parts, 0), *p1 = json_array_get_object_element(parts, 1);
+    g_assert_cmpstr(json_object_get_string_member(p0, "part"), ==, "degree");
+    g_assert_cmpstr(json_object_get_string_member(p0, "release"), ==, "noisy_degree");
+    g_assert_cmpfloat(json_object_get_double_member(p0, "epsilon"), ==, 2 * cases[c].d);
+    g_assert_cmpstr(json_object_get_string_member(p1, "part"), ==, "bits");
+    g_assert_cmpfloat_with_epsilon(json_object_get_double_member(p1, "epsilon"), 2 * (1 - cases[c].d), 1e-12);
+    g_assert_cmpstr(json_object_get_string_member(p1, "unit"), ==, "edge bit");
+    ldp_dataset_free(ds);
   }
 }
 
-/* Soft: W H through the block background against the dense P H, and the weighted
- * degrees against dense row sums. Both sum at most N terms of magnitude <= max|H| in
- * double and round once to float: 1e-5 relative to the row's absolute sum is ample. */
-static void test_soft_product(void)
+/* The noisy degree minus the true one is discrete Laplace with a = exp(-den/num),
+ * num/den = the scale >= 1/epsilon_d that the sampler uses (ldp_rational_above):
+ * P(y) = (1 - a)/(1 + a) a^|y|, mean 0, variance 2a/(1 - a)^2. Over N independent
+ * users the sample mean has standard deviation sigma/sqrt(N) and the sample variance
+ * about sqrt((mu4 - sigma^4)/N) (mu4 summed from the pmf): both must lie within 5 of
+ * their standard deviations (a false alarm has probability below 1e-5 each). */
+static void test_blink_degree(void)
 {
-  const double eps_list[] = { 0.9, 3.6 };
-  for (guint t = 0; t < G_N_ELEMENTS(eps_list); t++) {
-    const double eps_a = eps_list[t];
-    Fixture f;
-    fixture_init(&f, N, eps_a, 31 + t);
-    BlinkPrior p;
-    BlinkReports r;
-    g_autoptr(GError) error = NULL;
-    g_assert_true(blink_prior_fit(&p, f.degree, N, 200, &error));
-    g_assert_true(blink_reports_build(&r, N, f.indptr, f.indices, &error));
-    g_autoptr(LdpGraph) g = blink_soft_graph(&p, &r, eps_a, &error);
-    g_assert_no_error(error);
-    g_assert_true(ldp_graph_has_background(g));
-    double shift[3];
-    blink_shifts(eps_a, shift);
-    const guint c = 5;
-    LdpRng rng;
-    ldp_rng_init(&rng, 5);
-    g_autoptr(LdpTensor) h = ldp_tensor_new(N, c);
-    for (gsize k = 0; k < ldp_tensor_size(h); k++)
-      h->data[k] = (float)ldp_rng_normal(&rng);
-    g_autoptr(LdpTensor) y = ldp_tensor_new(N, c);
-    ldp_graph_weighted_mm(g, h, y);
-    const double *deg = ldp_graph_weighted_degrees(g);
-    for (guint i = 0; i < N; i++) {
-      double want[5] = { 0 }, mag[5] = { 0 }, rowsum = 0.0;
-      for (guint j = 0; j < N; j++) {
-        if (j == i)
-          continue;
-        const double w = (float)blink_sigmoid(node_logit(&p, &f, shift, i, j));
-        rowsum += w;
-        for (guint k = 0; k < c; k++) {
-          want[k] += w * ldp_tensor_row(h, j)[k];
-          mag[k] += fabs(w * ldp_tensor_row(h, j)[k]);
-        }
-      }
-      g_assert_cmpfloat_with_epsilon(deg[i], rowsum, 1e-5 * rowsum);
-      for (guint k = 0; k < c; k++)
-        g_assert_cmpfloat_with_epsilon(ldp_tensor_row(y, i)[k], want[k], 1e-5 * mag[k] + 1e-30);
-    }
-    blink_reports_clear(&r);
-    blink_prior_clear(&p);
-    fixture_clear(&f);
+  static const guint steps[] = { 1, 7 };
+  const guint n = 4000;
+  const double eps_d = 0.6;  /* epsilon 0.6, delta 1: degree only, no bits */
+  const char *a[] = { "epsilon=0.6", "delta=1", NULL };
+  LdpDataset *ds = ring_graph(n, steps, 2, FALSE);
+  g_autoptr(GError) err = NULL;
+  g_assert_true(apply("blink", a, 11, 0.0, ds, NULL, &err));
+  g_assert_no_error(err);
+  /* delta = 1: no bits sent */
+  g_assert_cmpuint(ldp_graph_n_edges(ldp_dataset_graph(ds)), ==, 0);
+  guint m = 0;
+  const double *nd = ldp_dataset_side_release(ds, "noisy_degree", &m);
+  const double *be = ldp_dataset_side_release(ds, "bits_epsilon", NULL);
+  g_assert_nonnull(nd);
+  g_assert_cmpuint(m, ==, n);
+  double mean = 0, m2 = 0;
+  for (guint u = 0; u < n; u++) {
+    g_assert_cmpfloat(nd[u], ==, floor(nd[u]));
+    g_assert_cmpfloat(be[u], ==, 0.0);
+    mean += (nd[u] - 4.0) / n;
   }
+  for (guint u = 0; u < n; u++)
+    m2 += (nd[u] - 4.0 - mean) * (nd[u] - 4.0 - mean) / (n - 1);
+  guint64 num, den;
+  ldp_rational_above(1.0 / eps_d, &num, &den);
+  const double al = exp(-(double)den / (double)num);
+  const double var = 2 * al / ((1 - al) * (1 - al));
+  double mu4 = 0;
+  for (int y = 1; y < 2000; y++)
+    mu4 += 2 * (1 - al) / (1 + al) * pow(al, y) * pow(y, 4);
+  g_test_message("noisy degree: mean error %.4f, variance %.4f (theory 0, %.4f)", mean, m2, var);
+  g_assert_cmpfloat(fabs(mean), <, 5 * sqrt(var / n));
+  g_assert_cmpfloat(fabs(m2 - var), <, 5 * sqrt((mu4 - var * var) / n));
+  ldp_dataset_free(ds);
 }
 
-/* A small random background graph and the same W stored in full (every pair i != j):
- * the background op must give what the sparse path (ldp_graph_normalized + propagate)
- * gives on the full CSR, for GCN, MEAN (weights below 1 in some rows: the clamp) and
- * SUM, forward and backward. Float sums of <= 40 terms: 1e-5 relative. */
-static void test_background_vs_sparse(void)
+/* RR on the bits with epsilon_a = (1 - delta) epsilon = 1: a true bit is reported with
+ * p' = e/(1 + e), a zero with 1 - p'. Counts over all users are binomial: each rate
+ * within 5 standard deviations. The diagonal (node 0 has a self-loop) never appears. */
+static void test_blink_bits(void)
 {
-  const guint n = 40, U = 4;
-  LdpRng rng;
-  ldp_rng_init(&rng, 99);
-  guint class_of[40];
-  for (guint i = 0; i < n; i++)
-    class_of[i] = (guint)ldp_rng_below(&rng, U);
-  float block[16];
-  for (guint u = 0; u < U; u++)
-    for (guint v = u; v < U; v++)
-      block[u * U + v] = block[v * U + u] = (float)(0.03 * ldp_rng_uniform(&rng)) * (u == 0 ? 0.1f : 1.0f);
-  /* Stored pairs: symmetric, random values. */
-  float dense[40][40] = { { 0 } };
-  gboolean stored[40][40] = { { 0 } };
-  for (guint i = 0; i < n; i++)
-    for (guint j = i + 1; j < n; j++) {
-      dense[i][j] = dense[j][i] = block[class_of[i] * U + class_of[j]];
-      if (ldp_rng_bernoulli(&rng, 0.1)) {
-        stored[i][j] = stored[j][i] = TRUE;
-        dense[i][j] = dense[j][i] = (float)ldp_rng_uniform(&rng);
-      }
-    }
-  GArray *ri = g_array_new(FALSE, FALSE, sizeof(guint)), *ci = g_array_new(FALSE, FALSE, sizeof(guint));
-  GArray *vi = g_array_new(FALSE, FALSE, sizeof(float));
-  GArray *rf = g_array_new(FALSE, FALSE, sizeof(guint)), *cf = g_array_new(FALSE, FALSE, sizeof(guint));
-  GArray *vf = g_array_new(FALSE, FALSE, sizeof(float));
-  for (guint i = 0; i < n; i++)
+  static const guint steps[] = { 1, 2, 3 };
+  const guint n = 400;
+  const char *a[] = { "epsilon=2", "delta=0.5", NULL };
+  LdpDataset *ds = ring_graph(n, steps, 3, TRUE);
+  g_autofree guint8 *truth = dense_adjacency(ds);
+  g_autoptr(GError) err = NULL;
+  g_assert_true(apply("blink", a, 12, 0.0, ds, NULL, &err));
+  g_assert_no_error(err);
+  g_assert_false(ldp_dataset_is_undirected(ds));  /* own lists: both reports of a pair */
+  g_autofree guint8 *got = dense_adjacency(ds);
+  guint64 ones = 0, kept = 0, zeros = 0, set = 0;
+  for (guint i = 0; i < n; i++) {
+    g_assert_cmpuint(got[(gsize)i * n + i], ==, 0);
     for (guint j = 0; j < n; j++) {
       if (i == j)
         continue;
-      g_array_append_val(rf, i);
-      g_array_append_val(cf, j);
-      g_array_append_val(vf, dense[i][j]);
-      if (stored[i][j]) {
-        g_array_append_val(ri, i);
-        g_array_append_val(ci, j);
-        g_array_append_val(vi, dense[i][j]);
+      if (truth[(gsize)i * n + j]) {
+        ones++;
+        kept += got[(gsize)i * n + j];
+      } else {
+        zeros++;
+        set += got[(gsize)i * n + j];
       }
     }
-  g_autoptr(GError) error = NULL;
-  LdpCsr *sp = ldp_csr_from_coo(n, n, (guint *)ri->data, (guint *)ci->data, (float *)vi->data, ri->len,
-                                LDP_COO_ERROR, &error);
-  g_assert_no_error(error);
-  g_autoptr(LdpGraph) bg = ldp_graph_new_with_background(sp, U, class_of, block, &error);
-  g_assert_no_error(error);
-  LdpCsr *full = ldp_csr_from_coo(n, n, (guint *)rf->data, (guint *)cf->data, (float *)vf->data, rf->len,
-                                  LDP_COO_ERROR, &error);
-  g_assert_no_error(error);
-  g_autoptr(LdpGraph) fg = ldp_graph_new(full);
-  g_array_free(ri, TRUE);
-  g_array_free(ci, TRUE);
-  g_array_free(vi, TRUE);
-  g_array_free(rf, TRUE);
-  g_array_free(cf, TRUE);
-  g_array_free(vf, TRUE);
-  const double *deg = ldp_graph_weighted_degrees(bg);
-  guint small_rows = 0;
-  for (guint i = 0; i < n; i++)
-    small_rows += deg[i] < 1.0;
-  g_assert_cmpuint(small_rows, >, 0); /* the clamp matters in this case */
-
-  const LdpNorm norms[] = { LDP_NORM_GCN, LDP_NORM_MEAN, LDP_NORM_SUM };
-  for (guint k = 0; k < G_N_ELEMENTS(norms); k++) {
-    g_autoptr(LdpParam) x = ldp_param_new("x", n, 3);
-    for (gsize q = 0; q < n * 3; q++)
-      ldp_param_value(x)->data[q] = (float)ldp_rng_normal(&rng);
-    g_autoptr(LdpTensor) r = ldp_tensor_new(n, 3);
-    for (gsize q = 0; q < n * 3; q++)
-      r->data[q] = (float)ldp_rng_normal(&rng);
-    LdpTensor *grads[2];
-    const LdpTensor *vals[2];
-    LdpTape *tapes[2];
-    for (guint path = 0; path < 2; path++) {
-      ldp_tensor_fill(ldp_param_grad(x), 0.0f);
-      LdpTape *tape = ldp_tape_new(TRUE);
-      LdpVar *xv = ldp_tape_param(tape, x);
-      LdpVar *out = path == 0 ? ldp_op_propagate_background(tape, bg, norms[k], xv)
-                              : ldp_op_propagate(tape, ldp_graph_normalized(fg, norms[k]), NULL, xv);
-      ldp_tape_backward(tape, ldp_op_sum(tape, ldp_op_mul(tape, out, ldp_tape_constant(tape, r))));
-      vals[path] = ldp_var_value(out);
-      grads[path] = ldp_tensor_copy(ldp_param_grad(x));
-      tapes[path] = tape;
-    }
-    for (gsize q = 0; q < n * 3; q++) {
-      g_assert_cmpfloat_with_epsilon(vals[0]->data[q], vals[1]->data[q], 1e-5 * (1 + fabs(vals[1]->data[q])));
-      g_assert_cmpfloat_with_epsilon(grads[0]->data[q], grads[1]->data[q], 1e-5 * (1 + fabs(grads[1]->data[q])));
-    }
-    for (guint path = 0; path < 2; path++) {
-      ldp_tensor_free(grads[path]);
-      ldp_tape_free(tapes[path]);
-    }
   }
-
-  /* Refusals: an asymmetric stored part and a stored diagonal. */
-  const guint ar[1] = { 0 }, ac[1] = { 1 }, dr[1] = { 2 };
-  LdpCsr *asym = ldp_csr_from_coo(n, n, ar, ac, NULL, 1, LDP_COO_ERROR, &error);
-  g_assert_null(ldp_graph_new_with_background(asym, U, class_of, block, &error));
-  g_assert_error(error, LDP_DATA_ERROR, LDP_DATA_ERROR_INCONSISTENT);
-  g_clear_error(&error);
-  LdpCsr *diag = ldp_csr_from_coo(n, n, dr, dr, NULL, 1, LDP_COO_ERROR, &error);
-  g_assert_null(ldp_graph_new_with_background(diag, U, class_of, block, &error));
-  g_assert_nonnull(strstr(error->message, "diagonal"));
+  const double p = exp(1.0) / (1 + exp(1.0));
+  g_test_message("bits: %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT " ones kept, %" G_GUINT64_FORMAT
+                 "/%" G_GUINT64_FORMAT " zeros set (theory %.4f, %.4f)",
+                 kept, ones, set, zeros, p, 1 - p);
+  g_assert_cmpuint(ones, ==, 6 * n);
+  g_assert_cmpfloat(fabs((double)kept - ones * p), <, 5 * sqrt(ones * p * (1 - p)));
+  g_assert_cmpfloat(fabs((double)set - zeros * (1 - p)), <, 5 * sqrt(zeros * p * (1 - p)));
+  const double *be = ldp_dataset_side_release(ds, "bits_epsilon", NULL);
+  const double *nd = ldp_dataset_side_release(ds, "noisy_degree", NULL);
+  for (guint u = 0; u < n; u++) {
+    g_assert_cmpfloat(be[u], ==, 1.0);
+    g_assert_false(isnan(nd[u]));
+  }
+  ldp_dataset_free(ds);
 }
 
-static void test_bad_input(void)
+/* delta = 0: no degree; epsilon = inf and public users: true lists, no side values. */
+static void test_blink_ends(void)
 {
-  BlinkPrior p;
-  g_autoptr(GError) error = NULL;
-  double two[2] = { 1, 1 };
-  g_assert_false(blink_prior_fit(&p, two, 2, 200, &error));
-  g_assert_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_INCOMPATIBLE);
-  g_clear_error(&error);
-  double d[4] = { 1, NAN, 2, 1 };
-  g_assert_false(blink_prior_fit(&p, d, 4, 200, &error));
-  g_assert_nonnull(strstr(error->message, "user 1"));
-  g_clear_error(&error);
-  guint indptr[3] = { 0, 1, 1 }, indices[1] = { 5 };
-  BlinkReports r;
-  g_assert_false(blink_reports_build(&r, 2, indptr, indices, &error));
-  g_assert_error(error, LDP_DATA_ERROR, LDP_DATA_ERROR_INCONSISTENT);
+  static const guint steps[] = { 1, 2 };
+  const guint n = 40;
+  g_autoptr(GError) err = NULL;
+  const char *zero[] = { "epsilon=3", "delta=0", NULL };
+  LdpDataset *ds = ring_graph(n, steps, 2, FALSE);
+  g_assert_true(apply("blink", zero, 5, 0.0, ds, NULL, &err));
+  g_assert_no_error(err);
+  const double *nd = ldp_dataset_side_release(ds, "noisy_degree", NULL);
+  const double *be = ldp_dataset_side_release(ds, "bits_epsilon", NULL);
+  for (guint u = 0; u < n; u++) {
+    g_assert_true(isnan(nd[u]));
+    g_assert_cmpfloat(be[u], ==, 3.0);
+  }
+  ldp_dataset_free(ds);
+
+  const char *off[] = { "epsilon=inf", NULL };
+  ds = ring_graph(n, steps, 2, FALSE);
+  g_autofree guint8 *truth = dense_adjacency(ds);
+  g_autoptr(LdpLedger) ledger = ldp_ledger_new();
+  g_assert_true(apply("blink", off, 5, 0.0, ds, ledger, &err));
+  g_assert_no_error(err);
+  g_assert_true(isinf(ldp_ledger_target_epsilon(ledger, LDP_TARGET_EDGES)));
+  g_autofree guint8 *got = dense_adjacency(ds);
+  g_assert_cmpmem(got, n * n, truth, n * n);
+  nd = ldp_dataset_side_release(ds, "noisy_degree", NULL);
+  for (guint u = 0; u < n; u++)
+    g_assert_true(isnan(nd[u]));
+  ldp_dataset_free(ds);
+
+  const char *half[] = { "epsilon=1", "delta=0.5", NULL };
+  ds = ring_graph(n, steps, 2, FALSE);
+  g_autofree guint8 *truth2 = dense_adjacency(ds);
+  g_assert_true(apply("blink", half, 5, 0.5, ds, NULL, &err));
+  g_assert_no_error(err);
+  g_autofree guint8 *got2 = dense_adjacency(ds);
+  nd = ldp_dataset_side_release(ds, "noisy_degree", NULL);
+  be = ldp_dataset_side_release(ds, "bits_epsilon", NULL);
+  guint n_pub = 0;
+  for (guint u = 0; u < n; u++) {
+    g_assert_cmpint(isnan(nd[u]), ==, isnan(be[u]));
+    if (isnan(nd[u])) {  /* public: her true row */
+      n_pub++;
+      g_assert_cmpmem(got2 + (gsize)u * n, n, truth2 + (gsize)u * n, n);
+    }
+  }
+  g_assert_cmpuint(n_pub, ==, n / 2);
+  ldp_dataset_free(ds);
+}
+
+/* RR-like outputs are refused up front beyond the memory bound; delta = 1 sends no
+ * bits and passes. */
+static void test_memory_guards(void)
+{
+  static const guint steps[] = { 1 };
+  const char *cases[][3] = {
+    { "blink", "delta=0.5", "list entries" },
+    { "symrr", "reference_band=false", "list entries" },
+    { "ldpgcn", "drop_nonpositive=false", "dense reports" },
+  };
+  for (gsize c = 0; c < G_N_ELEMENTS(cases); c++) {
+    const char *a[] = { "max_memory=0.01", cases[c][1], NULL };
+    LdpDataset *ds = ring_graph(2000, steps, 1, FALSE);
+    g_autoptr(GError) err = NULL;
+    g_assert_false(apply(cases[c][0], a, 1, 0.0, ds, NULL, &err));
+    g_assert_nonnull(err);
+    g_test_message("%s", err->message);
+    g_assert_nonnull(strstr(err->message, cases[c][2]));
+    g_assert_nonnull(strstr(err->message, "the mechanism's max_memory"));
+    ldp_dataset_free(ds);
+  }
+  const char *ok[] = { "max_memory=0.01", "delta=1", NULL };
+  LdpDataset *ds = ring_graph(2000, steps, 1, FALSE);
+  g_autoptr(GError) err = NULL;
+  g_assert_true(apply("blink", ok, 1, 0.0, ds, NULL, &err));
+  g_assert_no_error(err);
+  ldp_dataset_free(ds);
+}
+
+static void test_audit(void)
+{
+  const LdpAuditConfig cfg = { .n_trials = 20000, .seed = 1, .alpha = 0.05 };
+  g_autoptr(GError) err = NULL;
+  g_autoptr(LdpAuditResult) ok = ldp_audit_run(desc_of("blink"), &cfg, &err);
+  g_assert_no_error(err);
+  g_autofree char *ok_text = ldp_audit_result_format(ok);
+  g_test_message("%s", ok_text);
+  g_assert_cmpfloat(ldp_audit_result_claimed(ok), ==, 1.0);
+  g_assert_false(ldp_audit_result_violated(ok));
+
+  g_autofree char *path = g_test_build_filename(G_TEST_BUILT, "plugins", ".libs", "broken-blink.so", NULL);
+  g_assert_true(ldp_registry_load_file(registry, path, &err));
+  g_assert_no_error(err);
+  g_autoptr(LdpAuditResult) bad = ldp_audit_run(desc_of("broken_blink"), &cfg, &err);
+  g_assert_no_error(err);
+  g_autofree char *bad_text = ldp_audit_result_format(bad);
+  g_test_message("%s", bad_text);
+  g_assert_true(ldp_audit_result_violated(bad));
+  g_assert_nonnull(strstr(bad_text, "best event: side release noisy_degree"));
 }
 
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
-  g_test_add_func("/blink/estimator-vs-dense", test_prior_and_posterior);
-  g_test_add_func("/blink/soft-product-vs-dense", test_soft_product);
-  g_test_add_func("/blink/background-vs-sparse-path", test_background_vs_sparse);
-  g_test_add_func("/blink/bad-input", test_bad_input);
-  return g_test_run();
+  registry = ldp_test_registry();
+  g_test_add_func("/symrr/brute-force", test_symrr_brute_force);
+  g_test_add_func("/ldpgcn/brute-force", test_ldpgcn_brute_force);
+  g_test_add_func("/blink/ledger", test_blink_ledger);
+  g_test_add_func("/blink/degree", test_blink_degree);
+  g_test_add_func("/blink/bits", test_blink_bits);
+  g_test_add_func("/blink/ends", test_blink_ends);
+  g_test_add_func("/blink/memory", test_memory_guards);
+  g_test_add_func("/blink/audit", test_audit);
+  int rc = g_test_run();
+  ldp_registry_free(registry);
+  return rc;
 }

@@ -78,18 +78,27 @@ static inline gboolean mech_check_row(const LdpUserView *v, double lo, double hi
  * backward pass (8). */
 #define MECH_BYTES_PER_ENTRY 24.0
 
-static inline gboolean mech_check_memory(double entries, const LdpParams *params, GError **error)
+/* The bound in MiB that holds for a mechanism with "max_memory" in @params (0: none
+ * known); *@source (static or the process's, transfer none) says where it comes from. */
+static inline double mech_memory_limit_mib(const LdpParams *params, const char **source)
 {
   double limit_mb = ldp_params_get_number(params, "max_memory");
-  const char *source = "the mechanism's max_memory";
+  *source = "the mechanism's max_memory";
   const char *process_source = NULL;
   double process_mb = ldp_memory_limit_mib(&process_source);
   /* an explicit max_memory replaces the machine's default, never a bound set by the
    * program (--max-memory): then the smaller one holds */
   if (!(limit_mb > 0.0) || (ldp_memory_limit_is_set() && process_mb < limit_mb)) {
     limit_mb = process_mb;
-    source = process_source;
+    *source = process_source;
   }
+  return limit_mb > 0.0 ? limit_mb : 0.0;
+}
+
+static inline gboolean mech_check_memory(double entries, const LdpParams *params, GError **error)
+{
+  const char *source = NULL;
+  double limit_mb = mech_memory_limit_mib(params, &source);
   if (!(limit_mb > 0.0))
     return TRUE;  /* unknown machine and no bound given */
   double need_mb = entries * MECH_BYTES_PER_ENTRY / 1048576.0;
