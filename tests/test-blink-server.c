@@ -131,24 +131,26 @@ static void test_prior_and_posterior(void)
     g_assert_cmpfloat(p.degree[p.class_of[8]], ==, N - 2.0);
 
     BlinkReports r;
-    g_assert_true(blink_reports_build(&r, N, f.indptr, f.indices, &error));
-    /* x against the dense reports, entry by entry. */
-    gsize seen = 0;
+    g_assert_true(blink_reports_build(&r, &p, f.indptr, f.indices, &error));
+    /* x against the dense reports: per report, per pair, and the counts per class pair. */
+    gsize pairs = 0;
+    guint64 *count = g_new0(guint64, (gsize)p.n_classes * p.n_classes * 2);
     for (guint i = 0; i < N; i++) {
-      guint e = r.indptr[i];
+      for (guint e = r.indptr[i]; e < r.indptr[i + 1]; e++)
+        g_assert_cmpuint(r.x[e], ==, 1 + f.rep[(gsize)r.indices[e] * N + i]);
       for (guint j = 0; j < N; j++) {
-        guint x = f.rep[(gsize)i * N + j] + f.rep[(gsize)j * N + i];
-        if (x == 0)
-          continue;
-        g_assert_cmpuint(e, <, r.indptr[i + 1]);
-        g_assert_cmpuint(r.indices[e], ==, j);
-        g_assert_cmpuint(r.x[e], ==, x);
-        e++;
-        seen++;
+        guint x = i == j ? 0 : f.rep[(gsize)i * N + j] + f.rep[(gsize)j * N + i];
+        g_assert_cmpuint(blink_reports_x(&r, i, j), ==, x);
+        if (x > 0) {
+          pairs++;
+          count[((gsize)p.class_of[i] * p.n_classes + p.class_of[j]) * 2 + x - 1]++;
+        }
       }
-      g_assert_cmpuint(e, ==, r.indptr[i + 1]);
     }
-    g_assert_cmpuint(seen, ==, r.nnz);
+    g_assert_cmpuint(pairs, ==, r.n_pairs);
+    g_assert_cmpmem(count, p.n_classes * p.n_classes * 2 * sizeof(guint64), r.pair_count,
+                    p.n_classes * p.n_classes * 2 * sizeof(guint64));
+    g_free(count);
 
     /* Posterior: the class formula against the dense likelihood-ratio form of §1.3
      * (L1 pi / (L1 pi + L0 (1 - pi))) with the dense betas. */
@@ -271,7 +273,7 @@ static void test_soft_product(void)
     BlinkReports r;
     g_autoptr(GError) error = NULL;
     g_assert_true(blink_prior_fit(&p, f.degree, N, 200, &error));
-    g_assert_true(blink_reports_build(&r, N, f.indptr, f.indices, &error));
+    g_assert_true(blink_reports_build(&r, &p, f.indptr, f.indices, &error));
     g_autoptr(LdpGraph) g = blink_soft_graph(&p, &r, eps_a, &error);
     g_assert_no_error(error);
     g_assert_true(ldp_graph_has_background(g));
@@ -429,10 +431,17 @@ static void test_bad_input(void)
   g_assert_false(blink_prior_fit(&p, d, 4, 200, &error));
   g_assert_nonnull(strstr(error->message, "user 1"));
   g_clear_error(&error);
-  guint indptr[3] = { 0, 1, 1 }, indices[1] = { 5 };
+  double d3[3] = { 1, 1, 1 };
+  g_assert_true(blink_prior_fit(&p, d3, 3, 200, &error));
+  guint indptr[4] = { 0, 1, 1, 1 }, indices[1] = { 5 };
   BlinkReports r;
-  g_assert_false(blink_reports_build(&r, 2, indptr, indices, &error));
+  g_assert_false(blink_reports_build(&r, &p, indptr, indices, &error));
   g_assert_error(error, LDP_DATA_ERROR, LDP_DATA_ERROR_INCONSISTENT);
+  g_clear_error(&error);
+  guint indptr2[4] = { 0, 2, 2, 2 }, unsorted[2] = { 2, 1 };
+  g_assert_false(blink_reports_build(&r, &p, indptr2, unsorted, &error));
+  g_assert_nonnull(strstr(error->message, "not sorted"));
+  blink_prior_clear(&p);
 }
 
 int main(int argc, char **argv)

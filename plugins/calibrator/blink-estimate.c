@@ -23,19 +23,6 @@ static int degree_entry_cmp(const void *a, const void *b)
   return x->node < y->node ? -1 : (x->node > y->node);
 }
 
-static const BlinkPrior *beta_order_prior; /* qsort has no user data; set around the call */
-
-static int beta_order_cmp(const void *a, const void *b)
-{
-  const guint u = *(const guint *)a, v = *(const guint *)b;
-  const double bu = beta_order_prior->beta[u], bv = beta_order_prior->beta[v];
-  if (bu != bv)
-    return bu < bv ? -1 : 1;
-  return u < v ? -1 : (u > v);
-}
-
-G_LOCK_DEFINE_STATIC(beta_order);
-
 gboolean blink_prior_fit(BlinkPrior *out, const double *noisy_degree, guint n, guint iterations, GError **error)
 {
   memset(out, 0, sizeof *out);
@@ -114,21 +101,6 @@ gboolean blink_prior_fit(BlinkPrior *out, const double *noisy_degree, guint n, g
   g_free(enb);
   out->beta = beta;
 
-  out->by_beta = g_new(guint, U);
-  for (guint v = 0; v < U; v++)
-    out->by_beta[v] = v;
-  G_LOCK(beta_order);
-  beta_order_prior = out;
-  qsort(out->by_beta, U, sizeof(guint), beta_order_cmp);
-  beta_order_prior = NULL;
-  G_UNLOCK(beta_order);
-  out->beta_sorted = g_new(double, U);
-  out->count_prefix = g_new(double, U + 1);
-  out->count_prefix[0] = 0.0;
-  for (guint k = 0; k < U; k++) {
-    out->beta_sorted[k] = beta[out->by_beta[k]];
-    out->count_prefix[k + 1] = out->count_prefix[k] + out->class_count[out->by_beta[k]];
-  }
   return TRUE;
 }
 
@@ -138,9 +110,6 @@ void blink_prior_clear(BlinkPrior *p)
   g_clear_pointer(&p->class_count, g_free);
   g_clear_pointer(&p->degree, g_free);
   g_clear_pointer(&p->beta, g_free);
-  g_clear_pointer(&p->by_beta, g_free);
-  g_clear_pointer(&p->beta_sorted, g_free);
-  g_clear_pointer(&p->count_prefix, g_free);
   p->n = p->n_classes = 0;
 }
 
@@ -152,89 +121,100 @@ static int guint_cmp(const void *a, const void *b)
   return x < y ? -1 : (x > y);
 }
 
-static int guint64_cmp(const void *a, const void *b)
+/* Whether sorted row @i of the reports lists @j. */
+static gboolean row_has(const guint *indptr, const guint *indices, guint i, guint j)
 {
-  const guint64 x = *(const guint64 *)a, y = *(const guint64 *)b;
-  return x < y ? -1 : (x > y);
+  guint lo = indptr[i], hi = indptr[i + 1];
+  while (lo < hi) {
+    guint mid = lo + (hi - lo) / 2;
+    if (indices[mid] < j)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < indptr[i + 1] && indices[lo] == j;
 }
 
-gboolean blink_reports_build(BlinkReports *out, guint n, const guint *indptr, const guint *indices, GError **error)
+gboolean blink_reports_build(BlinkReports *out, const BlinkPrior *p, const guint *indptr, const guint *indices,
+                             GError **error)
 {
   memset(out, 0, sizeof *out);
+  const guint n = p->n, U = p->n_classes;
   for (guint i = 0; i < n; i++)
-    for (gsize e = indptr[i]; e < indptr[i + 1]; e++)
+    for (guint e = indptr[i]; e < indptr[i + 1]; e++) {
       if (indices[e] >= n) {
         g_set_error(error, LDP_DATA_ERROR, LDP_DATA_ERROR_INCONSISTENT,
                     "blink estimator: user %u reports node %u, but there are only %u users", i, indices[e], n);
         return FALSE;
       }
-  /* Both directions of every report, then sorted rows with duplicates counted: a pair
-   * reported by both ends appears twice in row i (x = 2), once otherwise; a node
-   * repeating a neighbour in its own report is counted once. */
-  guint *deg = g_new0(guint, n + 1);
-  for (guint i = 0; i < n; i++)
-    for (gsize e = indptr[i]; e < indptr[i + 1]; e++)
-      if (indices[e] != i) {
-        deg[i]++;
-        deg[indices[e]]++;
+      if (e > indptr[i] && indices[e] <= indices[e - 1]) {
+        g_set_error(error, LDP_DATA_ERROR, LDP_DATA_ERROR_INCONSISTENT,
+                    "blink estimator: the reports of user %u are not sorted and unique (%u after %u)", i, indices[e],
+                    indices[e - 1]);
+        return FALSE;
       }
-  gsize *ptr = g_new(gsize, n + 1);
-  ptr[0] = 0;
+    }
+  out->n = n;
+  out->n_classes = U;
+  out->indptr = indptr;
+  out->indices = indices;
+  out->x = g_new0(guint8, MAX(indptr[n], 1));
+  out->pair_count = g_new0(guint64, (gsize)U * U * 2);
+  /* Whether j also listed i: users are visited in increasing i, so a cursor per row j
+   * that only moves forward answers every question in O(R) in total. */
+  guint *cursor = g_memdup2(indptr, sizeof(guint) * MAX(n, 1));
+  gsize pairs = 0;
   for (guint i = 0; i < n; i++)
-    ptr[i + 1] = ptr[i] + deg[i];
-  /* Entry = neighbour * 2 + (1 if it came from i's own report): sorting keeps own and
-   * foreign reports of a pair adjacent and distinguishes them. */
-  guint64 *ent = g_new(guint64, MAX(ptr[n], 1));
-  gsize *fill = g_memdup2(ptr, sizeof(gsize) * (n + 1));
-  for (guint i = 0; i < n; i++)
-    for (gsize e = indptr[i]; e < indptr[i + 1]; e++) {
-      guint j = indices[e];
+    for (guint e = indptr[i]; e < indptr[i + 1]; e++) {
+      const guint j = indices[e];
       if (j == i)
         continue;
-      ent[fill[i]++] = (guint64)j * 2 + 1;
-      ent[fill[j]++] = (guint64)i * 2;
-    }
-  g_free(fill);
-  g_free(deg);
-  out->n = n;
-  out->indptr = g_new(guint, n + 1);
-  out->indices = g_new(guint, MAX(ptr[n], 1));
-  out->x = g_new(guint8, MAX(ptr[n], 1));
-  gsize nnz = 0;
-  for (guint i = 0; i < n; i++) {
-    out->indptr[i] = (guint)nnz;
-    guint64 *row = ent + ptr[i];
-    const gsize len = ptr[i + 1] - ptr[i];
-    qsort(row, len, sizeof(guint64), guint64_cmp);
-    for (gsize k = 0; k < len;) {
-      const guint j = (guint)(row[k] >> 1);
-      gboolean own = FALSE, other = FALSE;
-      while (k < len && (guint)(row[k] >> 1) == j) {
-        if (row[k] & 1)
-          own = TRUE;
-        else
-          other = TRUE;
-        k++;
+      const guint u = p->class_of[i], v = p->class_of[j];
+      guint c = cursor[j];
+      while (c < indptr[j + 1] && indices[c] < i)
+        c++;
+      cursor[j] = c;
+      if (c < indptr[j + 1] && indices[c] == i) {
+        /* x = 2: the mirror report counts the pair (j, i) */
+        out->x[e] = 2;
+        out->pair_count[((gsize)u * U + v) * 2 + 1]++;
+        pairs += 1;
+      } else {
+        out->x[e] = 1;
+        out->pair_count[((gsize)u * U + v) * 2]++;
+        out->pair_count[((gsize)v * U + u) * 2]++;
+        pairs += 2;
       }
-      out->indices[nnz] = j;
-      out->x[nnz] = (guint8)(own + other);
-      nnz++;
     }
-  }
-  out->indptr[n] = (guint)nnz;
-  out->nnz = nnz;
-  g_free(ent);
-  g_free(ptr);
+  g_free(cursor);
+  out->n_pairs = pairs;
   return TRUE;
 }
 
 void blink_reports_clear(BlinkReports *r)
 {
-  g_clear_pointer(&r->indptr, g_free);
-  g_clear_pointer(&r->indices, g_free);
   g_clear_pointer(&r->x, g_free);
-  r->n = 0;
-  r->nnz = 0;
+  g_clear_pointer(&r->pair_count, g_free);
+  r->indptr = r->indices = NULL;
+  r->n = r->n_classes = 0;
+  r->n_pairs = 0;
+}
+
+guint blink_reports_x(const BlinkReports *r, guint i, guint j)
+{
+  if (i == j)
+    return 0;
+  return row_has(r->indptr, r->indices, i, j) + row_has(r->indptr, r->indices, j, i);
+}
+
+/* Ordered pairs of classes (u, v) with report count x. */
+static guint64 pairs_with(const BlinkPrior *p, const BlinkReports *r, guint u, guint v, guint x)
+{
+  const gsize uv = ((gsize)u * p->n_classes + v) * 2;
+  if (x > 0)
+    return r->pair_count[uv + x - 1];
+  guint64 all = (guint64)p->class_count[u] * p->class_count[v] - (u == v ? p->class_count[u] : 0);
+  return all - r->pair_count[uv] - r->pair_count[uv + 1];
 }
 
 /* ---- posterior ---- */
@@ -259,41 +239,18 @@ static inline gboolean passes(double logit, double t, gboolean strict)
   return strict ? logit > t : logit >= t;
 }
 
-/* First position k in the beta order from which the unreported logit with class @u
- * passes (the predicate is monotone in beta_v: rounding of a + b is monotone in b). */
-static guint first_passing(const BlinkPrior *p, guint u, double s0, double t, gboolean strict)
-{
-  guint lo = 0, hi = p->n_classes;
-  while (lo < hi) {
-    guint mid = lo + (hi - lo) / 2;
-    if (passes((p->beta[u] + p->beta_sorted[mid]) + s0, t, strict))
-      hi = mid;
-    else
-      lo = mid + 1;
-  }
-  return lo;
-}
-
 guint64 blink_count_above(const BlinkPrior *p, const BlinkReports *r, double eps_a, double t, gboolean strict)
 {
   double shift[3];
   blink_shifts(eps_a, shift);
   const guint U = p->n_classes;
-  const double total = p->count_prefix[U];
-  gint64 count = 0;
-  for (guint u = 0; u < U; u++) {
-    const guint k = first_passing(p, u, shift[0], t, strict);
-    count += (gint64)p->class_count[u] * (gint64)(total - p->count_prefix[k]);
-    if (passes(blink_logit(p, u, u, shift, 0), t, strict))
-      count -= p->class_count[u]; /* the pairs (i, i) */
-  }
-  for (guint i = 0; i < r->n; i++)
-    for (guint e = r->indptr[i]; e < r->indptr[i + 1]; e++) {
-      const guint u = p->class_of[i], v = p->class_of[r->indices[e]];
-      count -= passes(blink_logit(p, u, v, shift, 0), t, strict);
-      count += passes(blink_logit(p, u, v, shift, r->x[e]), t, strict);
-    }
-  return (guint64)count;
+  guint64 count = 0;
+  for (guint u = 0; u < U; u++)
+    for (guint v = 0; v < U; v++)
+      for (guint x = 0; x < 3; x++)
+        if (passes(blink_logit(p, u, v, shift, x), t, strict))
+          count += pairs_with(p, r, u, v, x);
+  return count;
 }
 
 double blink_posterior_sum(const BlinkPrior *p, const BlinkReports *r, double eps_a)
@@ -302,49 +259,69 @@ double blink_posterior_sum(const BlinkPrior *p, const BlinkReports *r, double ep
   blink_shifts(eps_a, shift);
   const guint U = p->n_classes;
   double sum = 0.0;
-  for (guint u = 0; u < U; u++) {
-    double row = 0.0;
+  for (guint u = 0; u < U; u++)
     for (guint v = 0; v < U; v++)
-      row += (double)p->class_count[v] * blink_sigmoid(blink_logit(p, u, v, shift, 0));
-    row -= blink_sigmoid(blink_logit(p, u, u, shift, 0));
-    sum += p->class_count[u] * row;
-  }
-  for (guint i = 0; i < r->n; i++)
-    for (guint e = r->indptr[i]; e < r->indptr[i + 1]; e++) {
-      const guint u = p->class_of[i], v = p->class_of[r->indices[e]];
-      sum += blink_sigmoid(blink_logit(p, u, v, shift, r->x[e])) - blink_sigmoid(blink_logit(p, u, v, shift, 0));
-    }
+      for (guint x = 0; x < 3; x++) {
+        const guint64 c = pairs_with(p, r, u, v, x);
+        if (c > 0)
+          sum += (double)c * blink_sigmoid(blink_logit(p, u, v, shift, x));
+      }
   return sum;
 }
 
-/* Order-preserving map of doubles (no NaN) onto unsigned integers. */
-static guint64 double_key(double d)
-{
-  guint64 b;
-  memcpy(&b, &d, sizeof b);
-  return (b >> 63) ? ~b : b | (G_GUINT64_CONSTANT(1) << 63);
-}
+typedef struct {
+  double logit;
+  guint64 count;
+} LogitCount;
 
-static double key_double(guint64 k)
+static int logit_desc(const void *a, const void *b)
 {
-  guint64 b = (k >> 63) ? k & ~(G_GUINT64_CONSTANT(1) << 63) : ~k;
-  double d;
-  memcpy(&d, &b, sizeof d);
-  return d;
+  const double x = ((const LogitCount *)a)->logit, y = ((const LogitCount *)b)->logit;
+  return x > y ? -1 : (x < y);
 }
 
 double blink_kth_logit(const BlinkPrior *p, const BlinkReports *r, double eps_a, guint64 k)
 {
-  /* Invariant: count(>= lo) >= k > count(>= hi). Every logit is finite. */
-  guint64 lo = double_key(-G_MAXDOUBLE), hi = double_key(G_MAXDOUBLE);
-  while (hi - lo > 1) {
-    const guint64 mid = lo + (hi - lo) / 2;
-    if (blink_count_above(p, r, eps_a, key_double(mid), FALSE) >= k)
-      lo = mid;
-    else
-      hi = mid;
+  double shift[3];
+  blink_shifts(eps_a, shift);
+  const guint U = p->n_classes;
+  LogitCount *items = g_new(LogitCount, (gsize)U * U * 3);
+  gsize m = 0;
+  for (guint u = 0; u < U; u++)
+    for (guint v = 0; v < U; v++)
+      for (guint x = 0; x < 3; x++) {
+        const guint64 c = pairs_with(p, r, u, v, x);
+        if (c > 0)
+          items[m++] = (LogitCount){ blink_logit(p, u, v, shift, x), c };
+      }
+  qsort(items, m, sizeof *items, logit_desc);
+  double t = m > 0 ? items[m - 1].logit : 0.0;
+  guint64 seen = 0;
+  for (gsize q = 0; q < m; q++) {
+    seen += items[q].count;
+    if (seen >= k) {
+      t = items[q].logit;
+      break;
+    }
   }
-  return key_double(lo);
+  g_free(items);
+  return t;
+}
+
+typedef struct {
+  guint64 key; /* i << 32 | j */
+  guint x;
+} PairX;
+
+static int pairx_cmp(const void *a, const void *b)
+{
+  const guint64 x = ((const PairX *)a)->key, y = ((const PairX *)b)->key;
+  return x < y ? -1 : (x > y);
+}
+
+static inline guint64 pair_key(guint i, guint j)
+{
+  return (guint64)i << 32 | j;
 }
 
 void blink_select(const BlinkPrior *p, const BlinkReports *r, double eps_a, double t, gboolean strict,
@@ -354,7 +331,7 @@ void blink_select(const BlinkPrior *p, const BlinkReports *r, double eps_a, doub
   blink_shifts(eps_a, shift);
   const guint n = p->n, U = p->n_classes;
   /* Members of each class, by node id. */
-  guint *start = g_new0(guint, U + 1), *members = g_new(guint, n);
+  guint *start = g_new0(guint, U + 1), *members = g_new(guint, MAX(n, 1));
   for (guint i = 0; i < n; i++)
     start[p->class_of[i] + 1]++;
   for (guint u = 0; u < U; u++)
@@ -363,62 +340,89 @@ void blink_select(const BlinkPrior *p, const BlinkReports *r, double eps_a, doub
   for (guint i = 0; i < n; i++)
     members[fill[p->class_of[i]]++] = i;
   g_free(fill);
-  guint *first = g_new(guint, U);
+  /* Background (x = 0) class pairs that pass, as a U x U mask. */
+  guint8 *bg = g_new(guint8, (gsize)U * U);
   for (guint u = 0; u < U; u++)
-    first[u] = first_passing(p, u, shift[0], t, strict);
+    for (guint v = 0; v < U; v++)
+      bg[(gsize)u * U + v] = passes(blink_logit(p, u, v, shift, 0), t, strict);
+  /* Reported pairs: those in passing background class pairs are removed from the
+   * background enumeration (x >= 1 replaces x = 0), those whose own logit passes are
+   * added. Both lists are ordered pairs, sorted by (i, j). */
+  GArray *excl = g_array_new(FALSE, FALSE, sizeof(PairX)), *add = g_array_new(FALSE, FALSE, sizeof(PairX));
+  for (guint i = 0; i < n; i++)
+    for (guint e = r->indptr[i]; e < r->indptr[i + 1]; e++) {
+      const guint j = r->indices[e], x = r->x[e];
+      if (x == 0)
+        continue;
+      const guint u = p->class_of[i], v = p->class_of[j];
+      /* x = 2: the mirror report handles (j, i); x = 1: this report stands for both. */
+      const PairX ij = { pair_key(i, j), x }, ji = { pair_key(j, i), x };
+      if (bg[(gsize)u * U + v]) {
+        g_array_append_val(excl, ij);
+        if (x == 1)
+          g_array_append_val(excl, ji);
+      }
+      if (passes(blink_logit(p, u, v, shift, x), t, strict)) {
+        g_array_append_val(add, ij);
+        if (x == 1)
+          g_array_append_val(add, ji);
+      }
+    }
+  qsort(excl->data, excl->len, sizeof(PairX), pairx_cmp);
+  qsort(add->data, add->len, sizeof(PairX), pairx_cmp);
 
-  guint *mark = g_new0(guint, n);   /* mark[j] = i + 1: j is reported in row i */
-  guint8 *xr = g_new0(guint8, n);
   GArray *idx = g_array_new(FALSE, FALSE, sizeof(guint));
+  GArray *vals = g_array_new(FALSE, FALSE, sizeof(float));
+  GArray *row = g_array_new(FALSE, FALSE, sizeof(guint));
   guint *indptr = g_new(guint, n + 1);
   indptr[0] = 0;
+  guint ke = 0, ka = 0;
+  const PairX *E = (const PairX *)excl->data, *A = (const PairX *)add->data;
   for (guint i = 0; i < n; i++) {
     const guint u = p->class_of[i];
-    const guint row_start = idx->len;
-    for (guint e = r->indptr[i]; e < r->indptr[i + 1]; e++) {
-      mark[r->indices[e]] = i + 1;
-      xr[r->indices[e]] = r->x[e];
-      if (passes(blink_logit(p, u, p->class_of[r->indices[e]], shift, r->x[e]), t, strict))
-        g_array_append_val(idx, r->indices[e]);
-    }
-    for (guint k = first[u]; k < U; k++) {
-      const guint v = p->by_beta[k];
-      for (guint m = start[v]; m < start[v + 1]; m++) {
-        const guint j = members[m];
-        if (j != i && mark[j] != i + 1)
-          g_array_append_val(idx, j);
+    g_array_set_size(row, 0);
+    for (guint v = 0; v < U; v++)
+      if (bg[(gsize)u * U + v])
+        for (guint m = start[v]; m < start[v + 1]; m++)
+          if (members[m] != i)
+            g_array_append_val(row, members[m]);
+    qsort(row->data, row->len, sizeof(guint), guint_cmp);
+    /* merge: background minus excl(i), plus add(i) */
+    const guint *bgr = (const guint *)row->data;
+    guint b = 0;
+    while (b < row->len || (ka < add->len && (guint)(A[ka].key >> 32) == i)) {
+      while (ke < excl->len && (guint)(E[ke].key >> 32) < i)
+        ke++;
+      const gboolean have_b = b < row->len, have_a = ka < add->len && (guint)(A[ka].key >> 32) == i;
+      guint j, x;
+      if (have_b && (!have_a || bgr[b] < (guint)A[ka].key)) {
+        j = bgr[b++];
+        while (ke < excl->len && E[ke].key < pair_key(i, j))
+          ke++;
+        if (ke < excl->len && E[ke].key == pair_key(i, j))
+          continue; /* reported: its own logit decides */
+        x = 0;
+      } else {
+        j = (guint)A[ka].key;
+        x = A[ka].x;
+        ka++;
       }
+      g_array_append_val(idx, j);
+      float w = weighted ? (float)blink_sigmoid(blink_logit(p, u, p->class_of[j], shift, x)) : 1.0f;
+      g_array_append_val(vals, w);
     }
-    qsort(&g_array_index(idx, guint, row_start), idx->len - row_start, sizeof(guint), guint_cmp);
     indptr[i + 1] = idx->len;
   }
-  const gsize nnz = idx->len;
-  float *values = g_new(float, MAX(nnz, 1));
-  for (guint i = 0; i < n; i++) {
-    for (guint e = r->indptr[i]; e < r->indptr[i + 1]; e++) {
-      mark[r->indices[e]] = i + 1;
-      xr[r->indices[e]] = r->x[e];
-    }
-    for (guint e = indptr[i]; e < indptr[i + 1]; e++) {
-      const guint j = g_array_index(idx, guint, e);
-      if (!weighted) {
-        values[e] = 1.0f;
-        continue;
-      }
-      /* xr[j] holds row i's report count where mark[j] == i + 1 (set just above). */
-      const guint x = mark[j] == i + 1 ? xr[j] : 0;
-      values[e] = (float)blink_sigmoid(blink_logit(p, p->class_of[i], p->class_of[j], shift, x));
-    }
-  }
-  g_free(mark);
-  g_free(xr);
-  g_free(first);
+  g_array_free(row, TRUE);
+  g_array_free(excl, TRUE);
+  g_array_free(add, TRUE);
+  g_free(bg);
   g_free(start);
   g_free(members);
   *indptr_out = indptr;
-  *nnz_out = nnz;
+  *nnz_out = idx->len;
   *indices_out = (guint *)g_array_free(idx, FALSE);
-  *values_out = values;
+  *values_out = (float *)g_array_free(vals, FALSE);
 }
 
 float *blink_soft_block(const BlinkPrior *p, double eps_a)
@@ -437,14 +441,70 @@ LdpGraph *blink_soft_graph(const BlinkPrior *p, const BlinkReports *r, double ep
 {
   double shift[3];
   blink_shifts(eps_a, shift);
-  LdpCsr *adj = ldp_csr_new(p->n, p->n, (guint)r->nnz);
-  memcpy(adj->indptr, r->indptr, ((gsize)p->n + 1) * sizeof(guint));
-  if (r->nnz > 0)
-    memcpy(adj->indices, r->indices, r->nnz * sizeof(guint));
-  for (guint i = 0; i < p->n; i++)
+  const guint n = p->n;
+  if (r->n_pairs > G_MAXINT / 2) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
+                "blink estimator: %" G_GSIZE_FORMAT " reported pairs exceed what a graph can hold", r->n_pairs);
+    return NULL;
+  }
+  /* The reported pairs in both directions, values P_ij. Row i is i's own reports
+   * (sorted) followed by the users who alone listed i (sorted, as they are visited in
+   * order): two sorted runs, merged per row. */
+  LdpCsr *adj = ldp_csr_new(n, n, (guint)r->n_pairs);
+  guint *own = g_new0(guint, MAX(n, 1));
+  for (guint i = 0; i < n; i++)
+    for (guint e = r->indptr[i]; e < r->indptr[i + 1]; e++) {
+      if (r->x[e] == 0)
+        continue;
+      adj->indptr[i + 1]++;
+      own[i]++;
+      if (r->x[e] == 1)
+        adj->indptr[r->indices[e] + 1]++;
+    }
+  for (guint i = 0; i < n; i++)
+    adj->indptr[i + 1] += adj->indptr[i];
+  guint8 *xs = g_new(guint8, MAX(r->n_pairs, 1));
+  guint *fill = g_new(guint, MAX(n, 1));
+  for (guint i = 0; i < n; i++) {
+    guint q = adj->indptr[i];
     for (guint e = r->indptr[i]; e < r->indptr[i + 1]; e++)
-      adj->values[e] =
-          (float)blink_sigmoid(blink_logit(p, p->class_of[i], p->class_of[r->indices[e]], shift, r->x[e]));
+      if (r->x[e] != 0) {
+        adj->indices[q] = r->indices[e];
+        xs[q++] = r->x[e];
+      }
+    fill[i] = q;
+  }
+  for (guint i = 0; i < n; i++)
+    for (guint e = r->indptr[i]; e < r->indptr[i + 1]; e++)
+      if (r->x[e] == 1) {
+        const guint j = r->indices[e];
+        adj->indices[fill[j]] = i;
+        xs[fill[j]++] = 1;
+      }
+  g_free(fill);
+  GArray *tmp_j = g_array_new(FALSE, FALSE, sizeof(guint));
+  GArray *tmp_x = g_array_new(FALSE, FALSE, sizeof(guint8));
+  for (guint i = 0; i < n; i++) {
+    const guint s0 = adj->indptr[i], mid = s0 + own[i], end = adj->indptr[i + 1];
+    g_array_set_size(tmp_j, 0);
+    g_array_set_size(tmp_x, 0);
+    guint a = s0, b = mid;
+    while (a < mid || b < end) {
+      const guint q = (b >= end || (a < mid && adj->indices[a] < adj->indices[b])) ? a++ : b++;
+      g_array_append_val(tmp_j, adj->indices[q]);
+      g_array_append_val(tmp_x, xs[q]);
+    }
+    for (guint k = 0; k < tmp_j->len; k++) {
+      const guint j = g_array_index(tmp_j, guint, k);
+      adj->indices[s0 + k] = j;
+      adj->values[s0 + k] = (float)blink_sigmoid(
+          blink_logit(p, p->class_of[i], p->class_of[j], shift, g_array_index(tmp_x, guint8, k)));
+    }
+  }
+  g_array_free(tmp_j, TRUE);
+  g_array_free(tmp_x, TRUE);
+  g_free(xs);
+  g_free(own);
   g_autofree float *block = blink_soft_block(p, eps_a);
   return ldp_graph_new_with_background(adj, p->n_classes, p->class_of, block, error);
 }

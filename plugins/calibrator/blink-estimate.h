@@ -27,19 +27,21 @@ typedef struct {
   guint *class_count; /* U: users per class */
   double *degree;     /* U: clipped degree of each class, ascending */
   double *beta;       /* U: beta after the fixed-point iterations */
-  guint *by_beta;     /* U: classes sorted by beta (ascending, ties by class id) */
-  double *beta_sorted;  /* U: beta[by_beta[k]] */
-  double *count_prefix; /* U + 1: sum of class_count over by_beta[0 .. k) */
 } BlinkPrior;
 
-/* The released pairs: a symmetric CSR without diagonal over the n users, one entry per
- * ordered pair (i, j) with x_ij = a~_ij + a~_ji >= 1, rows sorted. */
+/* The released pairs. The directed reports are borrowed (row i = the j with a~_ij = 1,
+ * sorted and unique as in an LdpCsr); per report, x of its pair; and per ordered class
+ * pair (u, v), the number of ordered user pairs (i in u, j in v, i != j) with x_ij = 1
+ * and with x_ij = 2. Every count, sum and threshold then costs O(U^2), independent of
+ * the number R of reports; only building x (O(R log d)) and listing a graph read them.
+ * Memory: R bytes plus 16 U^2 bytes. */
 typedef struct {
-  guint n;
-  guint *indptr;   /* n + 1 */
-  guint *indices;  /* nnz */
-  guint8 *x;       /* nnz: 1 or 2 */
-  gsize nnz;
+  guint n, n_classes;
+  const guint *indptr;   /* n + 1, borrowed */
+  const guint *indices;  /* borrowed */
+  guint8 *x;             /* per report: x of its pair (1 or 2); 0 for a report of oneself */
+  guint64 *pair_count;   /* U x U x 2: [(u U + v) 2 + x - 1] ordered pairs with that x */
+  gsize n_pairs;         /* ordered pairs i != j with x >= 1 */
 } BlinkReports;
 
 /* Clips @noisy_degree (n values) to [1, n - 2] and runs @iterations Jacobi iterations
@@ -50,10 +52,13 @@ gboolean blink_prior_fit(BlinkPrior *out, const double *noisy_degree, guint n, g
 void blink_prior_clear(BlinkPrior *p);
 
 /* Builds x from the directed reports: row i of (@indptr, @indices) lists the j with
- * a~_ij = 1 (any order, duplicates and i itself ignored). Ids >= n set @error. */
-gboolean blink_reports_build(BlinkReports *out, guint n, const guint *indptr, const guint *indices,
+ * a~_ij = 1, sorted and unique (i itself ignored). They must outlive @out. Ids >= n or
+ * unsorted rows set @error. */
+gboolean blink_reports_build(BlinkReports *out, const BlinkPrior *p, const guint *indptr, const guint *indices,
                              GError **error);
 void blink_reports_clear(BlinkReports *r);
+/* x_ij of a pair (0 when neither reported the other); O(log d). */
+guint blink_reports_x(const BlinkReports *r, guint i, guint j);
 
 /* shift[x] = 2 eps_a (x - 1) for x = 0, 1, 2. */
 void blink_shifts(double eps_a, double shift[3]);
@@ -67,20 +72,21 @@ static inline double blink_logit(const BlinkPrior *p, guint u, guint v, const do
 /* P_ij = sigmoid(logit), computed without overflow. */
 double blink_sigmoid(double z);
 
-/* Number of ordered pairs i != j whose logit is > @t (@strict) or >= @t; O(U log U + R). */
+/* Number of ordered pairs i != j whose logit is > @t (@strict) or >= @t; O(U^2). */
 guint64 blink_count_above(const BlinkPrior *p, const BlinkReports *r, double eps_a, double t, gboolean strict);
 
-/* sum_{i != j} P_ij (the hybrid's expected number of directed entries); O(U^2 + R). */
+/* sum_{i != j} P_ij (the hybrid's expected number of directed entries); O(U^2). */
 double blink_posterior_sum(const BlinkPrior *p, const BlinkReports *r, double eps_a);
 
 /* The k-th largest logit over the ordered pairs i != j (1 <= k <= n (n - 1)): the
- * largest value t with blink_count_above(t, FALSE) >= k, found by bisection on the
- * ordering of doubles (about 64 counts). */
+ * largest value t with blink_count_above(t, FALSE) >= k. All logits take one of 3 U^2
+ * values (class pair, x), so this sorts those with their counts: O(U^2 log U). */
 double blink_kth_logit(const BlinkPrior *p, const BlinkReports *r, double eps_a, guint64 k);
 
 /* The symmetric CSR (rows sorted, no diagonal) of the pairs whose logit is > @t
  * (@strict) or >= @t, with values P_ij (@weighted) or 1. Arrays (transfer full):
- * indptr n + 1, indices and values nnz. Time O(n + U log U + R + output). */
+ * indptr n + 1, indices and values nnz. Time O(n + U^2 + R + output log output), memory
+ * O(n + output) beyond the reports. */
 void blink_select(const BlinkPrior *p, const BlinkReports *r, double eps_a, double t, gboolean strict,
                   gboolean weighted, guint **indptr, guint **indices, float **values, gsize *nnz);
 

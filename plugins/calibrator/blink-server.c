@@ -35,6 +35,7 @@ typedef struct {
   double eps_a;
   BlinkPrior prior;
   BlinkReports reports;
+  LdpGraph *noisy;    /* the users' reports (reference), borrowed by reports */
   guint64 k;          /* hybrid: floor(sum P) */
   double tau;         /* hybrid: the threshold logit */
   double posterior_sum;
@@ -69,6 +70,7 @@ static void blink_server_destroy(gpointer inst)
     return;
   blink_prior_clear(&s->prior);
   blink_reports_clear(&s->reports);
+  g_clear_pointer(&s->noisy, ldp_graph_unref);
   g_free(s);
 }
 
@@ -141,7 +143,10 @@ static gboolean blink_server_prepare(gpointer inst, LdpDataset *noisy, LdpRng *r
   if (!blink_prior_fit(&s->prior, deg, n, s->iterations, error))
     return FALSE;
   const LdpCsr *a = ldp_graph_csr(g);
-  if (!blink_reports_build(&s->reports, n, a->indptr, a->indices, error))
+  /* The graph stays alive: the dataset keeps it until the variant's graph replaces it,
+   * so hold a reference for the reports that borrow its CSR. */
+  s->noisy = ldp_graph_ref(g);
+  if (!blink_reports_build(&s->reports, &s->prior, a->indptr, a->indices, error))
     return FALSE;
   s->posterior_sum = blink_posterior_sum(&s->prior, &s->reports, s->eps_a);
   s->done = TRUE;
@@ -206,20 +211,6 @@ static void add_diag(GArray *out, const char *name, double value)
   g_array_append_val(out, d);
 }
 
-/* x of pair (i, j) from the symmetric report rows (binary search). */
-static guint reports_x(const BlinkReports *r, guint i, guint j)
-{
-  guint lo = r->indptr[i], hi = r->indptr[i + 1];
-  while (lo < hi) {
-    guint mid = lo + (hi - lo) / 2;
-    if (r->indices[mid] < j)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo < r->indptr[i + 1] && r->indices[lo] == j ? r->x[lo] : 0;
-}
-
 static void blink_server_diagnostics(gpointer inst, LdpGraph *reference, GArray *out)
 {
   BlinkServer *s = inst;
@@ -249,7 +240,7 @@ static void blink_server_diagnostics(gpointer inst, LdpGraph *reference, GArray 
       if (j == i || (e > a->indptr[i] && a->indices[e - 1] == j))
         continue;
       const double z = blink_logit(&s->prior, s->prior.class_of[i], s->prior.class_of[j], shift,
-                                   reports_x(&s->reports, i, j));
+                                   blink_reports_x(&s->reports, i, j));
       true_entries += 1;
       true_above += z > 0.0;
       corr += 1.0 - 2.0 * blink_sigmoid(z);
