@@ -1,18 +1,20 @@
 #!/usr/bin/env python3
 """blink-tables.py: ldpgnn's Blink results beside the published ones (doc/blink.md).
 
-    bench/blink-tables.py tables DIR...     Cora accuracy tables (Blink's Appendix A)
-    bench/blink-tables.py estimator FILE    estimator targets (Blink's density/MAE files)
+    bench/blink-tables.py tables DIR|CSV... [--csv OUT.csv]   Cora accuracy tables
+    bench/blink-tables.py estimator FILE [--csv OUT.csv]      estimator targets
 
 tables: each DIR is one backbone's cell directory of bench/run-cells.sh (DIR/VARIANT/sS/
-summary.json; the backbone is read from the pipeline name blink-cora-MODEL), or a
-directory of per-seed result files DIR/VARIANT.json ({"seeds": [...], "test_accuracy":
-[...]}, what `--export` writes). A cell prints ours as mean ± std over seeds (population
-std, ddof = 0, as the reference) and the published mean ± std; the mark says whether our
-mean lies inside the published mean ± 2 std ('in') or not ('OUT'); '-' = not run.
---export OUT_DIR writes the per-seed accuracies of every cell as OUT_DIR/MODEL/VARIANT.json.
+summary.json; the backbone is read from the pipeline name blink-cora-MODEL), or a CSV
+of per-seed results (model,variant,seed,test_accuracy: what `--csv OUT.csv` writes from
+cell directories; doc/results/blink-cora-seeds.csv). A cell prints ours as mean ± std
+over seeds (population std, ddof = 0, as the reference) and the published mean ± std;
+the mark says whether our mean lies inside the published mean ± 2 std ('in') or not
+('OUT'); '-' = not run.
 
-estimator: FILE is the summary.json of pipelines/blink-cora-estimator.yaml. For each
+estimator: FILE is the summary.json of pipelines/blink-cora-estimator.yaml, or the CSV
+`--csv OUT.csv` writes from it (eps,seed,entries_above_half,true_above_half,mae;
+doc/results/blink-cora-estimator.csv). For each
 epsilon, the means over trials of the entries with P > 1/2, the true edges among them and
 MAE(P, A), beside the published 30-trial means, with z = (ours - published) / (sqrt(2) se):
 se the standard error of our mean; sqrt(2) because the published mean has (we assume)
@@ -101,17 +103,34 @@ def read_cells(d):
     return model, cells
 
 
-def tables(dirs, export):
-    for d in dirs:
-        model, cells = read_cells(d)
+def read_csv_cells(path):
+    """model -> variant -> list of (seed, accuracy in %)."""
+    out = {}
+    with open(path) as f:
+        header = f.readline().strip().split(",")
+        for line in f:
+            r = dict(zip(header, line.strip().split(",")))
+            out.setdefault(r["model"], {}).setdefault(r["variant"], []).append(
+                (int(r["seed"]), 100 * float(r["test_accuracy"])))
+    return out
+
+
+def tables(srcs, csv_out):
+    sets = []
+    for d in srcs:
+        if os.path.isfile(d):
+            sets += sorted(read_csv_cells(d).items(), key=lambda mc: list(PUBLISHED).index(mc[0]))
+        else:
+            sets.append(read_cells(d))
+    if csv_out:
+        with open(csv_out, "w") as f:
+            f.write("model,variant,seed,test_accuracy\n")
+            for model, cells in sets:
+                for v in sorted(cells):
+                    for seed, a in sorted(cells[v]):
+                        f.write("%s,%s,%d,%.6f\n" % (model, v, seed, a / 100))
+    for model, cells in sets:
         pub = PUBLISHED[model]
-        if export:
-            os.makedirs(os.path.join(export, model), exist_ok=True)
-            for v, xs in cells.items():
-                with open(os.path.join(export, model, v + ".json"), "w") as f:
-                    json.dump({"model": model, "variant": v, "seeds": [s for s, _ in xs],
-                               "test_accuracy": [round(a / 100, 6) for _, a in xs]}, f)
-                    f.write("\n")
         print("\n## cora / %s (ours: mean ± std over n seeds; published: 30 trials)\n" % model)
         inside = total = 0
         for v in ("nonprivate", "mlp"):
@@ -143,8 +162,27 @@ def tables(dirs, export):
         print("\n%d of %d cells run lie inside the published mean ± 2 std." % (inside, total))
 
 
-def estimator(path):
-    j = json.load(open(path))
+def estimator(path, csv_out):
+    if path.endswith(".csv"):
+        runs = {}
+        with open(path) as f:
+            header = f.readline().strip().split(",")
+            for line in f:
+                r = dict(zip(header, line.strip().split(",")))
+                d = runs.setdefault(int(r["eps"]), {})
+                for k in ("entries_above_half", "true_above_half", "mae"):
+                    d.setdefault("blink." + k, {"values": []})["values"].append(float(r[k]))
+        j = {"runs": [{"name": "e%d" % e, "diagnostics": runs[e]} for e in sorted(runs)]}
+    else:
+        j = json.load(open(path))
+    if csv_out:
+        with open(csv_out, "w") as f:
+            f.write("eps,seed,entries_above_half,true_above_half,mae\n")
+            for r in j["runs"]:
+                d = r["diagnostics"]
+                for s, (a, b, c) in enumerate(zip(d["blink.entries_above_half"]["values"],
+                                                  d["blink.true_above_half"]["values"], d["blink.mae"]["values"])):
+                    f.write("%s,%d,%d,%d,%.9g\n" % (r["name"].lstrip("e"), s + 1, a, b, c))
     print("| ε | entries P>0.5: ours / published (z) | true among them (z) | MAE×10³ (z) | met |")
     print("|---|---|---|---|---|")
     met = 0
@@ -172,15 +210,15 @@ def estimator(path):
 
 def main():
     args = sys.argv[1:]
-    export = None
-    if "--export" in args:
-        i = args.index("--export")
-        export = args[i + 1]
+    csv_out = None
+    if "--csv" in args:
+        i = args.index("--csv")
+        csv_out = args[i + 1]
         del args[i:i + 2]
     if len(args) >= 2 and args[0] == "tables":
-        tables(args[1:], export)
+        tables(args[1:], csv_out)
     elif len(args) == 2 and args[0] == "estimator":
-        estimator(args[1])
+        estimator(args[1], csv_out)
     else:
         sys.exit(__doc__)
 
