@@ -33,6 +33,7 @@ struct _LdpGraph {
   guint *class_count;  /* n_classes */
   float *block;        /* n_classes x n_classes */
   double *wdeg;        /* cached weighted degrees */
+  float *corr;         /* cached: stored value minus the background, per stored entry */
 };
 
 /* The lazy caches are built under one process-wide lock and published with atomic
@@ -138,6 +139,7 @@ void ldp_graph_unref(LdpGraph *g)
   g_free(g->class_count);
   g_free(g->block);
   g_free(g->wdeg);
+  g_free(g->corr);
   g_free(g);
 }
 
@@ -538,6 +540,27 @@ const double *ldp_graph_weighted_degrees(LdpGraph *g)
   return g->wdeg;
 }
 
+/* Per stored entry, its value minus the background it replaces (cached). */
+static const float *graph_correction(LdpGraph *g)
+{
+  if (g_atomic_pointer_get(&g->corr) == NULL) {
+    g_rec_mutex_lock(&graph_cache_lock);
+    if (g->corr == NULL) {
+      const LdpCsr *a = g->adj;
+      const guint U = g->n_classes;
+      float *c = g_new(float, MAX(a->nnz, 1));
+      for (guint i = 0; i < a->rows; i++) {
+        const float *brow = g->block + (gsize)g->class_of[i] * U;
+        for (guint p = a->indptr[i]; p < a->indptr[i + 1]; p++)
+          c[p] = (float)((double)a->values[p] - brow[g->class_of[a->indices[p]]]);
+      }
+      g_atomic_pointer_set(&g->corr, c);
+    }
+    g_rec_mutex_unlock(&graph_cache_lock);
+  }
+  return g->corr;
+}
+
 void ldp_graph_weighted_mm(LdpGraph *g, const LdpTensor *x, LdpTensor *y)
 {
   g_return_if_fail(g != NULL && x != NULL && y != NULL);
@@ -548,8 +571,13 @@ void ldp_graph_weighted_mm(LdpGraph *g, const LdpTensor *x, LdpTensor *y)
     ldp_graph_spmm(g, FALSE, 1.0f, x, 0.0f, y);
     return;
   }
-  /* S = per-class column sums of x, T = block S: the background product is row
-   * class_of[i] of T minus the pair (i, i); stored pairs replace the background. */
+  /* y = C x with C the correction on the stored pairs (the SpMM kernel, same
+   * structure), then the background: row class_of[i] of T = block S minus the pair
+   * (i, i), with S the per-class column sums of x. */
+  LdpCsr corr = *a;
+  corr.values = (float *)graph_correction(g);
+  const gboolean long_rows = a->nnz >= (guint64)GRAPH_SPMM_LONG_ROWS * a->rows;
+  ldp_csr_spmm_ordered(1.0f, &corr, long_rows ? NULL : ldp_graph_row_order(g, FALSE), x, 0.0f, y);
   double *S = g_new0(double, (gsize)U * c), *T = g_new0(double, (gsize)U * c);
   for (guint i = 0; i < n; i++) {
     double *sr = S + (gsize)g->class_of[i] * c;
@@ -566,26 +594,15 @@ void ldp_graph_weighted_mm(LdpGraph *g, const LdpTensor *x, LdpTensor *y)
         tr[k] += b * sr[k];
     }
   }
-  double *acc = g_new(double, MAX(c, 1));
   for (guint i = 0; i < n; i++) {
     const guint u = g->class_of[i];
     const double *tr = T + (gsize)u * c;
-    const float *xr = ldp_tensor_row(x, i);
     const double bii = g->block[(gsize)u * U + u];
-    for (guint k = 0; k < c; k++)
-      acc[k] = tr[k] - bii * xr[k];
-    for (guint p = a->indptr[i]; p < a->indptr[i + 1]; p++) {
-      const guint j = a->indices[p];
-      const double w = (double)a->values[p] - g->block[(gsize)u * U + g->class_of[j]];
-      const float *xj = ldp_tensor_row(x, j);
-      for (guint k = 0; k < c; k++)
-        acc[k] += w * xj[k];
-    }
+    const float *xr = ldp_tensor_row(x, i);
     float *yr = ldp_tensor_row(y, i);
     for (guint k = 0; k < c; k++)
-      yr[k] = (float)acc[k];
+      yr[k] = (float)((double)yr[k] + tr[k] - bii * xr[k]);
   }
-  g_free(acc);
   g_free(S);
   g_free(T);
 }
