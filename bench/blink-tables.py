@@ -83,11 +83,6 @@ def read_cells(d):
     model = None
     for v in sorted(os.listdir(d)):
         p = os.path.join(d, v)
-        if v.endswith(".json") and os.path.isfile(p):
-            j = json.load(open(p))
-            cells[v[:-5]] = list(zip(j["seeds"], j["test_accuracy"]))
-            model = j.get("model", model)
-            continue
         if not os.path.isdir(p):
             continue
         for s in sorted(os.listdir(p)):
