@@ -80,7 +80,7 @@ static LdpVar *gcn_forward(gpointer inst, LdpTape *tape, const LdpBatch *batch, 
     return NULL;
   }
   /* Cached inside batch->graph, so it lives as long as the graph the tape borrows. */
-  LdpGraph *norm = ldp_graph_normalized(batch->graph, LDP_NORM_GCN);
+  LdpGraph *norm = background ? NULL : ldp_graph_normalized(batch->graph, LDP_NORM_GCN);
   /* Weighted coefficients, one per edge of norm, shared by all layers. */
   LdpVar *coef = edge_w ? ldp_op_edge_norm(tape, batch->graph, edge_w, LDP_NORM_GCN) : NULL;
   LdpVar *h = x;

@@ -89,7 +89,7 @@ static LdpVar *sage_forward(gpointer inst, LdpTape *tape, const LdpBatch *batch,
                 "posterior) are not supported");
     return NULL;
   }
-  LdpGraph *mean = ldp_graph_normalized(batch->graph, LDP_NORM_MEAN);
+  LdpGraph *mean = background ? NULL : ldp_graph_normalized(batch->graph, LDP_NORM_MEAN);
   LdpVar *coef = edge_w ? ldp_op_edge_norm(tape, batch->graph, edge_w, LDP_NORM_MEAN) : NULL;
   LdpVar *h = x;
   for (guint l = 0; l < m->common.layers; l++) {
