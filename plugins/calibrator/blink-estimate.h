@@ -7,8 +7,9 @@
  * d_i, beta_i and the multiset of the others' betas), so the prior runs on the U
  * distinct degree values ("classes"). The posterior logit
  *   logit P_ij = beta_i + beta_j + 2 eps_a (x_ij - 1),   x_ij = a~_ij + a~_ji,
- * is then constant on class pairs for every unreported pair (x = 0); only the reported
- * pairs (x >= 1) need individual values.
+ * takes one of 3 U^2 values, one per class pair and x: sums, counts and thresholds
+ * work on the number of ordered pairs per (class pair, x); only listing a graph visits
+ * the reported pairs (x >= 1) one by one.
  *
  * Every logit is evaluated by blink_logit() with the same association, (beta_u +
  * beta_v) + shift[x], in double, so counts, thresholds and selections agree exactly
