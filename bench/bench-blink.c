@@ -200,7 +200,8 @@ static void simulate_clients(const Adj *g, double eps, double delta, LdpRng *rng
       guint jj = (guint)j;
       g_array_append_val(idx, jj);
     }
-    qsort(&g_array_index(idx, guint, indptr[i]), idx->len - indptr[i], sizeof(guint), guint_cmp);
+    if (idx->len - indptr[i] > 1)
+      qsort(&g_array_index(idx, guint, indptr[i]), idx->len - indptr[i], sizeof(guint), guint_cmp);
     indptr[i + 1] = idx->len;
   }
   *indptr_out = indptr;

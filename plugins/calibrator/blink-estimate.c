@@ -368,8 +368,11 @@ void blink_select(const BlinkPrior *p, const BlinkReports *r, double eps_a, doub
           g_array_append_val(add, ji);
       }
     }
-  qsort(excl->data, excl->len, sizeof(PairX), pairx_cmp);
-  qsort(add->data, add->len, sizeof(PairX), pairx_cmp);
+  /* (an empty GArray has no data pointer, which qsort must not be given) */
+  if (excl->len > 1)
+    qsort(excl->data, excl->len, sizeof(PairX), pairx_cmp);
+  if (add->len > 1)
+    qsort(add->data, add->len, sizeof(PairX), pairx_cmp);
 
   GArray *idx = g_array_new(FALSE, FALSE, sizeof(guint));
   GArray *vals = g_array_new(FALSE, FALSE, sizeof(float));
@@ -386,7 +389,8 @@ void blink_select(const BlinkPrior *p, const BlinkReports *r, double eps_a, doub
         for (guint m = start[v]; m < start[v + 1]; m++)
           if (members[m] != i)
             g_array_append_val(row, members[m]);
-    qsort(row->data, row->len, sizeof(guint), guint_cmp);
+    if (row->len > 1)
+      qsort(row->data, row->len, sizeof(guint), guint_cmp);
     /* merge: background minus excl(i), plus add(i) */
     const guint *bgr = (const guint *)row->data;
     guint b = 0;
