@@ -155,6 +155,23 @@ def tables(srcs, csv_out):
                 out.append("%.1f±%.1f (%d) / %.1f±%.1f %s" % (m, s, len(cells[v]), pm, ps, "in" if ok else "OUT"))
             print("| %s | %s |" % (row, " | ".join(out)))
         print("\n%d of %d cells run lie inside the published mean ± 2 std." % (inside, total))
+        # The same cells as gains over each side's own graph-free floor (MLP): what the
+        # graph adds, free of an offset both sides' floors may differ by.
+        if "mlp" in cells:
+            floor = mean_std([a for _, a in cells["mlp"]])[0]
+            pfloor = pub["mlp"][0]
+            print("\nGain over the MLP floor (ours %.1f, published %.1f), percentage points, ours / published:\n"
+                  % (floor, pfloor))
+            print("| method | " + " | ".join("ε=%d" % e for e in range(1, 9)) + " |")
+            print("|---" * 9 + "|")
+            for row in ROWS:
+                out = []
+                for e in range(1, 9):
+                    v = "%s-e%d" % (row, e)
+                    pm = pub[row][e - 1][0] - pfloor
+                    out.append(("%+.1f / %+.1f" % (mean_std([a for _, a in cells[v]])[0] - floor, pm))
+                               if v in cells else "- / %+.1f" % pm)
+                print("| %s | %s |" % (row, " | ".join(out)))
 
 
 def estimator(path, csv_out):
