@@ -65,6 +65,8 @@ static const LdpParamSpec split_specs[] = {
     .doc = "test fraction" },
   { .name = "per_seed", .type = LDP_PARAM_BOOL, .default_value = "false",
     .doc = "draw a new split for every seed (false: one split for all seeds, as LPGNN)" },
+  { .name = "seed", .type = LDP_PARAM_INTEGER, .min = 0, .max = G_MAXINT,
+    .doc = "seed of the shared split (per_seed false); default: the run's first seed" },
 };
 
 static const LdpParamSpec mechanism_specs[] = {
