@@ -1955,7 +1955,7 @@ static double *edge_norm_reference(LdpGraph *g, const float *w, LdpNorm norm)
         coef[e] = deg[i] > 0 && deg[j] > 0 ? wt[e] / sqrt(deg[i] * deg[j]) : 0.0;
         break;
       case LDP_NORM_MEAN:
-        coef[e] = deg[i] > 0 ? wt[e] / deg[i] : 0.0;
+        coef[e] = wt[e] / MAX(deg[i], 1.0); /* the weighted mean, divisor clamped at 1 */
         break;
       default:
         coef[e] = wt[e];
@@ -1982,16 +1982,14 @@ static void test_edge_norm(void)
       /* All-ones weights reproduce the stored coefficients. The stored ones are computed
        * in double and rounded once; edge_norm rounds the degree (double sum), the power
        * (double pow) and two float products, each within half an ulp: at most 2.5 ulp
-       * relative in total, < 4 FLT_EPSILON. graph.h's MEAN divides by |N(i)|, the
-       * weighted mean by the weight sum: equal only for unit stored values. */
+       * relative in total, < 4 FLT_EPSILON. */
       g_autoptr(LdpTensor) ones = ldp_tensor_new(m, 1);
       ldp_tensor_fill(ones, 1.0f);
       LdpTape *tape = ldp_tape_new(FALSE);
       const LdpTensor *c1 = ldp_var_value(ldp_op_edge_norm(tape, g, ldp_tape_constant(tape, ones), norms[k]));
       g_assert_cmpuint(c1->rows, ==, mn);
       const float *stored = ldp_graph_csr(nrm)->values;
-      if (norms[k] != LDP_NORM_MEAN || !weighted)
-        for (guint e = 0; e < mn; e++)
+      for (guint e = 0; e < mn; e++)
           if (fabs(c1->data[e] - stored[e]) > 4 * FLT_EPSILON * fabs(stored[e]))
             g_error("edge_norm %s (weighted graph %u), all-ones weights: edge %u is %.9g, stored %.9g",
                     names[k], weighted, e, c1->data[e], stored[e]);
@@ -2021,6 +2019,43 @@ static void test_edge_norm(void)
       }
       free_params(w, 1);
     }
+  }
+}
+
+/* ldp_op_propagate_background (Blink's soft posterior as a dense W = block background
+ * + stored pairs): gradients of x for each normalisation. */
+typedef struct {
+  LdpGraph *g;
+  LdpNorm norm;
+} BackgroundCase;
+
+static LdpVar *build_background(LdpTape *t, LdpVar **in, gpointer data)
+{
+  const BackgroundCase *bc = data;
+  return ldp_op_propagate_background(t, bc->g, bc->norm, in[0]);
+}
+
+static void test_propagate_background(void)
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, 91);
+  static const guint class_of[6] = { 0, 1, 1, 2, 0, 2 };
+  static const float block[9] = { 0.1f, 0.4f, 0.2f, 0.4f, 0.05f, 0.3f, 0.2f, 0.3f, 0.6f };
+  static const guint rows[] = { 0, 1, 2, 4, 3, 5 }, cols[] = { 1, 0, 4, 2, 5, 3 };
+  static const float vals[] = { 0.9f, 0.9f, 0.7f, 0.7f, 0.8f, 0.8f };
+  g_autoptr(GError) error = NULL;
+  LdpCsr *adj = ldp_csr_from_coo(6, 6, rows, cols, vals, G_N_ELEMENTS(rows), LDP_COO_ERROR, &error);
+  g_assert_no_error(error);
+  g_autoptr(LdpGraph) g = ldp_graph_new_with_background(adj, 3, class_of, block, &error);
+  g_assert_no_error(error);
+  static const LdpNorm norms[] = { LDP_NORM_GCN, LDP_NORM_MEAN, LDP_NORM_SUM };
+  static const char *const names[] = { "propagate_background gcn", "propagate_background mean",
+                                       "propagate_background sum" };
+  for (guint k = 0; k < G_N_ELEMENTS(norms); k++) {
+    BackgroundCase bc = { g, norms[k] };
+    LdpParam *in[1] = { param_away("x", 6, 3, &rng) };
+    check_grads(names[k], in, 1, build_background, &bc, TRUE);
+    ldp_param_free(in[0]);
   }
 }
 
@@ -2119,6 +2154,7 @@ int main(int argc, char **argv)
   g_test_add_func("/autograd/custom-op", test_custom_op);
   g_test_add_func("/autograd/weighted-primitives", test_weighted_primitives);
   g_test_add_func("/autograd/edge-norm", test_edge_norm);
+  g_test_add_func("/autograd/propagate-background", test_propagate_background);
   g_test_add_func("/autograd/weighted-reproducible", test_weighted_reproducible);
   return g_test_run();
 }

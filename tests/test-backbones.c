@@ -1775,6 +1775,147 @@ static void test_appnp_learn(void)
   ldp_dataset_free(ds);
 }
 
+/* GAT on a weighted graph (Blink's DenseGAT, doc/backbones.md "Weighted graphs"):
+ * alpha_ij = w_ij e^(e_ij) / sum_k w_ik e^(e_ik) over N(i) and the loop (w_ii = 1),
+ * out_i = sum_j w_ij alpha_ij z_j + b, against that formula in double. Float32 forward
+ * with a handful of terms: 1e-5 relative is ample. Also: the soft graph (a dense
+ * background) is refused with a message. */
+static void test_gat_weighted(void)
+{
+  static const guint rows[] = { 0, 1, 1, 2, 2, 3 }, cols[] = { 1, 0, 2, 1, 3, 2 };
+  static const float w[] = { 0.5f, 0.5f, 2.0f, 2.0f, 0.25f, 0.25f };
+  GError *err = NULL;
+  LdpCsr *adj = ldp_csr_from_coo(4, 4, rows, cols, w, G_N_ELEMENTS(rows), LDP_COO_ERROR, &err);
+  g_assert_no_error(err);
+  g_autoptr(LdpGraph) g = ldp_graph_new(adj);
+  static const char *const sets[] = { "layers=1", "heads=1", "out_heads=1", NULL };
+  Model *m = model_new("gat", sets, 3, 2, LDP_TASK_NODE, 7);
+  LdpRng rng;
+  ldp_rng_init(&rng, 3);
+  g_autoptr(LdpTensor) x = ldp_tensor_new(4, 3);
+  for (gsize k = 0; k < 12; k++)
+    x->data[k] = (float)ldp_rng_normal(&rng);
+  LdpParam *bias = model_param(m, "gat.0.bias");
+  for (guint c = 0; c < 2; c++)
+    ldp_param_value(bias)->data[c] = 0.1f * (c + 1);
+  LdpBatch batch = { .graph = g };
+  LdpTape *tape = ldp_tape_new(FALSE);
+  LdpVar *out = m->vt->forward(m->inst, tape, &batch, ldp_tape_constant(tape, x), NULL, &rng, &err);
+  g_assert_no_error(err);
+  const LdpTensor *W = ldp_param_value(model_param(m, "gat.0.weight"));
+  const LdpTensor *as = ldp_param_value(model_param(m, "gat.0.att_src"));
+  const LdpTensor *ad = ldp_param_value(model_param(m, "gat.0.att_dst"));
+  double z[4][2], ss[4], sd[4];
+  for (guint i = 0; i < 4; i++) {
+    ss[i] = sd[i] = 0.0;
+    for (guint c = 0; c < 2; c++) {
+      z[i][c] = 0.0;
+      for (guint k = 0; k < 3; k++)
+        z[i][c] += (double)ldp_tensor_row(x, i)[k] * ldp_tensor_row(W, k)[c];
+      ss[i] += z[i][c] * as->data[c];
+      sd[i] += z[i][c] * ad->data[c];
+    }
+  }
+  double dense_w[4][4] = { { 0 } };
+  for (guint e = 0; e < G_N_ELEMENTS(rows); e++)
+    dense_w[rows[e]][cols[e]] = w[e];
+  for (guint i = 0; i < 4; i++) {
+    dense_w[i][i] = 1.0;
+    double denom = 0.0, num[2] = { 0, 0 };
+    for (guint j = 0; j < 4; j++) {
+      if (dense_w[i][j] == 0.0)
+        continue;
+      double e = sd[i] + ss[j];
+      e = e > 0 ? e : 0.2 * e;
+      denom += dense_w[i][j] * exp(e);
+    }
+    for (guint j = 0; j < 4; j++) {
+      if (dense_w[i][j] == 0.0)
+        continue;
+      double e = sd[i] + ss[j];
+      e = e > 0 ? e : 0.2 * e;
+      const double alpha = dense_w[i][j] * exp(e) / denom;
+      for (guint c = 0; c < 2; c++)
+        num[c] += dense_w[i][j] * alpha * z[j][c];
+    }
+    for (guint c = 0; c < 2; c++) {
+      const double want = num[c] + 0.1 * (c + 1);
+      g_assert_cmpfloat_with_epsilon(ldp_tensor_row(ldp_var_value(out), i)[c], want, 1e-5 * (1 + fabs(want)));
+    }
+  }
+  ldp_tape_free(tape);
+
+  /* A dense background (Blink's soft) is refused by gat. */
+  static const guint class_of[4] = { 0, 0, 1, 1 };
+  static const float block[4] = { 0.1f, 0.2f, 0.2f, 0.3f };
+  LdpCsr *none = ldp_csr_new(4, 4, 0);
+  g_autoptr(LdpGraph) bg = ldp_graph_new_with_background(none, 2, class_of, block, &err);
+  g_assert_no_error(err);
+  LdpBatch bbatch = { .graph = bg };
+  tape = ldp_tape_new(FALSE);
+  g_assert_null(m->vt->forward(m->inst, tape, &bbatch, ldp_tape_constant(tape, x), NULL, &rng, &err));
+  g_assert_error(err, LDP_RUN_ERROR, LDP_RUN_ERROR_INCOMPATIBLE);
+  g_assert_nonnull(strstr(err->message, "dense weighted background"));
+  g_clear_error(&err);
+  ldp_tape_free(tape);
+  model_free(m);
+}
+
+/* gcn and sage on a graph with a block-constant background (Blink's soft) give what
+ * they give on the same W stored in full (every pair i != j): the dense and the sparse
+ * weighted paths agree (doc/backbones.md). 5 nodes, sums of <= 5 float terms: 1e-5. */
+static void test_background_paths(void)
+{
+  static const guint class_of[5] = { 0, 1, 1, 0, 1 };
+  static const float block[4] = { 0.05f, 0.2f, 0.2f, 0.4f };
+  static const guint srows[] = { 0, 2, 1, 4 }, scols[] = { 2, 0, 4, 1 };
+  static const float svals[] = { 0.9f, 0.9f, 0.7f, 0.7f };
+  GError *err = NULL;
+  LdpCsr *sp = ldp_csr_from_coo(5, 5, srows, scols, svals, 4, LDP_COO_ERROR, &err);
+  g_assert_no_error(err);
+  g_autoptr(LdpGraph) bg = ldp_graph_new_with_background(sp, 2, class_of, block, &err);
+  g_assert_no_error(err);
+  guint fr[20], fc[20];
+  float fv[20];
+  guint k = 0;
+  for (guint i = 0; i < 5; i++)
+    for (guint j = 0; j < 5; j++) {
+      if (i == j)
+        continue;
+      fr[k] = i;
+      fc[k] = j;
+      fv[k] = block[class_of[i] * 2 + class_of[j]];
+      for (guint e = 0; e < 4; e++)
+        if (srows[e] == i && scols[e] == j)
+          fv[k] = svals[e];
+      k++;
+    }
+  LdpCsr *full = ldp_csr_from_coo(5, 5, fr, fc, fv, k, LDP_COO_ERROR, &err);
+  g_assert_no_error(err);
+  g_autoptr(LdpGraph) fg = ldp_graph_new(full);
+  LdpRng rng;
+  ldp_rng_init(&rng, 5);
+  g_autoptr(LdpTensor) x = ldp_tensor_new(5, 3);
+  for (gsize q = 0; q < 15; q++)
+    x->data[q] = (float)ldp_rng_normal(&rng);
+  static const char *const names[] = { "gcn", "sage" };
+  for (guint b = 0; b < 2; b++) {
+    Model *m = model_new(names[b], no_sets, 3, 2, LDP_TASK_NODE, 11);
+    LdpBatch bb = { .graph = bg }, fb = { .graph = fg };
+    LdpTape *tape = ldp_tape_new(FALSE);
+    LdpVar *xv = ldp_tape_constant(tape, x);
+    LdpVar *o1 = m->vt->forward(m->inst, tape, &bb, xv, NULL, &rng, &err);
+    g_assert_no_error(err);
+    LdpVar *o2 = m->vt->forward(m->inst, tape, &fb, xv, NULL, &rng, &err);
+    g_assert_no_error(err);
+    for (gsize q = 0; q < 10; q++)
+      g_assert_cmpfloat_with_epsilon(ldp_var_value(o1)->data[q], ldp_var_value(o2)->data[q],
+                                     1e-5 * (1 + fabs(ldp_var_value(o2)->data[q])));
+    ldp_tape_free(tape);
+    model_free(m);
+  }
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -1785,6 +1926,8 @@ int main(int argc, char **argv)
   g_test_add_func("/backbones/determinism", test_determinism);
   g_test_add_func("/backbones/train-eval", test_train_eval);
   g_test_add_func("/backbones/errors", test_errors);
+  g_test_add_func("/backbones/gat-weighted", test_gat_weighted);
+  g_test_add_func("/backbones/background-paths", test_background_paths);
   g_test_add_func("/backbones/equivalences", test_equivalences);
   g_test_add_func("/backbones/gcn-weighted-dense", test_gcn_weighted_dense);
 

@@ -340,7 +340,7 @@ static void test_cli_validate(void)
     { { "GOOD", "--set", "seeds=2", NULL }, 0, "variants.yaml: ok (3 runs: gcn, sage, gcn-private)\n", NULL },
     { { "BAD", NULL }, 1, NULL, "bad-enum.yaml:5:14: bad value 'minmx' for 'normalize'; did you mean 'minmax'?" },
     { { "GOOD", "--set=train.lr=x", NULL }, 1, NULL, "--set train.lr: expected a number for 'lr', got 'x'" },
-    { { NULL }, 2, NULL, "Usage: ldpgnn validate FILE.yaml" },
+    { { NULL }, 2, NULL, "Usage: ldpgnn validate [OPTION]... PIPELINE" },
   };
   for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
     g_autoptr(GPtrArray) argv = g_ptr_array_new();

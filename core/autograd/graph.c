@@ -27,6 +27,13 @@ struct _LdpGraph {
   guint *row_order[2];  /* adj, adj_t: rows sorted by length (ldp_csr_row_order) */
   guint *edge_dst;
   LdpGraph *norm[LDP_N_NORMS];
+  /* Block-constant background (ldp_graph_new_with_background); n_classes = 0 without. */
+  guint n_classes;
+  guint *class_of;     /* n */
+  guint *class_count;  /* n_classes */
+  float *block;        /* n_classes x n_classes */
+  double *wdeg;        /* cached weighted degrees */
+  float *corr;         /* cached: stored value minus the background, per stored entry */
 };
 
 /* The lazy caches are built under one process-wide lock and published with atomic
@@ -128,6 +135,11 @@ void ldp_graph_unref(LdpGraph *g)
   g_free(g->row_order[0]);
   g_free(g->row_order[1]);
   g_free(g->edge_dst);
+  g_free(g->class_of);
+  g_free(g->class_count);
+  g_free(g->block);
+  g_free(g->wdeg);
+  g_free(g->corr);
   g_free(g);
 }
 
@@ -365,14 +377,18 @@ static LdpGraph *graph_build_normalized(LdpGraph *g, LdpNorm norm)
     return r;
   }
   case LDP_NORM_MEAN: {
-    /* Mean of the (weighted) messages over N(i): divide by |N(i)|, as a mean
-     * aggregator does; rows of isolated nodes are simply empty. */
+    /* Weighted mean over N(i) with the divisor clamped at 1 (PyG's DenseGraphConv
+     * mean): with unit weights the sum is |N(i)|, the plain mean; rows of isolated
+     * nodes are simply empty. */
     LdpGraph *r = graph_derive_same_structure(a);
     LdpCsr *c = r->adj;
     for (guint i = 0; i < n; i++) {
-      guint len = c->indptr[i + 1] - c->indptr[i];
+      double sum = 0.0;
+      for (guint p = a->indptr[i]; p < a->indptr[i + 1]; p++)
+        sum += a->values[p];
+      const double div = sum > 1.0 ? sum : 1.0;
       for (guint p = c->indptr[i]; p < c->indptr[i + 1]; p++)
-        c->values[p] = (float)((double)a->values[p] / len);
+        c->values[p] = (float)((double)a->values[p] / div);
     }
     return r;
   }
@@ -403,23 +419,8 @@ LdpTensor *ldp_graph_propagate_dense(LdpGraph *g, LdpNorm norm, guint steps, con
   LdpTensor *y = ldp_tensor_copy(x);
   if (steps == 0)
     return y;
-  /* The operator: a normalised graph's own CSR, or for MEAN @g's structure with
-   * weighted-mean coefficients (graph.h's MEAN divides by the entry count instead). */
-  LdpGraph *op_graph = norm == LDP_NORM_MEAN ? g : ldp_graph_normalized(g, norm);
+  LdpGraph *op_graph = ldp_graph_normalized(g, norm);
   LdpCsr op = *op_graph->adj;
-  float *mean = NULL;
-  if (norm == LDP_NORM_MEAN) {
-    const LdpCsr *a = g->adj;
-    mean = g_new(float, MAX(a->nnz, 1));
-    for (guint i = 0; i < a->rows; i++) {
-      double sum = 0.0;
-      for (guint p = a->indptr[i]; p < a->indptr[i + 1]; p++)
-        sum += a->values[p];
-      for (guint p = a->indptr[i]; p < a->indptr[i + 1]; p++)
-        mean[p] = sum > 0.0 ? (float)(a->values[p] / sum) : 0.0f;
-    }
-    op.values = mean;
-  }
   const guint *order = ldp_graph_row_order(op_graph, FALSE);
   LdpTensor *t = ldp_tensor_new_uninit(x->rows, x->cols);
   for (guint k = 0; k < steps; k++) {
@@ -429,6 +430,179 @@ LdpTensor *ldp_graph_propagate_dense(LdpGraph *g, LdpNorm norm, guint steps, con
     t = swap;
   }
   ldp_tensor_free(t);
-  g_free(mean);
   return y;
+}
+
+/* ---- block-constant background ---- */
+
+static gboolean graph_check_background(const LdpCsr *adj, guint n_classes, const guint *class_of,
+                                       const float *block, GError **error)
+{
+  const guint n = adj->rows;
+  for (guint i = 0; i < n; i++)
+    if (class_of[i] >= n_classes) {
+      g_set_error(error, LDP_DATA_ERROR, LDP_DATA_ERROR_INCONSISTENT,
+                  "graph background: node %u is in class %u, but there are %u classes", i, class_of[i], n_classes);
+      return FALSE;
+    }
+  for (guint u = 0; u < n_classes; u++)
+    for (guint v = 0; v < n_classes; v++) {
+      const float b = block[(gsize)u * n_classes + v];
+      if (!isfinite(b) || b < 0.0f || b != block[(gsize)v * n_classes + u]) {
+        g_set_error(error, LDP_DATA_ERROR, LDP_DATA_ERROR_INCONSISTENT,
+                    "graph background: block (%u, %u) = %g must be finite, non-negative and equal to (%u, %u)", u,
+                    v, b, v, u);
+        return FALSE;
+      }
+    }
+  for (guint i = 0; i < n; i++)
+    for (guint p = adj->indptr[i]; p < adj->indptr[i + 1]; p++)
+      if (adj->indices[p] == i || !isfinite(adj->values[p]) || adj->values[p] < 0.0f) {
+        g_set_error(error, LDP_DATA_ERROR, LDP_DATA_ERROR_INCONSISTENT,
+                    "graph background: stored entry (%u, %u) = %g: the diagonal must not be stored and values "
+                    "must be finite and non-negative",
+                    i, adj->indices[p], adj->values[p]);
+        return FALSE;
+      }
+  g_autoptr(LdpCsr) t = ldp_csr_transpose(adj);
+  if (memcmp(t->indptr, adj->indptr, ((gsize)n + 1) * sizeof(guint)) != 0 ||
+      memcmp(t->indices, adj->indices, (gsize)adj->nnz * sizeof(guint)) != 0 ||
+      memcmp(t->values, adj->values, (gsize)adj->nnz * sizeof(float)) != 0) {
+    g_set_error(error, LDP_DATA_ERROR, LDP_DATA_ERROR_INCONSISTENT,
+                "graph background: the stored part must be symmetric (values included)");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+LdpGraph *ldp_graph_new_with_background(LdpCsr *adj, guint n_classes, const guint *class_of, const float *block,
+                                        GError **error)
+{
+  g_return_val_if_fail(adj != NULL && n_classes > 0 && class_of != NULL && block != NULL, NULL);
+  g_return_val_if_fail(error == NULL || *error == NULL, NULL);
+  if (adj->rows != adj->cols || !ldp_csr_check(adj, error) ||
+      !graph_check_background(adj, n_classes, class_of, block, error)) {
+    if (error && *error == NULL)
+      g_set_error(error, LDP_DATA_ERROR, LDP_DATA_ERROR_INCONSISTENT,
+                  "graph background: adjacency is %ux%u, expected a square matrix", adj->rows, adj->cols);
+    ldp_csr_free(adj);
+    return NULL;
+  }
+  LdpGraph *g = ldp_graph_new(adj);
+  const guint n = adj->rows;
+  g->n_classes = n_classes;
+  g->class_of = g_memdup2(class_of, (gsize)MAX(n, 1) * sizeof(guint));
+  g->block = g_memdup2(block, (gsize)n_classes * n_classes * sizeof(float));
+  g->class_count = g_new0(guint, n_classes);
+  for (guint i = 0; i < n; i++)
+    g->class_count[class_of[i]]++;
+  return g;
+}
+
+gboolean ldp_graph_has_background(const LdpGraph *g)
+{
+  g_return_val_if_fail(g != NULL, FALSE);
+  return g->n_classes > 0;
+}
+
+const double *ldp_graph_weighted_degrees(LdpGraph *g)
+{
+  g_return_val_if_fail(g != NULL, NULL);
+  if (g_atomic_pointer_get(&g->wdeg) == NULL) {
+    g_rec_mutex_lock(&graph_cache_lock);
+    if (g->wdeg == NULL) {
+      const LdpCsr *a = g->adj;
+      const guint n = a->rows, U = g->n_classes;
+      double *d = g_new(double, MAX(n, 1));
+      double *class_sum = g_new0(double, MAX(U, 1));
+      /* Background row sum of class u: sum_v block[u][v] count_v, minus the pair (i, i). */
+      for (guint u = 0; u < U; u++)
+        for (guint v = 0; v < U; v++)
+          class_sum[u] += (double)g->block[(gsize)u * U + v] * g->class_count[v];
+      for (guint i = 0; i < n; i++) {
+        double s = 0.0;
+        if (U > 0) {
+          const guint u = g->class_of[i];
+          s = class_sum[u] - g->block[(gsize)u * U + u];
+          for (guint p = a->indptr[i]; p < a->indptr[i + 1]; p++)
+            s += (double)a->values[p] - g->block[(gsize)u * U + g->class_of[a->indices[p]]];
+        } else {
+          for (guint p = a->indptr[i]; p < a->indptr[i + 1]; p++)
+            s += a->values[p];
+        }
+        d[i] = s;
+      }
+      g_free(class_sum);
+      g_atomic_pointer_set(&g->wdeg, d);
+    }
+    g_rec_mutex_unlock(&graph_cache_lock);
+  }
+  return g->wdeg;
+}
+
+/* Per stored entry, its value minus the background it replaces (cached). */
+static const float *graph_correction(LdpGraph *g)
+{
+  if (g_atomic_pointer_get(&g->corr) == NULL) {
+    g_rec_mutex_lock(&graph_cache_lock);
+    if (g->corr == NULL) {
+      const LdpCsr *a = g->adj;
+      const guint U = g->n_classes;
+      float *c = g_new(float, MAX(a->nnz, 1));
+      for (guint i = 0; i < a->rows; i++) {
+        const float *brow = g->block + (gsize)g->class_of[i] * U;
+        for (guint p = a->indptr[i]; p < a->indptr[i + 1]; p++)
+          c[p] = (float)((double)a->values[p] - brow[g->class_of[a->indices[p]]]);
+      }
+      g_atomic_pointer_set(&g->corr, c);
+    }
+    g_rec_mutex_unlock(&graph_cache_lock);
+  }
+  return g->corr;
+}
+
+void ldp_graph_weighted_mm(LdpGraph *g, const LdpTensor *x, LdpTensor *y)
+{
+  g_return_if_fail(g != NULL && x != NULL && y != NULL);
+  const LdpCsr *a = g->adj;
+  const guint n = a->rows, c = x->cols, U = g->n_classes;
+  g_return_if_fail(x->rows == n && y->rows == n && y->cols == c);
+  if (U == 0) {
+    ldp_graph_spmm(g, FALSE, 1.0f, x, 0.0f, y);
+    return;
+  }
+  /* y = C x with C the correction on the stored pairs (the SpMM kernel, same
+   * structure), then the background: row class_of[i] of T = block S minus the pair
+   * (i, i), with S the per-class column sums of x. */
+  LdpCsr corr = *a;
+  corr.values = (float *)graph_correction(g);
+  const gboolean long_rows = a->nnz >= (guint64)GRAPH_SPMM_LONG_ROWS * a->rows;
+  ldp_csr_spmm_ordered(1.0f, &corr, long_rows ? NULL : ldp_graph_row_order(g, FALSE), x, 0.0f, y);
+  double *S = g_new0(double, (gsize)U * c), *T = g_new0(double, (gsize)U * c);
+  for (guint i = 0; i < n; i++) {
+    double *sr = S + (gsize)g->class_of[i] * c;
+    const float *xr = ldp_tensor_row(x, i);
+    for (guint k = 0; k < c; k++)
+      sr[k] += xr[k];
+  }
+  for (guint u = 0; u < U; u++) {
+    double *tr = T + (gsize)u * c;
+    for (guint v = 0; v < U; v++) {
+      const double b = g->block[(gsize)u * U + v];
+      const double *sr = S + (gsize)v * c;
+      for (guint k = 0; k < c; k++)
+        tr[k] += b * sr[k];
+    }
+  }
+  for (guint i = 0; i < n; i++) {
+    const guint u = g->class_of[i];
+    const double *tr = T + (gsize)u * c;
+    const double bii = g->block[(gsize)u * U + u];
+    const float *xr = ldp_tensor_row(x, i);
+    float *yr = ldp_tensor_row(y, i);
+    for (guint k = 0; k < c; k++)
+      yr[k] = (float)((double)yr[k] + tr[k] - bii * xr[k]);
+  }
+  g_free(S);
+  g_free(T);
 }

@@ -250,6 +250,103 @@ LdpVar *ldp_op_propagate_values(LdpTape *tape, LdpGraph *g, LdpVar *values, LdpV
   return ldp_tape_memo_put(tape, AUTOGRAD_MEMO_PROPAGATE_VALUES, 0, 0.0f, g, values, x, v);
 }
 
+/* ---- clamp at 1 (the weighted mean's divisor) ---- */
+
+static void clamp_min_one_backward(gpointer state, LdpVar *const *inputs, guint n_inputs, const LdpTensor *out_value,
+                                   const LdpTensor *out_grad, LdpTensor *const *in_grads)
+{
+  const LdpTensor *X = ldp_var_value(inputs[0]);
+  const gsize n = ldp_tensor_size(X);
+  for (gsize i = 0; i < n; i++)
+    if (X->data[i] >= 1.0f) /* PyTorch's clamp passes the gradient at the bound */
+      in_grads[0]->data[i] += out_grad->data[i];
+}
+
+static LdpVar *clamp_min_one(LdpTape *tape, LdpVar *x)
+{
+  const LdpTensor *X = ldp_var_value(x);
+  const gsize n = ldp_tensor_size(X);
+  LdpTensor *out = ldp_tensor_new_uninit(X->rows, X->cols);
+  for (gsize i = 0; i < n; i++)
+    out->data[i] = X->data[i] >= 1.0f ? X->data[i] : 1.0f;
+  return ldp_tape_custom_op(tape, "clamp_min_one", &x, 1, out, clamp_min_one_backward, NULL, NULL);
+}
+
+/* ---- propagate over a graph with a block-constant background ---- */
+
+typedef struct {
+  LdpGraph *g;    /* reference held */
+  LdpNorm norm;
+  float *scale;   /* n: GCN d^-1/2, MEAN 1 / max(d, 1); NULL for SUM */
+} BackgroundState;
+
+static void background_state_free(gpointer data)
+{
+  BackgroundState *s = data;
+  ldp_graph_unref(s->g);
+  g_free(s->scale);
+  g_free(s);
+}
+
+/* out = S (W + I) S x for GCN, S W x for MEAN, W x for SUM; @transposed gives the
+ * adjoint (identical for GCN and SUM, W S x for MEAN) since W is symmetric. */
+static void background_apply(const BackgroundState *s, const LdpTensor *x, gboolean transposed, LdpTensor *out)
+{
+  const guint n = x->rows, c = x->cols;
+  const float *sc = s->scale;
+  const gboolean pre = s->norm == LDP_NORM_GCN || (s->norm == LDP_NORM_MEAN && transposed);
+  const gboolean post = s->norm == LDP_NORM_GCN || (s->norm == LDP_NORM_MEAN && !transposed);
+  g_autoptr(LdpTensor) in = ldp_tensor_copy(x);
+  if (pre)
+    for (guint i = 0; i < n; i++)
+      for (guint k = 0; k < c; k++)
+        ldp_tensor_row(in, i)[k] *= sc[i];
+  ldp_graph_weighted_mm(s->g, in, out);
+  for (guint i = 0; i < n; i++) {
+    float *o = ldp_tensor_row(out, i);
+    const float *v = ldp_tensor_row(in, i);
+    for (guint k = 0; k < c; k++) {
+      if (s->norm == LDP_NORM_GCN)
+        o[k] += v[k]; /* the self-loop of weight 1 */
+      if (post)
+        o[k] *= sc[i];
+    }
+  }
+}
+
+static void background_backward(gpointer state, LdpVar *const *inputs, guint n_inputs, const LdpTensor *out_value,
+                                const LdpTensor *out_grad, LdpTensor *const *in_grads)
+{
+  g_autoptr(LdpTensor) dx = ldp_tensor_new_uninit(out_grad->rows, out_grad->cols);
+  background_apply(state, out_grad, TRUE, dx);
+  const gsize m = ldp_tensor_size(dx);
+  for (gsize i = 0; i < m; i++)
+    in_grads[0]->data[i] += dx->data[i];
+}
+
+LdpVar *ldp_op_propagate_background(LdpTape *tape, LdpGraph *g, LdpNorm norm, LdpVar *x)
+{
+  g_return_val_if_fail(tape != NULL && g != NULL && ldp_graph_has_background(g), NULL);
+  g_return_val_if_fail(norm == LDP_NORM_SUM || norm == LDP_NORM_GCN || norm == LDP_NORM_MEAN, NULL);
+  g_return_val_if_fail(ldp_var_is_dense_on(x, tape), NULL);
+  const LdpTensor *X = ldp_var_value(x);
+  const guint n = ldp_graph_n_nodes(g);
+  g_return_val_if_fail(X->rows == n, NULL);
+  BackgroundState *s = g_new0(BackgroundState, 1);
+  s->g = ldp_graph_ref(g);
+  s->norm = norm;
+  if (norm != LDP_NORM_SUM) {
+    const double *d = ldp_graph_weighted_degrees(g);
+    s->scale = g_new(float, MAX(n, 1));
+    for (guint i = 0; i < n; i++)
+      s->scale[i] = norm == LDP_NORM_GCN ? (float)(1.0 / sqrt(1.0 + d[i])) : (float)(1.0 / (d[i] > 1.0 ? d[i] : 1.0));
+  }
+  LdpTensor *out = ldp_tensor_new_uninit(X->rows, X->cols);
+  background_apply(s, X, FALSE, out);
+  return ldp_tape_custom_op(tape, "propagate_background", &x, 1, out, background_backward, s,
+                            background_state_free);
+}
+
 /* ---- edge_norm ---- */
 
 typedef struct {
@@ -322,7 +419,7 @@ LdpVar *ldp_op_edge_norm(LdpTape *tape, LdpGraph *g, LdpVar *w, LdpNorm norm)
    * 1 + the off-diagonal weights; SYM and MEAN: n has g's structure. */
   LdpVar *deg = ldp_op_edge_row_sum(tape, n, lifted);
   if (norm == LDP_NORM_MEAN) {
-    LdpVar *inv = ldp_op_pow(tape, deg, -1.0f);
+    LdpVar *inv = ldp_op_pow(tape, clamp_min_one(tape, deg), -1.0f);
     return ldp_op_mul(tape, lifted, ldp_op_gather_rows(tape, inv, ldp_graph_edge_dst(n), m));
   }
   LdpVar *dinv = ldp_op_pow(tape, deg, -0.5f);

@@ -332,6 +332,18 @@ void ldp_dataset_set_adjacency(LdpDataset *ds, LdpCsr *adj, gboolean undirected)
   dataset_install(ds, n, n_graphs, ptr, ldp_graph_new(adj), undirected);
 }
 
+void ldp_dataset_set_graph(LdpDataset *ds, LdpGraph *graph, gboolean undirected)
+{
+  g_return_if_fail(ds != NULL && graph != NULL);
+  g_return_if_fail(ds->level == LDP_TASK_NODE);
+  g_return_if_fail(ds->graph == NULL || ldp_graph_n_nodes(graph) == ds->n_nodes);
+  const guint n = ldp_graph_n_nodes(graph);
+  guint *ptr = g_new(guint, 2);
+  ptr[0] = 0;
+  ptr[1] = n;
+  dataset_install(ds, n, 1, ptr, graph, undirected);
+}
+
 void ldp_dataset_set_features_dense(LdpDataset *ds, LdpTensor *x)
 {
   g_return_if_fail(ds != NULL && x != NULL);

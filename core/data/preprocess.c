@@ -4,6 +4,38 @@
 
 #include <ldpgnn/host.h>
 
+/* Each row divided by its sum (PyG's NormalizeFeatures; rows summing to 0 stay as they
+ * are): every user scales her own row, so no other user's data is read. */
+static void preprocess_normalize_rows(LdpDataset *ds)
+{
+  const LdpCsr *sp = ldp_dataset_features_sparse(ds);
+  const LdpTensor *dn = ldp_dataset_features_dense(ds);
+  if (sp) {
+    LdpCsr *c = ldp_csr_copy(sp);
+    for (guint i = 0; i < c->rows; i++) {
+      double s = 0.0;
+      for (guint p = c->indptr[i]; p < c->indptr[i + 1]; p++)
+        s += c->values[p];
+      if (s != 0.0)
+        for (guint p = c->indptr[i]; p < c->indptr[i + 1]; p++)
+          c->values[p] = (float)(c->values[p] / s);
+    }
+    ldp_dataset_set_features_sparse(ds, c);
+  } else if (dn) {
+    LdpTensor *c = ldp_tensor_copy(dn);
+    for (guint i = 0; i < c->rows; i++) {
+      float *r = ldp_tensor_row(c, i);
+      double s = 0.0;
+      for (guint k = 0; k < c->cols; k++)
+        s += r[k];
+      if (s != 0.0)
+        for (guint k = 0; k < c->cols; k++)
+          r[k] = (float)(r[k] / s);
+    }
+    ldp_dataset_set_features_dense(ds, c);
+  }
+}
+
 gboolean ldp_dataset_preprocess(LdpDataset *ds, const LdpParams *core, GError **error)
 {
   g_return_val_if_fail(ds != NULL, FALSE);
@@ -25,6 +57,8 @@ gboolean ldp_dataset_preprocess(LdpDataset *ds, const LdpParams *core, GError **
     ldp_dataset_normalize_minmax(ds, TRUE);
   else if (g_strcmp0(norm, "minmax_keep") == 0)
     ldp_dataset_normalize_minmax(ds, FALSE);
+  else if (g_strcmp0(norm, "row") == 0)
+    preprocess_normalize_rows(ds);
   else if (g_strcmp0(norm, "public_bounds") == 0) {
     guint nb = 0;
     const double *b = ldp_params_has(core, "feature_bounds") ? ldp_params_get_number_list(core, "feature_bounds", &nb)

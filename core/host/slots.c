@@ -9,7 +9,7 @@
 
 #include "host/host.h"
 
-static const char *const normalize_choices[] = { "none", "minmax", "minmax_keep", "public_bounds", NULL };
+static const char *const normalize_choices[] = { "none", "minmax", "minmax_keep", "public_bounds", "row", NULL };
 static const char *const node_features_choices[] = { "given", "constant", "degree", NULL };
 static const char *const split_kind_choices[] = { "random", "stratified", "standard", "edges", NULL };
 static const char *const link_model_choices[] = { "vgae", "gae", NULL };
@@ -44,7 +44,7 @@ static const LdpParamSpec dataset_specs[] = {
   { .name = "normalize", .type = LDP_PARAM_ENUM, .default_value = "none", .choices = normalize_choices,
     .doc = "feature scaling to [0, 1]: minmax drops constant columns, minmax_keep zeroes them (both read "
            "every user's raw features: the ledger charges the features infinity); public_bounds maps "
-           "feature_bounds to [0, 1] and reads no data" },
+           "feature_bounds to [0, 1] and reads no data; row divides each user's row by its sum" },
   { .name = "feature_bounds", .type = LDP_PARAM_LIST, .item_type = LDP_PARAM_NUMBER,
     .doc = "declared public feature range [lo, hi] for normalize: public_bounds" },
   { .name = "node_features", .type = LDP_PARAM_ENUM, .default_value = "given",
@@ -65,6 +65,8 @@ static const LdpParamSpec split_specs[] = {
     .doc = "test fraction" },
   { .name = "per_seed", .type = LDP_PARAM_BOOL, .default_value = "false",
     .doc = "draw a new split for every seed (false: one split for all seeds, as LPGNN)" },
+  { .name = "seed", .type = LDP_PARAM_INTEGER, .min = 0, .max = G_MAXINT,
+    .doc = "seed of the shared split (per_seed false); default: the run's first seed" },
 };
 
 static const LdpParamSpec mechanism_specs[] = {

@@ -377,6 +377,9 @@ static LdpYamlNode *merge_sections(const LdpYamlNode *base, const LdpYamlNode *o
 /* Cross-field rules of the core sections. */
 static gboolean check_split(const LdpParams *split, const LdpYamlNode *at, GError **error)
 {
+  if (ldp_params_has(split, "seed") && ldp_params_get_bool(split, "per_seed"))
+    return ldp_yaml_error(error, at, LDP_PIPELINE_ERROR_INVALID,
+                          "split seed fixes the one shared split; it cannot be combined with per_seed: true");
   if (strcmp(ldp_params_get_string(split, "kind"), "standard") == 0)
     return TRUE;
   if (strcmp(ldp_params_get_string(split, "kind"), "edges") == 0) {

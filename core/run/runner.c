@@ -635,7 +635,11 @@ gboolean ldp_run_pipeline_recorded(LdpPipeline *p, const char *out_dir, const ch
     const gboolean link = ldp_run_is_link(spec);
     rec->headline = link ? 3 : 0;
     g_autofree guint8 *shared_roles = NULL;
-    if (!per_seed_split && !link && !(shared_roles = make_split(base, spec->split, base_seed, error)))
+    /* split.seed pins the shared split, so a run of one seed (bench/run-cells.sh) draws
+     * the split a run over all seeds would. */
+    const guint64 split_seed =
+        ldp_params_has(spec->split, "seed") ? (guint64)ldp_params_get_int(spec->split, "seed") : base_seed;
+    if (!per_seed_split && !link && !(shared_roles = make_split(base, spec->split, split_seed, error)))
       goto out;
 
     for (guint s = 0; s < n_seeds; s++) {

@@ -247,11 +247,20 @@ LDP_API LdpVar *ldp_op_propagate_values(LdpTape *tape, LdpGraph *g, LdpVar *valu
  *   GCN:  self-loops of weight 1 replace any diagonal, d_i = 1 + off-diagonal sum of
  *         row i, coef = w_ij / sqrt(d_i d_j);
  *   SYM:  d_i = sum of row i (diagonal included), coef = w_ij / sqrt(d_i d_j), 1/sqrt(0) := 0;
- *   MEAN: w_ij / sum_j w_ij, the weighted mean (0 for an empty or zero-sum row).
- * With all-ones @w this reproduces the stored coefficients of ldp_graph_normalized for
- * SUM, SELF, GCN and SYM; for MEAN only when @g's stored values are all 1 (graph.h's
- * MEAN divides by |N(i)|, not by the weight sum). Built from the ops above. */
+ *   MEAN: w_ij / max(sum_j w_ij, 1), the weighted mean with the divisor clamped at 1
+ *         (the gradient of the clamp passes where the sum is >= 1, as PyTorch's clamp).
+ * With all-ones @w this reproduces the stored coefficients of ldp_graph_normalized.
+ * Built from the ops above. */
 LDP_API LdpVar *ldp_op_edge_norm(LdpTape *tape, LdpGraph *g, LdpVar *w, LdpNorm norm);
+/* Propagation over the full weighted adjacency W of a graph with a block-constant
+ * background (graph.h, ldp_graph_new_with_background), never formed densely:
+ *   SUM:  W x;
+ *   GCN:  D^-1/2 (W + I) D^-1/2 x, d_i = 1 + sum_j W_ij (self-loop weight 1);
+ *   MEAN: W x / max(sum_j W_ij, 1) row-wise (the clamped weighted mean).
+ * W is fixed (no gradient); gradients flow to @x through W^T = W. O(n c + U^2 c +
+ * nnz c) per product. Other norms, or a graph without background, are programmer
+ * errors. */
+LDP_API LdpVar *ldp_op_propagate_background(LdpTape *tape, LdpGraph *g, LdpNorm norm, LdpVar *x);
 
 /* ---- link-prediction ops ---- */
 

@@ -48,6 +48,9 @@ LDP_API gboolean ldp_dataset_set_structure(LdpDataset *ds, guint n_nodes, guint 
                                            gsize n_edges, gboolean undirected, GError **error);
 /* Replaces the whole adjacency (n_nodes x n_nodes, block diagonal). (transfer full) */
 LDP_API void ldp_dataset_set_adjacency(LdpDataset *ds, LdpCsr *adj, gboolean undirected);
+/* Node tasks: replaces the graph by @graph (transfer full), e.g. one with a
+ * block-constant background (graph.h) that no CSR can hold. */
+LDP_API void ldp_dataset_set_graph(LdpDataset *ds, LdpGraph *graph, gboolean undirected);
 /* Features (transfer full); replaces any previous features. */
 LDP_API void ldp_dataset_set_features_dense(LdpDataset *ds, LdpTensor *x);
 LDP_API void ldp_dataset_set_features_sparse(LdpDataset *ds, LdpCsr *x);

@@ -67,7 +67,9 @@ LDP_API void ldp_graph_spmm(LdpGraph *g, gboolean transposed, float alpha, const
  *  - GCN: d_i = 1 + sum of the off-diagonal w of row i; any stored diagonal entry is
  *    dropped and replaced by the weight-1 loop (its origin is -1);
  *  - SYM: stored diagonal entries are kept as ordinary entries; d <= 0 gives 0;
- *  - MEAN: coef(i, j) = w_ij / |N(i)| (mean of the weighted messages);
+ *  - MEAN: coef(i, j) = w_ij / max(sum_j w_ij, 1): the weighted mean, with the divisor
+ *    clamped at 1 so that rows of small total weight are not renormalised (PyG's
+ *    DenseGraphConv(aggr='mean')); it is the plain mean 1/|N(i)| when all w are 1;
  *  - SUM on a graph that is not derived returns @g itself.
  * (transfer none, cached in @g): the graph with coefficients @norm. The result maps
  * each of its edges to an edge of @g through ldp_graph_edge_origin() (added
@@ -75,9 +77,8 @@ LDP_API void ldp_graph_spmm(LdpGraph *g, gboolean transposed, float alpha, const
 LDP_API LdpGraph *ldp_graph_normalized(LdpGraph *g, LdpNorm norm);
 /* (transfer full): (normalised @g)^@steps @x (x: n_nodes x c; steps = 0 gives a copy),
  * the stored values of @g acting as edge weights with WEIGHTED degrees: the
- * coefficients of ldp_graph_normalized(@g, @norm) for SUM, GCN, SYM and SELF, and for
- * MEAN the weighted mean w_ij / sum_j w_ij (0 for empty or zero-sum rows), as
- * ldp_op_edge_norm computes them; it equals graph.h's MEAN when all stored values are 1.
+ * coefficients of ldp_graph_normalized(@g, @norm) (MEAN: the clamped weighted mean),
+ * as ldp_op_edge_norm computes them.
  * Lets a calibrator recompute KProp features on a graph whose values it has learned.
  * Results do not depend on the number of threads. */
 LDP_API LdpTensor *ldp_graph_propagate_dense(LdpGraph *g, LdpNorm norm, guint steps, const LdpTensor *x);
@@ -89,6 +90,30 @@ LDP_API const gint *ldp_graph_edge_origin(const LdpGraph *g);
 LDP_API const guint *ldp_graph_edge_dst(LdpGraph *g);
 /* Source (column) node of each edge: the CSR indices themselves. (transfer none) */
 LDP_API const guint *ldp_graph_edge_src(const LdpGraph *g);
+
+/* ---- graphs with a block-constant background ----
+ * A dense weighted adjacency that is never stored densely (Blink's soft posterior,
+ * doc/blink.md): every node belongs to one of @n_classes classes, and
+ *   W_ij = stored value of (i, j)          when (i, j) is stored in the CSR,
+ *   W_ij = block[class_of[i]][class_of[j]] for every other pair i != j,
+ *   W_ii = 0.
+ * Products with W cost O(n c + U^2 c + nnz c) for c columns and U classes. Such a
+ * graph must be symmetric (the CSR and @block), without stored diagonal entries and
+ * with non-negative values. Only the operations below see the background: the CSR
+ * accessors, the normalisations and the edge ops act on the stored part alone, so
+ * backbones that have no weighted path for it refuse it (doc/backbones.md). */
+
+/* (transfer full): takes ownership of @adj; @class_of (n entries < n_classes) and
+ * @block (n_classes x n_classes, row-major) are copied. Fails (GError) on a CSR or
+ * block that is not symmetric, a stored diagonal, negative or non-finite values. */
+LDP_API LdpGraph *ldp_graph_new_with_background(LdpCsr *adj, guint n_classes, const guint *class_of,
+                                                const float *block, GError **error);
+LDP_API gboolean ldp_graph_has_background(const LdpGraph *g);
+/* Weighted degrees of the full W (background included for graphs that have one; the
+ * stored values' row sums otherwise), summed in double. (transfer none, cached) */
+LDP_API const double *ldp_graph_weighted_degrees(LdpGraph *g);
+/* y = W x (x: n x c, y: n x c, overwritten), background included. Deterministic. */
+LDP_API void ldp_graph_weighted_mm(LdpGraph *g, const LdpTensor *x, LdpTensor *y);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(LdpGraph, ldp_graph_unref)
 

@@ -87,4 +87,8 @@ gboolean backbone_check_forward(const char *plugin, const LdpBatch *batch, LdpVa
                                 LdpVar *edge_w, gboolean edge_w_supported, gboolean need_graphs,
                                 GError **error);
 
+/* Refuses a batch graph with a block-constant background (graph.h): for backbones
+ * that have no propagation over its full dense W (LDP_RUN_ERROR_INCOMPATIBLE). */
+gboolean backbone_refuse_background(const char *plugin, const LdpBatch *batch, GError **error);
+
 G_END_DECLS

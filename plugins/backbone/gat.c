@@ -10,8 +10,19 @@
  * heads x channels as in PyG), zero bias.
  *
  * Learnable external edge weights are not supported: the attention already decides
- * the weight of every edge, so a forward with edge weights fails with a GError. */
+ * the weight of every edge, so a forward with edge weights fails with a GError.
+ *
+ * Weighted graphs (stored values w >= 0 other than 1, e.g. Blink's hybrid) use the
+ * weighted attention of Blink's DenseGAT, self-loops of weight 1:
+ *   alpha_ij = w_ij e^(e_ij) / sum_k w_ik e^(e_ik),   out_i = sum_j w_ij alpha_ij z_j
+ * (the weight enters twice, as in that model): the scores get log w_ij added before
+ * the softmax and the propagation multiplies by the stored w_ij. With unit values both
+ * are skipped, so unweighted graphs compute exactly what they did. A graph with a
+ * dense background (Blink's soft) is refused: attention over all n^2 pairs is O(n^2)
+ * per layer (doc/backbones.md). */
 #include "common.h"
+
+#include <math.h>
 
 #define GAT_NAME "gat"
 #define GAT_CAPS (LDP_BACKBONE_NODE)
@@ -35,6 +46,8 @@ typedef struct {
    * attention graph must outlive every tape that used it, so entries are kept until
    * the model is destroyed (node tasks see one or two graphs). */
   GHashTable *att_graphs;
+  /* Attention graph -> LdpTensor (edges x 1) of log w, only for weighted graphs. */
+  GHashTable *att_logw;
 } Gat;
 
 static void gat_destroy(gpointer inst)
@@ -50,6 +63,7 @@ static void gat_destroy(gpointer inst)
     g_clear_pointer(&c->bias, ldp_param_free);
   }
   g_free(m->convs);
+  g_clear_pointer(&m->att_logw, g_hash_table_unref);
   g_clear_pointer(&m->att_graphs, g_hash_table_unref);
   g_free(m);
 }
@@ -97,6 +111,7 @@ static gpointer gat_create(const LdpParams *params, guint in_dim, guint out_dim,
   }
   m->att_graphs = g_hash_table_new_full(g_direct_hash, g_direct_equal, (GDestroyNotify)ldp_graph_unref,
                                         (GDestroyNotify)ldp_graph_unref);
+  m->att_logw = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, (GDestroyNotify)ldp_tensor_free);
   return m;
 }
 
@@ -112,18 +127,41 @@ static void gat_parameters(gpointer inst, GPtrArray *out)
   }
 }
 
-/* (transfer none): A + I of @g with unit coefficients, owned by the cache. */
+/* (transfer none): A + I of @g, owned by the cache: its stored values are the weights
+ * (1 on the self-loops, and everywhere for unweighted graphs). For weighted graphs
+ * the log-weights are cached in att_logw. */
 static LdpGraph *gat_attention_graph(Gat *m, LdpGraph *g)
 {
   LdpGraph *att = g_hash_table_lookup(m->att_graphs, g);
   if (att)
     return att;
   LdpCsr *csr = ldp_csr_copy(ldp_graph_csr(ldp_graph_normalized(g, LDP_NORM_SELF)));
+  gboolean weighted = FALSE;
   for (guint e = 0; e < csr->nnz; e++)
-    csr->values[e] = 1.0f;
+    weighted |= csr->values[e] != 1.0f;
+  LdpTensor *logw = NULL;
+  if (weighted) {
+    logw = ldp_tensor_new_uninit(csr->nnz, 1);
+    for (guint e = 0; e < csr->nnz; e++)
+      logw->data[e] = csr->values[e] > 0.0f ? logf(csr->values[e]) : -INFINITY;
+  }
   att = ldp_graph_new(csr);
   g_hash_table_insert(m->att_graphs, ldp_graph_ref(g), att);
+  if (logw)
+    g_hash_table_insert(m->att_logw, att, logw);
   return att;
+}
+
+/* Scores + log w, column by column (one column per head). */
+static LdpVar *gat_add_log_weights(LdpTape *tape, LdpVar *e, const LdpTensor *logw)
+{
+  const guint heads = ldp_var_cols(e);
+  LdpTensor *lw = ldp_tensor_new_uninit(logw->rows, heads);
+  for (guint r = 0; r < logw->rows; r++)
+    for (guint k = 0; k < heads; k++)
+      ldp_tensor_row(lw, r)[k] = logw->data[r];
+  LdpVar *c = ldp_tape_custom_op(tape, "gat_log_weights", NULL, 0, lw, NULL, NULL, NULL);
+  return ldp_op_add(tape, e, c);
 }
 
 /* Per-node attention logits of every head: column k = z_k a_k (n x heads). */
@@ -145,9 +183,11 @@ static LdpVar *gat_forward(gpointer inst, LdpTape *tape, const LdpBatch *batch, 
                            LdpRng *rng, GError **error)
 {
   Gat *m = inst;
-  if (!backbone_check_forward(GAT_NAME, batch, x, m->in_dim, edge_w, FALSE, FALSE, error))
+  if (!backbone_refuse_background(GAT_NAME, batch, error) ||
+      !backbone_check_forward(GAT_NAME, batch, x, m->in_dim, edge_w, FALSE, FALSE, error))
     return NULL;
   LdpGraph *ag = gat_attention_graph(m, batch->graph);
+  const LdpTensor *logw = g_hash_table_lookup(m->att_logw, ag);
   LdpVar *h = x;
   for (guint l = 0; l < m->common.layers; l++) {
     const GatLayer *c = &m->convs[l];
@@ -157,6 +197,8 @@ static LdpVar *gat_forward(gpointer inst, LdpTape *tape, const LdpBatch *batch, 
     LdpVar *e = ldp_op_add(tape, ldp_op_edge_gather(tape, ag, s_src, LDP_EDGE_SRC),
                            ldp_op_edge_gather(tape, ag, s_dst, LDP_EDGE_DST));
     e = ldp_op_leaky_relu(tape, e, 0.2f);
+    if (logw)
+      e = gat_add_log_weights(tape, e, logw);
     LdpVar *alpha = ldp_op_edge_softmax(tape, ag, e);
     alpha = ldp_op_dropout(tape, alpha, m->attention_dropout, rng);
     h = ldp_op_propagate(tape, ag, alpha, z);

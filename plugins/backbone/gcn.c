@@ -9,7 +9,13 @@
  * unused), and the degrees are weighted, d_i = 1 + sum_{j != i} w_ij:
  *   out = D_w^-1/2 (A_w + I) D_w^-1/2 (H W) + b,
  * so gradients reach w through the degrees too (ldp_op_edge_norm). All-ones weights
- * give the unweighted layer up to float rounding. */
+ * give the unweighted layer up to float rounding.
+ *
+ * Weighted graphs (stored values w >= 0, e.g. Blink's hybrid) use the same formula with
+ * the stored values, and a graph with a block-constant background (Blink's soft: the
+ * dense W, graph.h) propagates with D^-1/2 (W + I) D^-1/2, d_i = 1 + sum_j W_ij
+ * (ldp_op_propagate_background): PyG's DenseGCNConv, whose clamp of the degree at 1 never
+ * acts with the weight-1 self-loop. doc/backbones.md, "Weighted graphs". */
 #include "common.h"
 
 #define GCN_NAME "gcn"
@@ -66,15 +72,25 @@ static LdpVar *gcn_forward(gpointer inst, LdpTape *tape, const LdpBatch *batch, 
   Gcn *m = inst;
   if (!backbone_check_forward(GCN_NAME, batch, x, m->in_dim, edge_w, TRUE, FALSE, error))
     return NULL;
+  const gboolean background = ldp_graph_has_background(batch->graph);
+  if (background && edge_w) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_INCOMPATIBLE,
+                "backbone gcn: learnable edge weights on a graph with a dense background (Blink's soft "
+                "posterior) are not supported");
+    return NULL;
+  }
   /* Cached inside batch->graph, so it lives as long as the graph the tape borrows. */
-  LdpGraph *norm = ldp_graph_normalized(batch->graph, LDP_NORM_GCN);
+  LdpGraph *norm = background ? NULL : ldp_graph_normalized(batch->graph, LDP_NORM_GCN);
   /* Weighted coefficients, one per edge of norm, shared by all layers. */
   LdpVar *coef = edge_w ? ldp_op_edge_norm(tape, batch->graph, edge_w, LDP_NORM_GCN) : NULL;
   LdpVar *h = x;
   for (guint l = 0; l < m->common.layers; l++) {
     const BackboneLinear *conv = &m->convs[l];
     LdpVar *hw = ldp_op_matmul(tape, h, ldp_tape_param(tape, conv->weight));
-    h = coef ? ldp_op_propagate_values(tape, norm, coef, hw) : ldp_op_propagate(tape, norm, NULL, hw);
+    if (background)
+      h = ldp_op_propagate_background(tape, batch->graph, LDP_NORM_GCN, hw);
+    else
+      h = coef ? ldp_op_propagate_values(tape, norm, coef, hw) : ldp_op_propagate(tape, norm, NULL, hw);
     h = ldp_op_bias_add(tape, h, ldp_tape_param(tape, conv->bias));
     if (l + 1 < m->common.layers) {
       h = backbone_activate(tape, m->common.activation, h);

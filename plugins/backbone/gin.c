@@ -259,7 +259,8 @@ static LdpVar *gin_forward(gpointer inst, LdpTape *tape, const LdpBatch *batch, 
                            LdpRng *rng, GError **error)
 {
   Gin *m = inst;
-  if (!backbone_check_forward(GIN_NAME, batch, x, m->in_dim, edge_w, TRUE, m->level == LDP_TASK_GRAPH,
+  if (!backbone_refuse_background(GIN_NAME, batch, error) ||
+      !backbone_check_forward(GIN_NAME, batch, x, m->in_dim, edge_w, TRUE, m->level == LDP_TASK_GRAPH,
                               error))
     return NULL;
   LdpGraph *sum = ldp_graph_normalized(batch->graph, LDP_NORM_SUM);

@@ -8,12 +8,13 @@
  * The mean is taken after the linear map (mean(H) W_l = mean(H W_l)), so a sparse
  * input is only ever the left operand of a matmul.
  *
- * Learnable edge weights w_ij (times the stored values) make the mean a weighted mean:
- *   out_i = W_l (sum_j w_ij h_j / sum_j w_ij) + b + W_r h_i,
- * 0 for a node without neighbours or with zero total weight; gradients reach w through
- * the divisor too (ldp_op_edge_norm). All-ones weights give the unweighted layer up to
- * float rounding on graphs whose stored values are 1 (the unweighted mean divides by
- * |N(i)|). */
+ * Weights (stored values, times learnable edge weights w_ij when given) make the mean a
+ * weighted mean with the divisor clamped at 1 (PyG's DenseGraphConv(aggr='mean')):
+ *   out_i = W_l (sum_j w_ij h_j / max(sum_j w_ij, 1)) + b + W_r h_i,
+ * 0 for a node without neighbours; gradients reach w through the divisor too
+ * (ldp_op_edge_norm). All-ones weights give the unweighted layer. A graph with a
+ * block-constant background (Blink's soft posterior, graph.h) uses the same formula
+ * over its full W (ldp_op_propagate_background). doc/backbones.md, "Weighted graphs". */
 #include "common.h"
 
 #define SAGE_NAME "sage"
@@ -81,13 +82,24 @@ static LdpVar *sage_forward(gpointer inst, LdpTape *tape, const LdpBatch *batch,
   Sage *m = inst;
   if (!backbone_check_forward(SAGE_NAME, batch, x, m->in_dim, edge_w, TRUE, FALSE, error))
     return NULL;
-  LdpGraph *mean = ldp_graph_normalized(batch->graph, LDP_NORM_MEAN);
+  const gboolean background = ldp_graph_has_background(batch->graph);
+  if (background && edge_w) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_INCOMPATIBLE,
+                "backbone sage: learnable edge weights on a graph with a dense background (Blink's soft "
+                "posterior) are not supported");
+    return NULL;
+  }
+  LdpGraph *mean = background ? NULL : ldp_graph_normalized(batch->graph, LDP_NORM_MEAN);
   LdpVar *coef = edge_w ? ldp_op_edge_norm(tape, batch->graph, edge_w, LDP_NORM_MEAN) : NULL;
   LdpVar *h = x;
   for (guint l = 0; l < m->common.layers; l++) {
     const SageLayer *conv = &m->convs[l];
     LdpVar *hl = ldp_op_matmul(tape, h, ldp_tape_param(tape, conv->neigh.weight));
-    LdpVar *agg = coef ? ldp_op_propagate_values(tape, mean, coef, hl) : ldp_op_propagate(tape, mean, NULL, hl);
+    LdpVar *agg;
+    if (background)
+      agg = ldp_op_propagate_background(tape, batch->graph, LDP_NORM_MEAN, hl);
+    else
+      agg = coef ? ldp_op_propagate_values(tape, mean, coef, hl) : ldp_op_propagate(tape, mean, NULL, hl);
     agg = ldp_op_bias_add(tape, agg, ldp_tape_param(tape, conv->neigh.bias));
     h = ldp_op_add(tape, agg, backbone_linear_apply(&conv->root, tape, h));
     if (l + 1 < m->common.layers) {

@@ -94,6 +94,12 @@ static gboolean drop_prepare(gpointer inst, LdpDataset *noisy, LdpRng *rng, GErr
     memcpy(d->targets, labels, sizeof(gint) * n);
     return TRUE;
   }
+  if (ldp_graph_has_background(ldp_dataset_graph(noisy))) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_INCOMPATIBLE,
+                "drop: the graph has a dense weighted background (Blink's soft posterior), which label "
+                "propagation does not use; put drop before blink_server or use variant hard or hybrid");
+    return FALSE;
+  }
   d->prop = ldp_graph_ref(ldp_graph_normalized(ldp_dataset_graph(noisy), LDP_NORM_SYM));
   g_autoptr(LdpTensor) y = ldp_tensor_new(n, d->n_classes);
   for (guint v = 0; v < n; v++)

@@ -57,6 +57,12 @@ static gboolean kprop_prepare(gpointer inst, LdpDataset *noisy, LdpRng *rng, GEr
     g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "the dataset has no graph to propagate on");
     return FALSE;
   }
+  if (ldp_graph_has_background(ldp_dataset_graph(noisy))) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_INCOMPATIBLE,
+                "kprop: the graph has a dense weighted background (Blink's soft posterior), which kprop does not "
+                "propagate over; put kprop before blink_server or use variant hard or hybrid");
+    return FALSE;
+  }
   ldp_dataset_propagate_features(noisy, k->norm, k->steps);
   return TRUE;
 }

@@ -187,6 +187,12 @@ static gboolean structure_prepare(gpointer inst, LdpDataset *noisy, LdpRng *rng,
     g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "the dataset has no graph to learn");
     return FALSE;
   }
+  if (ldp_graph_has_background(g)) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_INCOMPATIBLE,
+                "structure: the graph has a dense weighted background (Blink's soft posterior); structure learns "
+                "weights on a sparse support only");
+    return FALSE;
+  }
   s->graph = ldp_graph_ref(g);
   s->n_edges = ldp_graph_n_edges(g);
   s->n_weights = s->n_edges;
