@@ -18,7 +18,7 @@ import sys
 
 FIELDS = ["dataset", "backbone", "purpose", "mechanism", "epsilon", "K", "method", "seed",
           "test_accuracy", "val_accuracy", "val_loss", "train_accuracy", "selected_epoch",
-          "train_seconds"]
+          "train_seconds", "test_at_best_val_accuracy", "test_at_last_epoch"]
 KEY = FIELDS[:8]
 
 
@@ -34,6 +34,21 @@ def read_cell(path, values, common):
         with open(tpath) as f:
             for r in csv.DictReader(f):
                 timing[(r["run"], r["seed"])] = r["train_seconds"]
+    # the same trajectories under other selection rules, from every evaluated epoch:
+    # the first epoch of highest validation accuracy, and the last epoch
+    alt = {}
+    hpath = os.path.join(path, "history.csv")
+    if os.path.exists(hpath):
+        best, last = {}, {}
+        with open(hpath) as f:
+            for h in csv.DictReader(f):
+                k = (h["run"], h["seed"])
+                v, t, e = float(h["val_acc"]), h["test_acc"], int(h["epoch"])
+                if k not in best or v > best[k][0]:
+                    best[k] = (v, t)
+                if k not in last or e > last[k][0]:
+                    last[k] = (e, t)
+        alt = {k: (best[k][1], last[k][1]) for k in best}
     with open(seeds) as f:
         for r in csv.DictReader(f):
             row = dict(common)
@@ -41,7 +56,9 @@ def read_cell(path, values, common):
             row.update(method=r["run"], seed=r["seed"], test_accuracy=r["test_accuracy"],
                        val_accuracy=r["val_accuracy"], val_loss=r["val_loss"],
                        train_accuracy=r["train_accuracy"], selected_epoch=r["selected_epoch"],
-                       train_seconds=timing.get((r["run"], r["seed"]), ""))
+                       train_seconds=timing.get((r["run"], r["seed"]), ""),
+                       test_at_best_val_accuracy=alt.get((r["run"], r["seed"]), ("", ""))[0],
+                       test_at_last_epoch=alt.get((r["run"], r["seed"]), ("", ""))[1])
             rows.append(row)
     return rows
 

@@ -9,6 +9,10 @@ usage: upgnet-tables.py [CSV]
    paired difference UPGNet - LPGNN over the seeds both ran, with a 95 % Student-t
    interval (mean +- t_{0.975, n-1} s / sqrt(n)). A difference whose interval excludes 0
    is called a gain or a loss, otherwise "no sig. diff.".
+3. The same training runs read under other selection rules (from every evaluated
+   epoch: the first epoch of highest validation accuracy; the last epoch), with the
+   paired difference at the epoch of highest validation accuracy, and how often each
+   method's own rule kept an epoch <= 10.
 Accuracies in percent, differences in percentage points.
 """
 import csv
@@ -32,6 +36,20 @@ def mean_sd(xs):
     m = sum(xs) / n
     sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (n - 1)) if n > 1 else float("nan")
     return m, sd
+
+
+def paired(by, metric):
+    """Mean and 95 % t-interval of UPGNet - LPGNN over shared seeds, and a verdict."""
+    seeds = sorted(set(by.get("lpgnn", {})) & set(by.get("upgnet", {})))
+    d = [float(by["upgnet"][s][metric]) - float(by["lpgnn"][s][metric]) for s in seeds
+         if by["upgnet"][s].get(metric) and by["lpgnn"][s].get(metric)]
+    n = len(d)
+    if n < 2:
+        return "–", "–", n
+    m, sd = mean_sd(d)
+    h = t975(n - 1) * sd / math.sqrt(n)
+    verdict = "UPGNet gain" if m - h > 0 else "UPGNet loss" if m + h < 0 else "no sig. diff."
+    return f"{100 * m:+.2f} [{100 * (m - h):+.2f}, {100 * (m + h):+.2f}]", verdict, n
 
 
 def eps_key(e):
@@ -90,18 +108,33 @@ def main():
             s = f"{100 * m:.2f}"
             return s + (f" ± {100 * sd:.2f}" if not math.isnan(sd) else "")
 
-        diff, verdict, n = "–", "–", 0
-        if "lpgnn" in by and "upgnet" in by:
-            seeds = sorted(set(by["lpgnn"]) & set(by["upgnet"]))
-            d = [float(by["upgnet"][s]["test_accuracy"]) - float(by["lpgnn"][s]["test_accuracy"]) for s in seeds]
-            n = len(d)
-            if n >= 2:
-                m, sd = mean_sd(d)
-                h = t975(n - 1) * sd / math.sqrt(n)
-                diff = f"{100 * m:+.2f} [{100 * (m - h):+.2f}, {100 * (m + h):+.2f}]"
-                verdict = "UPGNet gain" if m - h > 0 else "UPGNet loss" if m + h < 0 else "no sig. diff."
+        diff, verdict, n = paired(by, "test_accuracy")
         print(f"| {cell[0]} | {cell[1]} | {cell[2]} | {cell[3]} | {acc('lpgnn')} | {acc('upgnet')} | {diff} | {n} | "
               f"{verdict} | " + " | ".join(acc(o) for o in others) + " |")
+
+    print("\n## The same runs under other selection rules\n")
+    print("| dataset | backbone | mechanism | ε | LPGNN best-val-acc | UPGNet best-val-acc | "
+          "UPGNet − LPGNN at best val acc [95 % CI] | verdict | LPGNN last | UPGNet last | "
+          "own rule kept epoch ≤ 10 (LPGNN, UPGNet) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for cell in sorted(rep, key=lambda c: (c[0], c[1], c[2], eps_key(c[3]))):
+        by = rep[cell]
+        if "lpgnn" not in by or "upgnet" not in by:
+            continue
+
+        def col(method, metric):
+            xs = [float(r[metric]) for r in by[method].values() if r.get(metric)]
+            return f"{100 * mean_sd(xs)[0]:.2f}" if xs else "–"
+
+        def early(method):
+            rs = by[method].values()
+            return f"{sum(int(r['selected_epoch']) <= 10 for r in rs)}/{len(rs)}"
+
+        diff, verdict, _ = paired(by, "test_at_best_val_accuracy")
+        print(f"| {cell[0]} | {cell[1]} | {cell[2]} | {cell[3]} | {col('lpgnn', 'test_at_best_val_accuracy')} | "
+              f"{col('upgnet', 'test_at_best_val_accuracy')} | {diff} | {verdict} | "
+              f"{col('lpgnn', 'test_at_last_epoch')} | {col('upgnet', 'test_at_last_epoch')} | "
+              f"{early('lpgnn')}, {early('upgnet')} |")
 
 
 if __name__ == "__main__":
