@@ -1,6 +1,8 @@
-/* test-calibrators.c: kprop against hand-computed powers of Â, and drop's label
- * propagation, losses and both model-selection rules on synthetic traces. */
+/* test-calibrators.c: kprop against hand-computed powers of Â, drop's label
+ * propagation, losses and both model-selection rules on synthetic traces, and UPGNet's
+ * nfr (both maps) and hoa against hand computations on a small graph. */
 #include <math.h>
+#include <string.h>
 
 #include "testutil.h"
 
@@ -213,6 +215,115 @@ static void test_drop_selection(void)
   g_assert_cmpuint(select_epoch("acc_star", trace, G_N_ELEMENTS(trace), 1.0), ==, 9);
 }
 
+/* ------------------------------------------------------------ nfr, hoa */
+
+/* Five nodes: edges 0-1, 0-2, 0-3, 1-2 (undirected), a self-loop at 3 (which both
+ * calibrators must ignore) and node 4 isolated; two features per node. */
+static const float SMALL_X[5][2] = { { 3, -1 }, { 0, 5 }, { 6, -9 }, { 1.5f, 2.5f }, { 7, 7 } };
+
+static LdpDataset *small_dataset(void)
+{
+  LdpDataset *ds = ldp_dataset_new(LDP_TASK_NODE, "small");
+  const guint src[] = { 0, 0, 0, 1, 3 }, dst[] = { 1, 2, 3, 2, 3 };
+  g_autoptr(GError) error = NULL;
+  g_assert_true(ldp_dataset_set_structure(ds, 5, 1, NULL, src, dst, 5, TRUE, &error));
+  g_assert_no_error(error);
+  LdpTensor *x = ldp_tensor_new(5, 2);
+  for (guint i = 0; i < 5; i++)
+    memcpy(ldp_tensor_row(x, i), SMALL_X[i], sizeof SMALL_X[i]);
+  ldp_dataset_set_features_dense(ds, x);
+  return ds;
+}
+
+/* Runs calibrator @name with @assign on the small graph and compares with @expect. */
+static void check_small(const char *name, const char *const *assign, const double expect[5][2])
+{
+  const LdpCalibratorVTable *vt = calibrator(name);
+  LdpParams *p = params_for(name, assign);
+  LdpDataset *ds = small_dataset();
+  g_autoptr(GError) error = NULL;
+  gpointer inst = vt->create(p, ds, &error);
+  g_assert_no_error(error);
+  LdpRng rng;
+  ldp_rng_init(&rng, 1);
+  g_assert_true(vt->prepare(inst, ds, &rng, &error));
+  g_assert_no_error(error);
+  const LdpTensor *x = ldp_dataset_features_dense(ds);
+  for (guint i = 0; i < 5; i++)
+    for (guint j = 0; j < 2; j++)
+      g_assert_cmpfloat_with_epsilon(ldp_tensor_row(x, i)[j], expect[i][j], 1e-5);
+  vt->destroy(inst);
+  ldp_dataset_free(ds);
+  ldp_params_free(p);
+}
+
+/* Neighbour means without self: z0 = (x1+x2+x3)/3 = (2.5, -0.5), z1 = (x0+x2)/2 =
+ * (4.5, -5), z2 = (x0+x1)/2 = (1.5, 2), z3 = x0 = (3, -1) (its self-loop ignored), z4 = 0
+ * (isolated). */
+static void test_nfr_small(void)
+{
+  /* soft-thresholding at 1: sign(z) max(|z| - 1, 0) */
+  const double soft[5][2] = { { 1.5, 0 }, { 3.5, -4 }, { 0.5, 1 }, { 2, 0 }, { 0, 0 } };
+  const char *a_soft[] = { NULL };
+  check_small("nfr", a_soft, soft);
+  /* the reference map at C = 1: 0 on [-2, 2] (z2 = (1.5, 2) vanishes), z -+ 1 outside */
+  const double ref[5][2] = { { 1.5, 0 }, { 3.5, -4 }, { 0, 0 }, { 2, 0 }, { 0, 0 } };
+  const char *a_ref[] = { "map=reference", NULL };
+  check_small("nfr", a_ref, ref);
+  /* C = 0.5, reference map: dead zone [-1, 1]; z0 = 2.5 -> 2, z2 = (1.5, 2) -> (1, 1.5) */
+  const double ref_half[5][2] = { { 2, 0 }, { 4, -4.5 }, { 1, 1.5 }, { 2.5, 0 }, { 0, 0 } };
+  const char *a_ref_half[] = { "map=reference", "threshold=0.5", NULL };
+  check_small("nfr", a_ref_half, ref_half);
+  /* C = 0: the plain neighbour mean */
+  const double mean[5][2] = { { 2.5, -0.5 }, { 4.5, -5 }, { 1.5, 2 }, { 3, -1 }, { 0, 0 } };
+  const char *a_mean[] = { "threshold=0", NULL };
+  check_small("nfr", a_mean, mean);
+}
+
+/* HOA: degrees without the self-loop d = (3, 2, 2, 1, 0). M_ij = 1/(|N(i)| sqrt(d_i d_j))
+ * (sym_mean) or 1/sqrt(d_i d_j) (sym), written out by hand below; the expected features
+ * are (1/K) sum_{k=1..K} M^k X by dense products. By hand for K = 1, row 3:
+ * M_30 x0 = (3, -1)/sqrt(3) = (1.7320508, -0.5773503). */
+static void test_hoa_small(void)
+{
+  const double r6 = 1 / sqrt(6.0), r3 = 1 / sqrt(3.0);
+  const double sym[5][5] = {
+    { 0, r6, r6, r3, 0 }, { r6, 0, 0.5, 0, 0 }, { r6, 0.5, 0, 0, 0 }, { r3, 0, 0, 0, 0 }, { 0 } };
+  const double count[5] = { 3, 2, 2, 1, 1 };
+  for (int mean = 0; mean <= 1; mean++)
+    for (guint K = 0; K <= 3; K++) {
+      double m[5][5], cur[5][2], sum[5][2] = { { 0 } }, expect[5][2];
+      for (guint i = 0; i < 5; i++)
+        for (guint j = 0; j < 5; j++)
+          m[i][j] = mean ? sym[i][j] / count[i] : sym[i][j];
+      for (guint i = 0; i < 5; i++)
+        for (guint c = 0; c < 2; c++)
+          cur[i][c] = SMALL_X[i][c];
+      for (guint k = 1; k <= K; k++) {
+        double next[5][2] = { { 0 } };
+        for (guint i = 0; i < 5; i++)
+          for (guint j = 0; j < 5; j++)
+            for (guint c = 0; c < 2; c++)
+              next[i][c] += m[i][j] * cur[j][c];
+        memcpy(cur, next, sizeof cur);
+        for (guint i = 0; i < 5; i++)
+          for (guint c = 0; c < 2; c++)
+            sum[i][c] += cur[i][c] / K;
+      }
+      for (guint i = 0; i < 5; i++)
+        for (guint c = 0; c < 2; c++)
+          expect[i][c] = K == 0 ? SMALL_X[i][c] : sum[i][c];
+      if (K == 1) {
+        g_assert_cmpfloat_with_epsilon(expect[3][0], 1.7320508, 1e-6);
+        g_assert_cmpfloat_with_epsilon(expect[3][1], -0.5773503, 1e-6);
+        g_assert_cmpfloat(expect[4][0], ==, 0.0);
+      }
+      g_autofree char *steps = g_strdup_printf("steps=%u", K);
+      const char *assign[] = { steps, mean ? "aggregator=sym_mean" : "aggregator=sym", NULL };
+      check_small("hoa", assign, expect);
+    }
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -221,6 +332,8 @@ int main(int argc, char **argv)
   g_test_add_func("/calibrators/drop/targets", test_drop_targets);
   g_test_add_func("/calibrators/drop/forward-correction", test_drop_forward_correction);
   g_test_add_func("/calibrators/drop/selection", test_drop_selection);
+  g_test_add_func("/calibrators/nfr/small", test_nfr_small);
+  g_test_add_func("/calibrators/hoa/small", test_hoa_small);
   int rc = g_test_run();
   ldp_registry_free(reg);
   return rc;

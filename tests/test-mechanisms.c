@@ -342,30 +342,211 @@ static void test_pgc_moments(void)
   g_assert_nonnull(strstr(text, "by composition"));
 }
 
+/* The law of the lattice piecewise mechanism (plugins/mechanism/pm.h) for u in [0, 1]
+ * at budget @eps, written out from its definition: the input rounded to k/K (k = floor(uK)
+ * or one above, unbiased), then cell j of N = K + W with probability E/(W E + K) inside
+ * the window k..k+W-1 and 1/(W E + K) outside, released as t* = a (j - (N-1)/2). Fills
+ * @val/@prob (2N entries at most) and returns the number of entries. */
+#define PM_K 256
+static guint pm_law(double eps, double u, double *val, double *prob, guint *n_cells)
+{
+  const double K = PM_K, E = exp(eps);
+  const guint W = (guint)MAX(1.0, MIN(K, nearbyint(K * exp(-eps / 2)))), N = PM_K + W;
+  const double a = 2 * (W * E + K) / (K * W * (E - 1));
+  const double pos = u * K, f = floor(pos), up = pos - f;
+  guint n = 0;
+  for (int step = 0; step < 2; step++) {
+    double pk = step ? up : 1 - up;
+    guint k = (guint)f + (guint)step;
+    if (pk == 0 || k > PM_K)
+      continue;
+    for (guint j = 0; j < N; j++) {
+      val[n] = a * (j - (N - 1) / 2.0);
+      prob[n++] = pk * (j >= k && j < k + W ? E : 1.0) / (W * E + K);
+    }
+  }
+  *n_cells = N;
+  return n;
+}
+
+/* Variance of t* around t = 2u - 1 in closed form: with delta = k - K/2 and
+ * c_j = j - (N-1)/2, E[t*^2 | k] = a^2 [p_lo N(N^2-1)/12 + (p_hi - p_lo)(W delta^2 +
+ * W(W^2-1)/12)], E[delta^2] = (uK - K/2)^2 + phi(1 - phi) (phi = frac(uK)), and
+ * a^2 (p_hi - p_lo) W = 2a/K, so Var = V0 + (aK/2 - 1) t^2 + (2a/K) phi (1 - phi). */
+static double pm_variance(double eps, double u)
+{
+  const double K = PM_K, E = exp(eps);
+  const double W = MAX(1.0, MIN(K, nearbyint(K * exp(-eps / 2)))), N = K + W;
+  const double a = 2 * (W * E + K) / (K * W * (E - 1));
+  const double plo = 1 / (W * E + K), phi_ = E / (W * E + K);
+  const double V0 = a * a * (plo * N * (N * N - 1) / 12 + (phi_ - plo) * W * (W * W - 1) / 12);
+  const double t = 2 * u - 1, ph = u * K - floor(u * K);
+  return V0 + (a * K / 2 - 1) * t * t + (2 * a / K) * ph * (1 - ph);
+}
+
+/* Mean, variance and fourth central moment of z = s (y - fill) + fill with probability
+ * q, fill otherwise, y = (t* + 1)/2 the released value mapped back to [0, 1], around x:
+ * MPM's estimate of a coordinate (s = d/k, q = k/d); piecewise is s = q = 1. */
+static void pm_moments(double eps, double x, double s, double q, double fill, double *mean,
+                       double *var, double *mu4)
+{
+  static double val[2 * 2 * PM_K + 4], prob[2 * 2 * PM_K + 4];
+  guint N;
+  guint n = pm_law(eps, x, val, prob, &N);
+  double m1 = 0, m2 = 0, m4 = 0, total = 0;
+  for (guint i = 0; i < n; i++) {
+    double z = s * ((val[i] + 1) / 2 - fill) + fill - x;
+    total += prob[i];
+    m1 += q * prob[i] * z;
+    m2 += q * prob[i] * z * z;
+    m4 += q * prob[i] * pow(z, 4);
+  }
+  m1 += (1 - q) * (fill - x);
+  m2 += (1 - q) * pow(fill - x, 2);
+  m4 += (1 - q) * pow(fill - x, 4);
+  g_assert_cmpfloat(fabs(total - 1), <, 1e-12);
+  *mean = x + m1;
+  *var = m2 - m1 * m1;
+  *mu4 = m4;
+  /* the closed forms: unbiased, Var = s Var(y) + (s - 1)(x - fill)^2, Var(y) = Var(t*)/4 */
+  g_assert_cmpfloat(fabs(m1), <, 1e-12);
+  double closed = s * pm_variance(eps, x) / 4 + (s - 1) * (x - fill) * (x - fill);
+  g_assert_cmpfloat(fabs(*var - closed), <, 1e-9 * closed);
+}
+
 static void test_piecewise_moments(void)
 {
   const guint n = 20000, d = 8;
-  const double eps = 1.0, s = exp(eps / 2);
+  const double eps = 1.0, se = exp(eps / 2);
   g_autoptr(LdpDataset) ds = features_dataset(n, d, X8);
   const char *args[] = { "epsilon=1", NULL };
   run_ok("piecewise", args, ds, 19);
   const LdpTensor *y = ldp_dataset_features_dense(ds);
-  const double C = (s + 1) / (s - 1);
-  double var[8];
+  double var[8], mu4[8], mean;
   for (guint k = 0; k < d; k++) {
+    pm_moments(eps, X8[k], 1, 1, 0, &mean, &var[k], &mu4[k]);
+    /* the continuous mechanism's variance, for comparison: the lattice adds O(1/K) */
     double t = 2 * X8[k] - 1;
-    var[k] = 0.25 * (t * t / (s - 1) + (s + 3) / (3 * (s - 1) * (s - 1)));
+    g_test_message("x=%g lattice var %g continuous %g", X8[k], var[k],
+                   0.25 * (t * t / (se - 1) + (se + 3) / (3 * (se - 1) * (se - 1))));
   }
+  const double C = (se + 1) / (se - 1);
   for (guint u = 0; u < n; u++)
     for (guint k = 0; k < d; k++) {
       double t = 2 * ldp_tensor_row(y, u)[k] - 1;
       g_assert_cmpfloat(fabs(t), <=, C + 1e-5);
     }
-  /* fourth moment bounded by C^4 (|t*| <= C): a conservative variance tolerance */
-  double mu4[8];
-  for (guint k = 0; k < d; k++)
-    mu4[k] = pow(C + 1, 4) / 16 + var[k] * var[k];
   check_columns(y, X8, var, mu4);
+}
+
+/* MPM: unbiased, with the variance of the closed form, for both fills and for k = 1
+ * (eps 1) and k = 2 (eps 5, 2.5 per coordinate). */
+static void test_mpm_moments(gconstpointer data)
+{
+  const char *const *args = data;  /* epsilon, fill */
+  const guint n = 20000, d = 8;
+  const double eps = g_ascii_strtod(args[0] + strlen("epsilon="), NULL);
+  const gboolean centre = strcmp(args[1], "fill=centre") == 0;
+  const guint k = MAX(1u, MIN(d, (guint)floor(eps / 2.5)));
+  g_autoptr(LdpDataset) ds = features_dataset(n, d, X8);
+  g_autoptr(LdpLedger) ledger = ldp_ledger_new();
+  g_autoptr(GError) err = NULL;
+  g_assert_true(run_mech("mpm", args, ds, 29, 0.0, ledger, &err));
+  g_assert_no_error(err);
+  /* sparse estimate: k stored coordinates per row plus the fill as the offset */
+  LdpLinearFeatures lin;
+  g_assert_true(ldp_dataset_linear_features(ds, &lin) == centre);
+  g_autoptr(LdpTensor) from_sparse = NULL;
+  const LdpTensor *y = ldp_dataset_features_dense(ds);
+  if (!centre) {  /* the zero fill is a plain sparse matrix */
+    g_assert_null(y);
+    g_assert_cmpuint(ldp_dataset_features_sparse(ds)->nnz, <=, n * k);
+    y = from_sparse = ldp_csr_to_dense(ldp_dataset_features_sparse(ds));
+  }
+  double var[8], mu4[8], mean;
+  for (guint j = 0; j < d; j++)
+    pm_moments(eps / k, X8[j], (double)d / k, (double)k / d, centre ? 0.5 : 0.0, &mean, &var[j], &mu4[j]);
+  guint filled = 0;
+  for (guint u = 0; u < n; u++)
+    for (guint j = 0; j < d; j++)
+      filled += ldp_tensor_row(y, u)[j] == (centre ? 0.5f : 0.0f);
+  /* exactly d - k fills per row, up to releases landing on the fill value itself */
+  g_assert_cmpuint(filled, >=, n * (d - k));
+  check_columns(y, X8, var, mu4);
+  g_assert_cmpfloat(ldp_ledger_target_epsilon(ledger, LDP_TARGET_FEATURES), ==, eps);
+}
+
+static const char *const mpm_eps1_zero[] = { "epsilon=1", "fill=zero", NULL };
+static const char *const mpm_eps1_centre[] = { "epsilon=1", "fill=centre", NULL };
+static const char *const mpm_eps5_zero[] = { "epsilon=5", "fill=zero", NULL };
+static const char *const mpm_eps5_centre[] = { "epsilon=5", "fill=centre", NULL };
+
+/* The set of values a user can send must not depend on her input: the released values
+ * for two inputs, collected over many trials, are the same set, and it is the lattice
+ * itself (N values). With the former continuous draw L + w (R - L) in doubles, every
+ * release was a distinct double and the two sets were disjoint. Coverage: the least
+ * likely cell has probability 1/(W E + K) >= 1/678 at eps 1 (W = 155), so with 60000
+ * trials it is missed with probability below 411 exp(-60000/678) < 1e-36. */
+typedef struct {
+  GHashTable *seen;
+} SupportAcc;
+
+static void support_collect(guint trial, const LdpReport *r, gpointer data)
+{
+  (void)trial;
+  SupportAcc *acc = data;
+  const float *v = ldp_report_values(r);
+  for (guint i = 0; i < ldp_report_n_values(r); i++) {
+    guint32 bits;
+    memcpy(&bits, &v[i], sizeof bits);
+    g_hash_table_add(acc->seen, GUINT_TO_POINTER(bits));
+  }
+}
+
+static void test_support(gconstpointer data)
+{
+  const char *name = data;
+  const float inputs[2][2] = { { 0.3f, 0.7f }, { 0.0f, 1.0f } };
+  const guint trials = 60000;
+  const LdpPluginDesc *desc = mech_desc(name);
+  const char *assign[] = { "epsilon=1", NULL };
+  g_autoptr(GError) err = NULL;
+  LdpParams *params = ldp_params_new_from_strings(desc->params, desc->n_params, assign, &err);
+  g_assert_no_error(err);
+  guint expect_n;
+  static double val[2 * 2 * PM_K + 4], prob[2 * 2 * PM_K + 4];
+  pm_law(1.0, 0.5, val, prob, &expect_n);
+  for (guint pair = 0; pair < G_N_ELEMENTS(inputs); pair++) {
+    /* two users with one feature each: user 0 holds input A, user 1 input B */
+    g_autoptr(LdpDataset) ds = ldp_dataset_new(LDP_TASK_NODE, "support");
+    g_assert_true(ldp_dataset_set_structure(ds, 2, 1, NULL, NULL, NULL, 0, TRUE, &err));
+    LdpTensor *x = ldp_tensor_new(2, 1);
+    ldp_tensor_row(x, 0)[0] = inputs[pair][0];
+    ldp_tensor_row(x, 1)[0] = inputs[pair][1];
+    ldp_dataset_set_features_dense(ds, x);
+    SupportAcc acc[2];
+    for (guint user = 0; user < 2; user++) {
+      acc[user].seen = g_hash_table_new(g_direct_hash, g_direct_equal);
+      LdpRng rng;
+      ldp_rng_init(&rng, 31 + user);
+      g_assert_true(ldp_mechanism_sample_user(desc, params, 0, ds, user, trials, &rng, support_collect,
+                                              &acc[user], NULL, NULL, &err));
+      g_assert_no_error(err);
+    }
+    guint na = g_hash_table_size(acc[0].seen), nb = g_hash_table_size(acc[1].seen);
+    g_test_message("%s: inputs %g and %g: %u and %u distinct values (lattice %u)", name,
+                   inputs[pair][0], inputs[pair][1], na, nb, expect_n);
+    g_assert_cmpuint(na, ==, expect_n);
+    g_assert_cmpuint(nb, ==, expect_n);
+    GHashTableIter it;
+    gpointer key;
+    g_hash_table_iter_init(&it, acc[0].seen);
+    while (g_hash_table_iter_next(&it, &key, NULL))
+      g_assert_true(g_hash_table_contains(acc[1].seen, key));
+    g_hash_table_unref(acc[0].seen);
+    g_hash_table_unref(acc[1].seen);
+  }
+  ldp_params_free(params);
 }
 
 /* ------------------------------------------------------------ grr */
@@ -662,7 +843,7 @@ int main(int argc, char **argv)
   g_test_add_data_func("/mechanisms/multibit/moments-m-best", GUINT_TO_POINTER(0), test_multibit_moments);
   g_test_add_data_func("/mechanisms/multibit/moments-m3", GUINT_TO_POINTER(3), test_multibit_moments);
   g_test_add_func("/mechanisms/multibit/cora-k", test_multibit_cora_k);
-  static const char *const feature_mechs[] = { "multibit", "onebit", "laplace", "gaussian", "pgc", "piecewise" };
+  static const char *const feature_mechs[] = { "multibit", "onebit", "laplace", "gaussian", "pgc", "piecewise", "mpm" };
   for (guint i = 0; i < G_N_ELEMENTS(feature_mechs); i++) {
     g_autofree char *path = g_strdup_printf("/mechanisms/%s/identity-at-inf", feature_mechs[i]);
     g_test_add_data_func(path, feature_mechs[i], test_identity_at_inf);
@@ -673,6 +854,12 @@ int main(int argc, char **argv)
   g_test_add_func("/mechanisms/gaussian/sigma", test_gaussian_sigma);
   g_test_add_func("/mechanisms/pgc/moments", test_pgc_moments);
   g_test_add_func("/mechanisms/piecewise/moments", test_piecewise_moments);
+  g_test_add_data_func("/mechanisms/piecewise/support", "piecewise", test_support);
+  g_test_add_data_func("/mechanisms/mpm/support", "mpm", test_support);
+  g_test_add_data_func("/mechanisms/mpm/moments-eps1-zero", mpm_eps1_zero, test_mpm_moments);
+  g_test_add_data_func("/mechanisms/mpm/moments-eps1-centre", mpm_eps1_centre, test_mpm_moments);
+  g_test_add_data_func("/mechanisms/mpm/moments-eps5-zero", mpm_eps5_zero, test_mpm_moments);
+  g_test_add_data_func("/mechanisms/mpm/moments-eps5-centre", mpm_eps5_centre, test_mpm_moments);
   g_test_add_func("/mechanisms/grr/rates", test_grr);
   g_test_add_data_func("/mechanisms/rr/density", GINT_TO_POINTER(FALSE), test_rr_density);
   g_test_add_data_func("/mechanisms/rr/density-diagonal", GINT_TO_POINTER(TRUE), test_rr_density);

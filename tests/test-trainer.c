@@ -250,6 +250,70 @@ static void test_eval_is_observer(void)
 
 /* Early stopping: training ends at the first evaluated epoch that is `patience`
  * epochs past the lowest validation loss, and no step is taken after it. */
+/* The epoch that ldp_train_select_accepts keeps over @trace (n epochs, in order). */
+static guint replay_selection(const LdpTrainConfig *cfg, const LdpEpochStats *trace, guint n)
+{
+  const LdpEpochStats *best = NULL;
+  for (guint k = 0; k < n; k++)
+    if (ldp_train_select_accepts(cfg, &trace[k], best))
+      best = &trace[k];
+  return best ? best->epoch : 0;
+}
+
+/* UPGNet's rule (loss_down_accs_up) on a synthetic trace: each rejected epoch fails
+ * exactly one of the three strict comparisons against the epoch selected at that time. */
+static void test_selection_loss_down_accs_up(void)
+{
+  /* epoch, train_loss, train_acc, val_loss, val_acc */
+  const LdpEpochStats trace[] = {
+    { 1, 0, 0.50, 1.00, 0.50, 0, 0 }, /* first: selected */
+    { 2, 0, 0.49, 0.90, 0.55, 0, 0 }, /* train accuracy down */
+    { 3, 0, 0.60, 0.80, 0.50, 0, 0 }, /* validation accuracy tied: not strictly up */
+    { 4, 0, 0.60, 1.00, 0.60, 0, 0 }, /* validation loss tied */
+    { 5, 0, 0.51, 0.95, 0.51, 0, 0 }, /* all three strictly better than epoch 1: selected */
+    { 6, 0, 0.90, 0.50, 0.90, 0, 0 }, /* selected */
+    { 7, 0, 0.90, 0.40, 0.95, 0, 0 }, /* train accuracy tied with epoch 6 */
+    { 8, 0, 0.95, 0.55, 0.99, 0, 0 }, /* validation loss up (against epoch 6) */
+  };
+  const guint n = G_N_ELEMENTS(trace);
+  LdpTrainConfig cfg = { .selection = LDP_SELECT_LOSS_DOWN_ACCS_UP };
+  const guint selected_after[] = { 1, 1, 1, 1, 5, 6, 6, 6 };
+  for (guint k = 1; k <= n; k++)
+    g_assert_cmpuint(replay_selection(&cfg, trace, k), ==, selected_after[k - 1]);
+  /* the other rules on the same trace: the lowest validation loss is epoch 7 */
+  cfg.selection = LDP_SELECT_BEST_VAL_LOSS;
+  g_assert_cmpuint(replay_selection(&cfg, trace, n), ==, 7);
+  cfg.selection = LDP_SELECT_LAST;
+  g_assert_cmpuint(replay_selection(&cfg, trace, n), ==, 8);
+  g_assert_true(ldp_train_select_accepts(&cfg, &trace[0], NULL));
+
+  /* end to end: ldp_train keeps the epoch the rule picks over its own history */
+  guint8 roles[N_NODES];
+  gint clean[N_NODES];
+  LdpDataset *ds = toy_dataset(roles, clean);
+  Model m = model_new("gcn", 8);
+  LdpRng rng;
+  ldp_rng_init(&rng, 3);
+  LdpTrainConfig tc = config(60, 1);
+  tc.selection = LDP_SELECT_LOSS_DOWN_ACCS_UP;
+  tc.lr = 0.05;
+  LdpTrainResult res;
+  g_autoptr(GError) error = NULL;
+  g_assert_true(ldp_train(&tc, ds, roles, clean, m.desc, m.inst, NULL, &rng, &res, &error));
+  g_assert_no_error(error);
+  guint want = replay_selection(&tc, (const LdpEpochStats *)res.history->data, res.history->len);
+  g_test_message("selected epoch %u of %u", res.selected.epoch, res.history->len);
+  g_assert_cmpuint(res.selected.epoch, ==, want);
+  /* the rule is not vacuous here: it keeps another epoch than the lowest validation loss */
+  tc.selection = LDP_SELECT_BEST_VAL_LOSS;
+  guint by_loss = replay_selection(&tc, (const LdpEpochStats *)res.history->data, res.history->len);
+  g_test_message("lowest validation loss at epoch %u", by_loss);
+  g_assert_cmpuint(by_loss, !=, want);
+  ldp_train_result_clear(&res);
+  model_clear(&m);
+  ldp_dataset_free(ds);
+}
+
 static void test_early_stopping(void)
 {
   guint8 roles[N_NODES];
@@ -588,6 +652,7 @@ int main(int argc, char **argv)
   g_test_add_data_func("/trainer/reference/gcn", "gcn", test_reference);
   g_test_add_func("/trainer/eval-is-observer", test_eval_is_observer);
   g_test_add_func("/trainer/early-stopping", test_early_stopping);
+  g_test_add_func("/trainer/selection/loss-down-accs-up", test_selection_loss_down_accs_up);
   g_test_add_func("/trainer/memo", test_memo);
 #if defined(__x86_64__) || defined(__i386__)
   g_test_add_func("/trainer/flush-denormals", test_flush_denormals);

@@ -15,7 +15,8 @@ static const char *const split_kind_choices[] = { "random", "stratified", "stand
 static const char *const link_model_choices[] = { "vgae", "gae", NULL };
 static const char *const link_recon_choices[] = { "logits", "pyg", NULL };
 static const char *const optimizer_choices[] = { "adam", "sgd", NULL };
-static const char *const selection_choices[] = { "best_val_loss", "last", "best_val_loss_newer", NULL };
+static const char *const selection_choices[] = { "best_val_loss", "last", "best_val_loss_newer",
+                                                       "loss_down_accs_up", NULL };
 static const char *const lr_schedule_choices[] = { "constant", "step", NULL };
 
 /* Counts are read into guint and loops step up to them (epoch <= epochs, s += batch);

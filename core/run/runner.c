@@ -136,6 +136,7 @@ void ldp_run_train_config(const LdpParams *p, LdpTrainConfig *cfg)
   const char *selection = ldp_params_get_string(p, "selection");
   cfg->selection = g_strcmp0(selection, "last") == 0                  ? LDP_SELECT_LAST
                    : g_strcmp0(selection, "best_val_loss_newer") == 0 ? LDP_SELECT_BEST_VAL_LOSS_NEWER
+                   : g_strcmp0(selection, "loss_down_accs_up") == 0   ? LDP_SELECT_LOSS_DOWN_ACCS_UP
                                                                       : LDP_SELECT_BEST_VAL_LOSS;
 }
 

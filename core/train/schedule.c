@@ -36,6 +36,17 @@ gboolean ldp_train_improves(const LdpTrainConfig *cfg, double val_loss, double l
   return cfg->selection == LDP_SELECT_BEST_VAL_LOSS_NEWER ? val_loss <= lowest : val_loss < lowest;
 }
 
+/* UPGNet's rule compares three metrics, all strictly; the others the validation loss. */
+gboolean ldp_train_select_accepts(const LdpTrainConfig *cfg, const LdpEpochStats *cand, const LdpEpochStats *best)
+{
+  g_return_val_if_fail(cfg != NULL && cand != NULL, FALSE);
+  if (best == NULL || cfg->selection == LDP_SELECT_LAST)
+    return TRUE;
+  if (cfg->selection == LDP_SELECT_LOSS_DOWN_ACCS_UP)
+    return cand->val_loss < best->val_loss && cand->val_acc > best->val_acc && cand->train_acc > best->train_acc;
+  return ldp_train_improves(cfg, cand->val_loss, best->val_loss);
+}
+
 gboolean ldp_stop_state_offer(const LdpTrainConfig *cfg, LdpStopState *s, guint epoch, double val_loss)
 {
   /* Early stopping watches the lowest validation loss, independently of selection. */

@@ -301,11 +301,6 @@ static double binary_auc(const LdpTensor *z, const gint *labels, const guint *ro
   return ldp_metric_roc_auc(score, positive, n);
 }
 
-static gboolean default_accept(const LdpTrainConfig *cfg, const LdpEpochStats *cand, const LdpEpochStats *best)
-{
-  return best == NULL || ldp_train_improves(cfg, cand->val_loss, best->val_loss);
-}
-
 /* Model selection and early stopping over the evaluated epochs. */
 typedef struct {
   gboolean progress;
@@ -334,7 +329,7 @@ static gboolean selection_record(Selection *sel, const LdpTrainConfig *cfg, LdpT
   else if (sel->accept_cal)
     accept = LDP_CALIBRATOR_SLOT(sel->accept_cal->desc, accept)(sel->accept_cal->inst, st, best);
   else
-    accept = default_accept(cfg, st, best);
+    accept = ldp_train_select_accepts(cfg, st, best);
   if (accept) {
     sel->best = *st;
     sel->have_best = TRUE;

@@ -27,7 +27,7 @@ typedef struct {
  *   split: kind(enum random|stratified|standard) train val test(number) per_seed(bool)
  *   mechanisms[i].core: public_fraction(number)
  *   train: epochs lr weight_decay optimizer(adam|sgd) momentum patience min_epochs
- *          batch_size selection(enum best_val_loss|last|best_val_loss_newer) eval_every
+ *          batch_size selection(enum best_val_loss|last|best_val_loss_newer|loss_down_accs_up) eval_every
  *          flush_denormals(bool)
  *          drop_last(bool) lr_schedule(enum constant|step) lr_step(int) lr_gamma(number)
  *          select_from(int)

@@ -10,10 +10,14 @@ G_BEGIN_DECLS
 typedef enum {
   LDP_SELECT_BEST_VAL_LOSS = 1, /* default rule, replaceable by a calibrator's accept() */
   LDP_SELECT_LAST,              /* report the last epoch (PGC's early-stopping protocol) */
-  LDP_SELECT_BEST_VAL_LOSS_NEWER /* as BEST_VAL_LOSS, but a tie with the lowest validation loss
+  LDP_SELECT_BEST_VAL_LOSS_NEWER, /* as BEST_VAL_LOSS, but a tie with the lowest validation loss
                                     counts as an improvement: the newer epoch is kept and the
                                     early-stopping count restarts (DPRR's rule, ldpgnn's
                                     doc/algorithms.md §11.9) */
+  LDP_SELECT_LOSS_DOWN_ACCS_UP   /* UPGNet's rule (doc/algorithms.md §17): an epoch replaces the selected one
+                                    only when its validation loss is strictly lower AND its
+                                    validation and training accuracies are both strictly higher;
+                                    early stopping still watches the validation loss alone */
 } LdpSelection;
 
 typedef struct {
@@ -51,6 +55,14 @@ LDP_API guint ldp_train_n_batches(const LdpTrainConfig *cfg, guint n_train);
  * *@selected (nullable) to the epoch whose model is kept (0: none was eligible). */
 LDP_API guint ldp_train_replay_early_stop(const LdpTrainConfig *cfg, const double *val_loss, guint n,
                                           guint *selected);
+
+/* The default selection rule of ldp_train (when no calibrator provides accept()):
+ * should the evaluated epoch @candidate replace @best (NULL: nothing selected yet, always
+ * TRUE)? LDP_SELECT_LAST: always; BEST_VAL_LOSS(_NEWER): a lower validation loss (ties:
+ * see above); LOSS_DOWN_ACCS_UP: lower validation loss, higher validation and training
+ * accuracy, all strictly. */
+LDP_API gboolean ldp_train_select_accepts(const LdpTrainConfig *cfg, const LdpEpochStats *candidate,
+                                          const LdpEpochStats *best);
 
 /* A calibrator instance taking part in training. Its vtable is read through @desc
  * (LDP_CALIBRATOR_SLOT), which knows the plugin's ABI minor. */

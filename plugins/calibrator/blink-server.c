@@ -1,4 +1,4 @@
-/* blink-server.c: Blink's server (SOTA.md 1.3; doc/blink.md) as a calibrator.
+/* blink-server.c: Blink's server (doc/algorithms.md §16.3–16.5; doc/blink.md) as a calibrator.
  *
  * Reads the side releases of the `blink` mechanism, "noisy_degree" (integer degree +
  * discrete Laplace noise) and "bits_epsilon" (the RR budget eps_a of the bits, a public

@@ -1,4 +1,4 @@
-/* blink.c: Blink's client (SOTA.md 1.2): a user spends epsilon in two parts, chosen by
+/* blink.c: Blink's client (doc/algorithms.md §16.2): a user spends epsilon in two parts, chosen by
  * the budget split delta: epsilon_d = delta epsilon on her degree and epsilon_a =
  * (1 - delta) epsilon on her adjacency bits.
  *
@@ -17,7 +17,7 @@
  *    refused up front.
  *
  * delta = 1: epsilon_a = 0, the bits would be fair coins that carry nothing, so no
- * list is sent (a data-independent output, SOTA.md 1.6 (b)); the server's posterior is
+ * list is sent (a data-independent output, doc/algorithms.md §16.9); the server's posterior is
  * then its prior. delta = 0: epsilon_d = 0, no degree is released ("noisy_degree" is
  * NaN for every user). Each private user also releases "bits_epsilon" = epsilon_a, the
  * public parameter the server's likelihood needs (charged nothing: it does not depend

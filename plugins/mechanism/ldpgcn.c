@@ -1,4 +1,4 @@
-/* ldpgcn.c: L-DPGCN, a baseline of the Blink benchmark (SOTA.md 1.4), the local version
+/* ldpgcn.c: L-DPGCN, a baseline of the Blink benchmark (doc/algorithms.md §16.8), the local version
  * of LinkTeller's LapGraph. Each private user sends her whole adjacency row with
  * Laplace noise of scale 1/epsilon on every entry (the diagonal sent as 0, without
  * noise). Per graph the server computes the noisy edge count e = round(sum of all
@@ -19,7 +19,7 @@
  *
  * The reference turns the kept entries into edges only where they are positive, so when
  * the threshold is <= 0, kept pairs scoring <= 0 are dropped; drop_nonpositive: true
- * reproduces this (SOTA.md 1.4 quirk); the default keeps the top-e pairs as described. */
+ * reproduces this (doc/algorithms.md §16.8 quirk); the default keeps the top-e pairs as described. */
 
 #include "mech-common.h"
 

@@ -1,16 +1,17 @@
 /* piecewise.c: Wang et al.'s piecewise mechanism per feature, as in the PGC paper's
  * "pm" (doc/algorithms.md §3.7). Feature k is mapped to t in [-1, 1]; the user sends
- * t* drawn from density p on [L, R] and p/e^eps outside, within [-C, C]
- * (s = e^(eps/2), C = (s+1)/(s-1)); the server maps t* back to the feature range.
- * Budget epsilon per feature: d x epsilon per user in the ledger. As in pgc, the
- * public range replaces the reference code's per-column data range. */
+ * t*, about [-C, C] (s = e^(eps/2), C = (s+1)/(s-1)), with a window of high
+ * probability around t; the server maps t* back to the feature range. The draw is
+ * the lattice version of pm.h (the continuous uniform drawn in doubles leaked the
+ * input through the set of reachable doubles). Budget epsilon per feature: d x
+ * epsilon per user in the ledger. As in pgc, the public range replaces the reference
+ * code's per-column data range. */
 
-#include "mech-common.h"
+#include "pm.h"
 
 typedef struct {
   MechFeatures f;  /* first: epsilon, d, range */
-  double C;       /* (s+1)/(s-1) = 1/tanh(eps/4) */
-  double p_out;   /* total mass outside [L, R]: 1/(s+1) */
+  PmLattice pm;
 } Piecewise;
 
 static const LdpParamSpec piecewise_params[] = {
@@ -24,9 +25,10 @@ static gpointer piecewise_create(const LdpParams *params, const LdpMechanismShap
   Piecewise *p = mech_features_new(sizeof(Piecewise), params, shape, error);
   if (!p)
     return NULL;
-  double th = tanh(p->f.epsilon / 4.0);
-  p->C = 1.0 / th;
-  p->p_out = 0.5 * (1.0 - th);
+  if (!isinf(p->f.epsilon) && !pm_lattice_init(&p->pm, p->f.epsilon, error)) {
+    g_free(p);
+    return NULL;
+  }
   return p;
 }
 
@@ -41,29 +43,11 @@ static void piecewise_budget(gpointer inst, LdpBudget *out)
   mech_budget_per_feature(out, p->f.epsilon, p->f.d);
 }
 
-/* One draw of t* for t in [-1, 1]. */
-static double piecewise_draw(const Piecewise *p, double t, LdpRng *rng)
-{
-  const double C = p->C;
-  const double L = t * (C + 1.0) / 2.0 - (C - 1.0) / 2.0, R = L + C - 1.0;
-  /* outside mass split in proportion to the lengths of [-C, L) and (R, C] */
-  const double a = p->p_out * (L + C) / (C + 1.0);
-  const double b = a + (1.0 - p->p_out);
-  const double u = ldp_rng_uniform(rng), w = ldp_rng_uniform(rng);
-  if (u < a)
-    return -C + w * (L + C);
-  if (u < b)
-    return L + w * (R - L);
-  return R + w * (C - R);
-}
-
-/* Feature value @x mapped to t in [-1, 1], then drawn. */
+/* Feature value @x, at u in [0, 1] of the range, released on the lattice. */
 static double piecewise_value(gconstpointer inst, double x, LdpRng *rng)
 {
   const Piecewise *p = inst;
-  const double width = p->f.hi - p->f.lo;
-  double t = 2.0 * mech_clamp01((x - p->f.lo) / width) - 1.0;
-  return piecewise_draw(p, t, rng);
+  return pm_release(&p->pm, (x - p->f.lo) / (p->f.hi - p->f.lo), rng);
 }
 
 static gboolean piecewise_randomize(gpointer inst, const LdpUserView *v, LdpRng *rng,
@@ -103,8 +87,8 @@ static const LdpPluginDesc piecewise_desc = {
   LDP_PLUGIN_DESC_HEADER,
   .kind = LDP_PLUGIN_MECHANISM,
   .name = "piecewise",
-  .version = "1.0",
-  .summary = "piecewise mechanism per feature (PGC paper pm; d x epsilon per user)",
+  .version = "1.1",
+  .summary = "piecewise mechanism per feature on a fixed lattice (PGC paper pm; d x epsilon per user)",
   .params = piecewise_params,
   .n_params = G_N_ELEMENTS(piecewise_params),
   .vtable.mechanism = &piecewise_vtable,

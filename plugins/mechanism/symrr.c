@@ -1,4 +1,4 @@
-/* symrr.c: SymRR, a baseline of the Blink benchmark (SOTA.md 1.4): randomised response
+/* symrr.c: SymRR, a baseline of the Blink benchmark (doc/algorithms.md §16.8): randomised response
  * with the whole epsilon, then each undirected pair {i, j}, i > j, takes the bit
  * reported by the higher-index user i, mirrored. The graph is undirected.
  *

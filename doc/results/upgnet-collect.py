@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Appends the per-seed results of UPGNet/LPGNN sweeps or runs to upgnet-seeds.csv.
+
+usage: upgnet-collect.py --dataset NAME --backbone NAME --purpose tune|report
+                         [--set AXIS=VALUE]... [--csv FILE] DIR...
+
+DIR is a sweep directory (sweep.json: one row per cell, variant and seed, the cell's
+axis values as columns) or a run directory (summary.json + seeds.csv; the columns come
+from --set, e.g. --set mechanism=multibit --set epsilon=inf). Rows already in the CSV
+(same dataset, backbone, purpose, mechanism, epsilon, K, method, seed) are replaced.
+Standard library only.
+"""
+import argparse
+import csv
+import json
+import os
+import sys
+
+FIELDS = ["dataset", "backbone", "purpose", "mechanism", "epsilon", "K", "method", "seed",
+          "test_accuracy", "val_accuracy", "val_loss", "train_accuracy", "selected_epoch",
+          "train_seconds", "test_at_best_val_accuracy", "test_at_last_epoch"]
+KEY = FIELDS[:8]
+
+
+def read_cell(path, values, common):
+    rows = []
+    seeds = os.path.join(path, "seeds.csv")
+    if not os.path.exists(seeds):
+        print(f"skipped (incomplete): {path}", file=sys.stderr)
+        return rows
+    timing = {}
+    tpath = os.path.join(path, "timing.csv")
+    if os.path.exists(tpath):
+        with open(tpath) as f:
+            for r in csv.DictReader(f):
+                timing[(r["run"], r["seed"])] = r["train_seconds"]
+    # the same trajectories under other selection rules, from every evaluated epoch:
+    # the first epoch of highest validation accuracy, and the last epoch
+    alt = {}
+    hpath = os.path.join(path, "history.csv")
+    if os.path.exists(hpath):
+        best, last = {}, {}
+        with open(hpath) as f:
+            for h in csv.DictReader(f):
+                k = (h["run"], h["seed"])
+                v, t, e = float(h["val_acc"]), h["test_acc"], int(h["epoch"])
+                if k not in best or v > best[k][0]:
+                    best[k] = (v, t)
+                if k not in last or e > last[k][0]:
+                    last[k] = (e, t)
+        alt = {k: (best[k][1], last[k][1]) for k in best}
+    with open(seeds) as f:
+        for r in csv.DictReader(f):
+            row = dict(common)
+            row.update({k: v for k, v in values.items() if k in FIELDS})
+            row.update(method=r["run"], seed=r["seed"], test_accuracy=r["test_accuracy"],
+                       val_accuracy=r["val_accuracy"], val_loss=r["val_loss"],
+                       train_accuracy=r["train_accuracy"], selected_epoch=r["selected_epoch"],
+                       train_seconds=timing.get((r["run"], r["seed"]), ""),
+                       test_at_best_val_accuracy=alt.get((r["run"], r["seed"]), ("", ""))[0],
+                       test_at_last_epoch=alt.get((r["run"], r["seed"]), ("", ""))[1])
+            rows.append(row)
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dataset", required=True)
+    ap.add_argument("--backbone", required=True)
+    ap.add_argument("--purpose", required=True, choices=["tune", "report"])
+    ap.add_argument("--set", action="append", default=[], metavar="AXIS=VALUE")
+    ap.add_argument("--csv", default=os.path.join(os.path.dirname(__file__), "upgnet-seeds.csv"))
+    ap.add_argument("dirs", nargs="+")
+    a = ap.parse_args()
+    common = {"dataset": a.dataset, "backbone": a.backbone, "purpose": a.purpose,
+              "mechanism": "", "epsilon": "", "K": ""}
+    for s in a.set:
+        k, _, v = s.partition("=")
+        if k not in FIELDS:
+            sys.exit(f"--set {s}: unknown column {k}")
+        common[k] = v
+    new = []
+    for d in a.dirs:
+        sj = os.path.join(d, "sweep.json")
+        if os.path.exists(sj):
+            with open(sj) as f:
+                sweep = json.load(f)
+            for cell in sweep["cells"]:
+                new += read_cell(os.path.join(d, cell["dir"]), cell["values"], common)
+        else:
+            new += read_cell(d, {}, common)
+    old = []
+    if os.path.exists(a.csv):
+        with open(a.csv) as f:
+            old = list(csv.DictReader(f))
+    keys = {tuple(r[k] for k in KEY) for r in new}
+    rows = [r for r in old if tuple(r[k] for k in KEY) not in keys] + new
+    with open(a.csv, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=FIELDS, lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+    print(f"{len(new)} rows from {len(a.dirs)} directories; {len(rows)} in {a.csv}")
+
+
+if __name__ == "__main__":
+    main()
