@@ -8,6 +8,7 @@
 
 #include <string.h>
 
+#include "host/host.h"
 #include "run/run.h"
 #include "train/train.h"
 
@@ -21,14 +22,13 @@ gboolean ldp_run_link_seed(const LdpRunSpec *spec, const LdpDataset *base, guint
 {
   memset(result, 0, sizeof *result);
   const LdpPluginDesc *bdesc = ldp_plugin_desc(spec->backbone.plugin);
-  const LdpBackboneVTable *bb = bdesc->vtable.backbone;
   if (ldp_dataset_level(base) != LDP_TASK_NODE) {
     g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_INCOMPATIBLE,
                 "split kind edges (link prediction) needs a node-level dataset; '%s' is a set of graphs",
                 ldp_dataset_name(base));
     return FALSE;
   }
-  if (!(bb->capabilities & LDP_BACKBONE_NODE)) {
+  if (!(ldp_host_backbone_capabilities(bdesc) & LDP_BACKBONE_NODE)) {
     g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_INCOMPATIBLE,
                 "backbone '%s' has no node-level output, which the link-prediction encoder needs", bdesc->name);
     return FALSE;
@@ -78,8 +78,8 @@ gboolean ldp_run_link_seed(const LdpRunSpec *spec, const LdpDataset *base, guint
   ldp_rng_init(&init_rng, ldp_rng_derive_key(key, LDP_STREAM_INIT));
   ldp_rng_init(&train_rng, ldp_rng_derive_key(key, LDP_STREAM_TRAIN));
   /* The encoder is the backbone itself, its output layer as wide as link_hidden. */
-  model = bb->create(spec->backbone.params, ldp_dataset_n_features(data), lcfg.hidden, LDP_TASK_NODE, &init_rng,
-                     error);
+  model = ldp_host_backbone_create(bdesc, spec->backbone.params, ldp_dataset_n_features(data), lcfg.hidden,
+                                   LDP_TASK_NODE, &init_rng, error);
   if (!model) {
     g_prefix_error(error, "backbone '%s': ", bdesc->name);
     goto out;
@@ -88,7 +88,7 @@ gboolean ldp_run_link_seed(const LdpRunSpec *spec, const LdpDataset *base, guint
 
 out:
   if (model)
-    bb->destroy(model);
+    ldp_host_backbone_destroy(bdesc, model);
   ldp_dataset_free(data);
   return ok;
 }

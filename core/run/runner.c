@@ -87,7 +87,7 @@ static LdpDataset *load_dataset(const LdpStageSpec *st, const char *data_dir, gu
 {
   const LdpPluginDesc *desc = ldp_plugin_desc(st->plugin);
   LdpDatasetEnv env = { .data_dir = data_dir, .seed = seed };
-  LdpDataset *ds = desc->vtable.dataset->load(st->params, &env, error);
+  LdpDataset *ds = ldp_host_dataset_load(desc, st->params, &env, error);
   if (!ds) {
     g_prefix_error(error, "dataset '%s': ", desc->name);
     return NULL;
@@ -142,7 +142,7 @@ static void free_calibrators(GArray *cals)
   for (guint i = 0; i < cals->len; i++) {
     LdpCalibratorSlot *s = &g_array_index(cals, LdpCalibratorSlot, i);
     if (s->inst)
-      s->desc->vtable.calibrator->destroy(s->inst);
+      ldp_host_calibrator_destroy(s->desc, s->inst);
   }
   g_array_unref(cals);
 }
@@ -185,14 +185,14 @@ static gboolean run_seed(const LdpRunSpec *spec, const LdpDataset *base, const g
     g_autoptr(GString) method = g_string_new(NULL);
     for (guint m = 0; m < spec->mechanisms->len; m++) {
       const LdpPluginDesc *d = ldp_plugin_desc(((const LdpStageSpec *)spec->mechanisms->pdata[m])->plugin);
-      if (d->vtable.mechanism->target == LDP_TARGET_EDGES)
+      if (ldp_host_mechanism_target(d) == LDP_TARGET_EDGES)
         g_string_append_printf(method, "%s%s", method->len ? "+" : "", d->name);
     }
     if (method->len)
       ldp_degrees_csv_append(degrees, spec->name, key, method->str, base, data, LDP_DEGREES_MAX_USERS);
   }
 
-  const LdpBackboneVTable *bb = ldp_plugin_desc(spec->backbone.plugin)->vtable.backbone;
+  const LdpPluginDesc *bb = ldp_plugin_desc(spec->backbone.plugin);
   LdpRng cal_rng;
   ldp_rng_init(&cal_rng, ldp_rng_derive_key(key, LDP_STREAM_CALIBRATORS));
   gboolean wants_edge_weights = FALSE;
@@ -200,7 +200,7 @@ static gboolean run_seed(const LdpRunSpec *spec, const LdpDataset *base, const g
     const LdpStageSpec *st = spec->calibrators->pdata[c];
     const LdpPluginDesc *desc = ldp_plugin_desc(st->plugin);
     LdpCalibratorSlot slot = { desc, NULL };
-    slot.inst = desc->vtable.calibrator->create(st->params, data, error);
+    slot.inst = ldp_host_calibrator_create(desc, st->params, data, error);
     if (!slot.inst) {
       g_prefix_error(error, "calibrator '%s': ", desc->name);
       goto out;
@@ -217,13 +217,13 @@ static gboolean run_seed(const LdpRunSpec *spec, const LdpDataset *base, const g
   const char *bb_name = ldp_plugin_desc(spec->backbone.plugin)->name;
   LdpTaskLevel level = ldp_dataset_level(data);
   guint need = level == LDP_TASK_GRAPH ? LDP_BACKBONE_GRAPH : LDP_BACKBONE_NODE;
-  if (!(bb->capabilities & need)) {
+  if (!(ldp_host_backbone_capabilities(bb) & need)) {
     g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_INCOMPATIBLE,
                 "backbone '%s' has no %s-level output, which dataset '%s' needs", bb_name,
                 level == LDP_TASK_GRAPH ? "graph" : "node", ldp_dataset_name(data));
     goto out;
   }
-  if (wants_edge_weights && !(bb->capabilities & LDP_BACKBONE_EDGE_WEIGHTS)) {
+  if (wants_edge_weights && !(ldp_host_backbone_capabilities(bb) & LDP_BACKBONE_EDGE_WEIGHTS)) {
     g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_INCOMPATIBLE,
                 "a calibrator learns edge weights, but backbone '%s' cannot use them", bb_name);
     goto out;
@@ -231,8 +231,8 @@ static gboolean run_seed(const LdpRunSpec *spec, const LdpDataset *base, const g
   LdpRng init_rng, train_rng;
   ldp_rng_init(&init_rng, ldp_rng_derive_key(key, LDP_STREAM_INIT));
   ldp_rng_init(&train_rng, ldp_rng_derive_key(key, LDP_STREAM_TRAIN));
-  model = bb->create(spec->backbone.params, ldp_dataset_n_features(data), ldp_dataset_n_classes(data), level,
-                     &init_rng, error);
+  model = ldp_host_backbone_create(bb, spec->backbone.params, ldp_dataset_n_features(data),
+                                   ldp_dataset_n_classes(data), level, &init_rng, error);
   if (!model) {
     g_prefix_error(error, "backbone '%s': ", bb_name);
     goto out;
@@ -253,7 +253,7 @@ static gboolean run_seed(const LdpRunSpec *spec, const LdpDataset *base, const g
 
 out:
   if (model)
-    bb->destroy(model);
+    ldp_host_backbone_destroy(bb, model);
   free_calibrators(cals);
   ldp_dataset_free(data);
   return ok;
