@@ -181,7 +181,7 @@ static int run_degrees(const char *eps, const char *csv_path, int n_methods, cha
     for (guint u = 0; u < n; u++)
       noisy[k][u] = b->indptr[u + 1] - b->indptr[u];
     g_string_truncate(lines, 0);
-    ldp_degrees_csv_append(lines, methods[k], 11, methods[k], clean, ds, 0);
+    ldp_degrees_csv_append(lines, methods[k], 11, methods[k], clean, noisy[k], NULL, 0);
     fputs(lines->str, f);
   }
   g_string_free(lines, TRUE);

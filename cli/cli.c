@@ -15,7 +15,7 @@ typedef struct {
 } Subcommand;
 
 static const Subcommand subcommands[] = {
-  { "run", ldp_cli_run, "run FILE.yaml [--set PATH=VALUE]... [--seeds N] [--variant NAME]... [--out DIR] [--quiet]" },
+  { "run", ldp_cli_run, "run FILE.yaml [--set PATH=VALUE]... [--seeds N] [--variant NAME]... [--out DIR] [--quiet] [--private-outputs]" },
   { "sweep", ldp_cli_sweep, "sweep FILE.yaml [--grid PATH=V1,V2,...]... [--set PATH=VALUE]... [-j N] [--out DIR] [--quiet]" },
   { "report", ldp_cli_report, "report DIR [--rows method|AXIS] [--cols method|AXIS] [--metric NAME] [--baseline ROW]\n"
                                    "  ldpgnn report RUN_DIR... --out DIR [--metric NAME] [--baseline ROW]" },

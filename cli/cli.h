@@ -30,7 +30,7 @@ int ldp_cli_describe(const LdpCliGlobal *g, int argc, char **argv);
 int ldp_cli_validate(const LdpCliGlobal *g, int argc, char **argv);
 /* `ldpgnn datasets FILE.yaml | PLUGIN [key=value]...`: statistics. (cli/cmd-datasets.c) */
 int ldp_cli_datasets(const LdpCliGlobal *g, int argc, char **argv);
-/* `ldpgnn run FILE.yaml [--set P=V]... [--seeds N] [--variant NAME]... [--out DIR] [--max-memory SIZE] [--quiet]`.
+/* `ldpgnn run FILE.yaml [--set P=V]... [--seeds N] [--variant NAME]... [--out DIR] [--max-memory SIZE] [--quiet] [--private-outputs]`.
  * (cli/cmd-run.c) */
 int ldp_cli_run(const LdpCliGlobal *g, int argc, char **argv);
 /* `ldpgnn audit MECHANISM [--epsilon E] [--trials N] [--seed S]`. (cli/cmd-audit.c) */

@@ -12,6 +12,7 @@ int ldp_cli_run(const LdpCliGlobal *g, int argc, char **argv)
   const char *file = NULL, *out_dir = NULL, *data_dir = NULL;
   g_autoptr(GString) only = g_string_new(NULL); /* --variant NAME...: the `only` key */
   gboolean quiet = FALSE;
+  gboolean private_outputs = FALSE; /* OUT/private/: raw private data, never by default */
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if ((strcmp(a, "--set") == 0 || strcmp(a, "-s") == 0) && i + 1 < argc)
@@ -29,21 +30,23 @@ int ldp_cli_run(const LdpCliGlobal *g, int argc, char **argv)
     else if (strcmp(a, "--max-memory") == 0 && i + 1 < argc) {
       if (!ldp_cli_set_max_memory("run", argv[++i]))
         return 2;
-    } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0)
+    } else if (strcmp(a, "--private-outputs") == 0)
+      private_outputs = TRUE;
+    else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0)
       quiet = TRUE;  /* no epoch progress line (it only ever goes to a terminal) */
     else if (a[0] != '-' && !file)
       file = a;
     else {
       fprintf(stderr, "ldpgnn run: unexpected argument '%s'\n"
                       "usage: ldpgnn run FILE.yaml [--set PATH=VALUE]... [--seeds N] [--variant NAME]... [--out DIR]\n"
-                      "                        [--data-dir DIR] [--max-memory SIZE] [--quiet]\n",
+                      "                        [--data-dir DIR] [--max-memory SIZE] [--quiet] [--private-outputs]\n",
               a);
       return 2;
     }
   }
   if (!file) {
     fprintf(stderr, "usage: ldpgnn run FILE.yaml [--set PATH=VALUE]... [--seeds N] [--variant NAME]... [--out DIR]\n"
-                    "                        [--data-dir DIR] [--max-memory SIZE] [--quiet]\n");
+                    "                        [--data-dir DIR] [--max-memory SIZE] [--quiet] [--private-outputs]\n");
     return 2;
   }
   if (only->len)
@@ -57,6 +60,7 @@ int ldp_cli_run(const LdpCliGlobal *g, int argc, char **argv)
     fprintf(stderr, "%s\n", error->message);
     return 1;
   }
+  ldp_pipeline_set_private_outputs(p, private_outputs);
   g_autofree char *default_out = g_build_filename("runs", ldp_pipeline_name(p), NULL);
   g_autoptr(GString) line = g_string_new(NULL);
   if (!ldp_run_pipeline(p, out_dir ? out_dir : default_out, data_dir, !quiet, line, &error)) {

@@ -2,8 +2,10 @@
 # test-degrees.sh: the degrees.csv diagnostic of edge mechanisms and its figure (TAP).
 # A hand-made graph whose degrees are known by construction (a star, a path, an
 # isolated node) in LINQS format; a run with RR, DPRR and a non-private variant must
-# write every user's true degree for the edge mechanisms' variants only, for the
-# first seed only; `ldpgnn plot` draws it; a large graph is subsampled by stride.
+# write, with --private-outputs only and under private/, every user's true degree for
+# the edge mechanisms' variants only, for the first seed only, and the degree of the
+# graph the backbone trains on (after a calibrator that rewires it); `ldpgnn plot`
+# draws it into private/figures; a large graph is subsampled by stride.
 set -u
 bin="$LDPGNN_BUILDDIR/ldpgnn"
 tmp="$LDPGNN_BUILDDIR/test-degrees.tmp"
@@ -17,7 +19,7 @@ check() { # description, then a command
   d="$1"; shift
   if "$@" >"$tmp/check.out" 2>&1; then ok "$d"; else not_ok "$d" "$tmp/check.out"; fi
 }
-echo "1..8"
+echo "1..11"
 
 # 12 papers: p0 is cited by p1..p7 (star: degree 7 and 1), p8-p9-p10 a path (1, 2, 1),
 # p11 alone (0). Users are numbered in content order.
@@ -44,30 +46,50 @@ variants:
     mechanisms: [{plugin: rr, epsilon: 2}]
   - name: both
     mechanisms: [{plugin: multibit, epsilon: 1}, {plugin: dprr, epsilon: 2}]
+  - name: rewired
+    mechanisms: [{plugin: rr, epsilon: 2}]
+    calibrators: [{plugin: rewire_test}]
 YAML
+run() { "$bin" --plugin-path "$LDPGNN_BUILDDIR/tests/plugins/.libs" run "$@"; }
 
-check "a run with edge mechanisms exits 0 and writes degrees.csv" \
-  sh -c "'$bin' run '$tmp/tiny.yaml' --out '$tmp/r' >'$tmp/r.out' 2>&1 && test -s '$tmp/r/degrees.csv'"
+run "$tmp/tiny.yaml" --out "$tmp/plain" >"$tmp/plain.out" 2>&1
+check "without --private-outputs no degrees.csv is written (it holds true degrees)" \
+  sh -c "test -s '$tmp/plain/summary.json' && test ! -e '$tmp/plain/degrees.csv' && test ! -e '$tmp/plain/private'"
+run "$tmp/tiny.yaml" --private-outputs --out "$tmp/r" >"$tmp/r.out" 2>&1
+deg="$tmp/r/private/degrees.csv"
+check "with --private-outputs the run writes private/degrees.csv and says so" \
+  sh -c "test -s '$deg' && test ! -e '$tmp/r/degrees.csv' && grep -q 'private outputs (raw private data' '$tmp/r.out'"
 check "degrees.csv has the documented header" \
-  sh -c "head -n1 '$tmp/r/degrees.csv' | grep -qx 'run,seed,user,graph,true_degree,noisy_degree,method'"
+  sh -c "head -n1 '$deg' | grep -qx 'run,seed,user,graph,true_degree,noisy_degree,method,trained_degree'"
 # one line per user of each variant with an edge mechanism, for seed 5 only; the
 # method column names the edge mechanism, not the feature one
 check "one line per user of the edge-mechanism variants, first seed only, method named" \
-  sh -c "test \$(grep -c '^rr,5,' '$tmp/r/degrees.csv') -eq 12 && test \$(grep -c '^both,5,.*,dprr\$' '$tmp/r/degrees.csv') -eq 12 &&
-         test \$(wc -l <'$tmp/r/degrees.csv') -eq 25 && ! grep -q '^clean,' '$tmp/r/degrees.csv'"
+  sh -c "test \$(grep -c '^rr,5,' '$deg') -eq 12 && test \$(grep -c '^both,5,.*,dprr,[0-9]*\$' '$deg') -eq 12 &&
+         test \$(wc -l <'$deg') -eq 37 && ! grep -q '^clean,' '$deg'"
 for run in rr both; do
-  got=$(grep "^$run,5," "$tmp/r/degrees.csv" | cut -d, -f3,5 | sort -t, -k1,1n | cut -d, -f2 | tr '\n' ' ')
+  got=$(grep "^$run,5," "$deg" | cut -d, -f3,5 | sort -t, -k1,1n | cut -d, -f2 | tr '\n' ' ')
   if [ "$got" = "$expected " ]; then ok "$run: true degrees are those of the hand-made graph"
   else echo "# got '$got', expected '$expected '"; not_ok "$run: true degrees are those of the hand-made graph"; fi
 done
+# Without calibrators the trained graph is the noisy one; rewire_test keeps one
+# neighbour per user, so its trained degree is min(1, noisy degree).
+check "trained_degree: the noisy degree without calibrators, min(1, noisy) after rewire_test" \
+  sh -c "awk -F, 'NR > 1 && \$1 != \"rewired\" && \$8 != \$6 { bad = 1 }
+                 NR > 1 && \$1 == \"rewired\" && \$8 != (\$6 > 0 ? 1 : 0) { bad = 1 }
+                 \$1 == \"rewired\" && \$6 > 1 { seen = 1 }
+                 END { exit bad || !seen }' '$deg'"
 
 if command -v "${LDPGNN_GNUPLOT:-gnuplot}" >/dev/null 2>&1; then
   check "plot draws the degree scatter as PNG and SVG, one legend entry per run with its epsilon" \
-    sh -c "'$bin' plot '$tmp/r' >'$tmp/p.out' 2>&1 && grep -q 'degree-scatter.png' '$tmp/p.out' &&
-           head -c 8 '$tmp/r/figures/degree-scatter.png' | od -An -c | grep -q 'P   N   G' &&
-           test \$(wc -c <'$tmp/r/figures/degree-scatter.png') -gt 10000 &&
-           grep -q '>rr, ε = 2<' '$tmp/r/figures/degree-scatter.svg' &&
-           grep -q 'both (dprr), ε = 2' '$tmp/r/figures/degree-scatter.svg' && grep -q 'true degree + 1' '$tmp/r/figures/degree-scatter.svg'"
+    sh -c "'$bin' plot '$tmp/r' >'$tmp/p.out' 2>&1 && grep -q 'private/figures/degree-scatter.png' '$tmp/p.out' &&
+           head -c 8 '$tmp/r/private/figures/degree-scatter.png' | od -An -c | grep -q 'P   N   G' &&
+           test \$(wc -c <'$tmp/r/private/figures/degree-scatter.png') -gt 10000 &&
+           test ! -e '$tmp/r/figures/degree-scatter.png' &&
+           grep -q '>rr, ε = 2<' '$tmp/r/private/figures/degree-scatter.svg' &&
+           grep -q 'both (dprr), ε = 2' '$tmp/r/private/figures/degree-scatter.svg' &&
+           grep -q 'rewired after calibrators' '$tmp/r/private/figures/degree-scatter.svg' &&
+           ! grep -q 'rr after calibrators' '$tmp/r/private/figures/degree-scatter.svg' &&
+           grep -q 'true degree + 1' '$tmp/r/private/figures/degree-scatter.svg'"
 else
   skip "plot draws the degree scatter as PNG and SVG" "gnuplot is not installed"
 fi
@@ -75,7 +97,13 @@ fi
 # A run without edge mechanisms in the same directory removes the stale file.
 sed -e '/^  - name: rr/,$d' "$tmp/tiny.yaml" >"$tmp/clean.yaml"
 check "a run without edge mechanisms leaves no degrees.csv behind" \
-  sh -c "'$bin' run '$tmp/clean.yaml' --out '$tmp/r' >'$tmp/c.out' 2>&1 && test ! -e '$tmp/r/degrees.csv'"
+  sh -c "'$bin' run '$tmp/clean.yaml' --private-outputs --out '$tmp/r' >'$tmp/c.out' 2>&1 && test ! -e '$deg'"
+# ... nor does a run without --private-outputs (an older DIR/degrees.csv included)
+cp "$tmp/r/summary.json" "$tmp/r/degrees.csv"
+run "$tmp/tiny.yaml" --private-outputs --out "$tmp/r" >/dev/null 2>&1
+check "a run without --private-outputs removes stale private outputs" \
+  sh -c "test -s '$deg' && '$bin' run '$tmp/clean.yaml' --out '$tmp/r' >'$tmp/c.out' 2>&1 && test ! -e '$tmp/r/private' &&
+         test ! -e '$tmp/r/degrees.csv'"
 
 # 25 000 users > LDP_DEGREES_MAX_USERS (10 000): every ceil(25000 / 10000) = 3rd user,
 # 0, 3, ..., 24999, i.e. 8334 lines.
@@ -90,8 +118,9 @@ train: {epochs: 1}
 mechanisms: [{plugin: rr, epsilon: 12}]
 YAML
 check "a large graph is subsampled deterministically (every 3rd of 25 000 users)" \
-  sh -c "'$bin' run '$tmp/big.yaml' --out '$tmp/b' >'$tmp/b.out' 2>&1 && test \$(tail -n +2 '$tmp/b/degrees.csv' | wc -l) -eq 8334 &&
-         test \"\$(sed -n '2p;\$p' '$tmp/b/degrees.csv' | cut -d, -f3 | tr '\n' ' ')\" = '0 24999 '"
+  sh -c "'$bin' run '$tmp/big.yaml' --private-outputs --out '$tmp/b' >'$tmp/b.out' 2>&1 &&
+         test \$(tail -n +2 '$tmp/b/private/degrees.csv' | wc -l) -eq 8334 &&
+         test \"\$(sed -n '2p;\$p' '$tmp/b/private/degrees.csv' | cut -d, -f3 | tr '\n' ' ')\" = '0 24999 '"
 
 [ $fails -eq 0 ] && rm -rf "$tmp"
 [ $fails -eq 0 ]

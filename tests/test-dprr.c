@@ -606,15 +606,48 @@ static void test_ledger_public_fraction(void)
     /* the budget parts are listed whatever alpha is */
     g_assert_nonnull(strstr(text, "  edges     dprr       degree=0.1 rr=0.9 \u2192 1   "));
     if (priv > 0) {
-      /* eps per edge bit for the private users, relationship DP beside it */
+      /* eps per edge bit for the private users; relationship DP 2 eps for an edge
+       * between two private users, none for an edge with a public endpoint (which
+       * sends it raw): the kinds counted from the hand graphs' 10 edges */
       g_assert_cmpfloat(fabs(ldp_ledger_target_epsilon(l, LDP_TARGET_EDGES) - 1.0), <, 1e-12);
       g_assert_cmpfloat(fabs(json_object_get_double_member(e, "epsilon") - 1.0), <, 1e-12);
-      g_assert_cmpfloat(fabs(json_object_get_double_member(e, "relationship_epsilon") - 2.0), <, 1e-12);
-      g_assert_nonnull(strstr(text, "1 per edge bit (relationship DP: 2 x 1 = 2)"));
+      g_autoptr(LdpDataset) clean = hand_graphs();
+      gboolean is_pub[10];
+      expected_public(clean, alphas[k], &run, is_pub);
+      const LdpCsr *a = ldp_graph_csr(ldp_dataset_graph(clean));
+      guint both_private = 0, public_endpoint = 0;
+      for (guint u = 0; u < 10; u++)
+        for (guint q = a->indptr[u]; q < a->indptr[u + 1]; q++)
+          if (u < a->indices[q]) {
+            if (is_pub[u] || is_pub[a->indices[q]])
+              public_endpoint++;
+            else
+              both_private++;
+          }
+      g_assert_cmpuint(both_private + public_endpoint, ==, 10);
+      g_autofree char *rel = NULL;
+      if (public_endpoint) {
+        g_assert_true(json_node_is_null(json_object_get_member(e, "relationship_epsilon")));
+        JsonObject *r = json_object_get_object_member(e, "relationship");
+        JsonObject *bp = json_object_get_object_member(r, "both_private");
+        JsonObject *pe = json_object_get_object_member(r, "public_endpoint");
+        g_assert_cmpfloat(fabs(json_object_get_double_member(bp, "epsilon") - 2.0), <, 1e-12);
+        g_assert_cmpint(json_object_get_int_member(bp, "edges"), ==, both_private);
+        g_assert_true(json_node_is_null(json_object_get_member(pe, "epsilon")));
+        g_assert_cmpint(json_object_get_int_member(pe, "edges"), ==, public_endpoint);
+        rel = g_strdup_printf("1 per edge bit (relationship DP: both endpoints private 2 x 1 = 2 [%u edges]; a "
+                              "public endpoint: \u221e [%u edges])", both_private, public_endpoint);
+      } else {
+        g_assert_cmpfloat(fabs(json_object_get_double_member(e, "relationship_epsilon") - 2.0), <, 1e-12);
+        g_assert_false(json_object_has_member(e, "relationship"));
+        rel = g_strdup("1 per edge bit (relationship DP: 2 x 1 = 2)");
+      }
+      g_assert_cmpuint(public_endpoint > 0, ==, pub > 0);
+      g_assert_nonnull(strstr(text, rel));
       g_autofree char *users = pub ? g_strdup_printf("  [%u private users; %u public users: \u221e (not "
                                                      "private), raw data]\n", priv, pub)
                                    : g_strdup_printf("  [%u private users]\n", priv);
-      g_autofree char *line = g_strdup_printf("    edges     1 per edge bit (relationship DP: 2 x 1 = 2)%s", users);
+      g_autofree char *line = g_strdup_printf("    edges     %s%s", rel, users);
       g_assert_nonnull(strstr(text, line));
     } else {
       /* nobody is private: every epsilon is infinite, in text and JSON */

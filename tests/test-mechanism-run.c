@@ -590,8 +590,9 @@ static void test_ledger_public(gconstpointer data)
   }
 }
 
-/* Preprocessing that reads all users' data is named; declared bounds are too. */
-static void test_ledger_assumptions(void)
+/* A ledger with one mechanism per target at epsilon 1, everybody private, after the
+ * dataset core keys @keys were applied. (transfer full) */
+static LdpLedger *ledger_after(const char *const *keys)
 {
   const LdpParamSpec specs[] = {
     { .name = "normalize", .type = LDP_PARAM_STRING },
@@ -599,37 +600,110 @@ static void test_ledger_assumptions(void)
     { .name = "feature_bounds", .type = LDP_PARAM_LIST, .item_type = LDP_PARAM_NUMBER },
     { .name = "node_features", .type = LDP_PARAM_STRING },
   };
-  const char *minmax[] = { "normalize=minmax", "top_classes=3", "node_features=given", NULL };
   g_autoptr(GError) err = NULL;
-  LdpParams *p = ldp_params_new_from_strings(specs, G_N_ELEMENTS(specs), minmax, &err);
+  LdpParams *p = ldp_params_new_from_strings(specs, G_N_ELEMENTS(specs), keys, &err);
   g_assert_no_error(err);
-  g_autoptr(LdpLedger) l = ldp_ledger_new();
+  LdpLedger *l = ldp_ledger_new();
   ldp_ledger_note_preprocessing(l, p);
   ldp_params_free(p);
-  g_assert_cmpuint(ldp_ledger_n_assumptions(l), ==, 3);
+  const LdpTarget targets[] = { LDP_TARGET_FEATURES, LDP_TARGET_LABELS, LDP_TARGET_EDGES };
+  for (guint t = 0; t < 3; t++) {
+    ldp_budget_add(ldp_ledger_add_entry(l, "m", targets[t]), "epsilon", 1, 0, NULL);
+    ldp_ledger_entry_set_users(l, t, 10, 0);
+  }
+  return l;
+}
+
+/* Preprocessing that reads a private target is charged to it (doc/privacy.md): raw
+ * statistics (min-max bounds, constant columns, the top_classes class set) make the
+ * target not private; degree features make the edges pay the features' epsilon;
+ * declared bounds read nothing and are only an assumption. */
+static void test_ledger_charges(void)
+{
+  const char *minmax[] = { "normalize=minmax", "top_classes=3", "node_features=given", NULL };
+  g_autoptr(LdpLedger) l = ledger_after(minmax);
+  g_assert_cmpuint(ldp_ledger_n_assumptions(l), ==, 0);
+  g_assert_cmpuint(ldp_ledger_n_charges(l), ==, 3);
+  g_assert_true(isinf(ldp_ledger_target_epsilon(l, LDP_TARGET_FEATURES)));
+  g_assert_true(isinf(ldp_ledger_target_epsilon(l, LDP_TARGET_LABELS)));
+  g_assert_cmpfloat(ldp_ledger_target_epsilon(l, LDP_TARGET_EDGES), ==, 1.0);
+  g_assert_true(isinf(ldp_ledger_total_epsilon(l)));
   g_autofree char *text = ldp_ledger_format(l);
-  g_assert_nonnull(strstr(text, "  assumptions (treated as public, not charged to any user):\n"));
-  g_assert_nonnull(strstr(text, "    feature_bounds: normalize: minmax scales each feature column by its minimum and "
-                                "maximum over ALL users' raw features"));
-  g_assert_nonnull(strstr(text, "    constant_columns: "));
-  g_assert_nonnull(strstr(text, "    class_set: top_classes: 3 keeps the most frequent classes"));
+  g_test_message("%s", text);
+  g_assert_nonnull(strstr(text, "    features  \u221e (not private): preprocessing released it raw (feature_bounds, "
+                                "constant_columns)  [10 users, none private]\n"));
+  g_assert_nonnull(strstr(text, "    labels    \u221e (not private): preprocessing released it raw (class_set)"));
+  g_assert_nonnull(strstr(text, "  charged (preprocessing that read a private target before any mechanism):\n"));
+  g_assert_nonnull(strstr(text, "    feature_bounds \u2192 features: \u221e (its result reaches the server raw); "
+                                "normalize: minmax scales each feature column by its minimum and maximum over ALL "
+                                "users' raw features"));
+  g_assert_nonnull(strstr(text, "    constant_columns \u2192 features: \u221e"));
+  g_assert_nonnull(strstr(text, "    class_set \u2192 labels: \u221e (its result reaches the server raw); "
+                                "top_classes: 3 keeps the most frequent classes"));
+  g_assert_null(strstr(text, "assumptions"));
   g_autoptr(JsonNode) j = ldp_ledger_to_json(l);
-  JsonArray *a = json_object_get_array_member(json_node_get_object(j), "assumptions");
+  JsonObject *o = json_node_get_object(j);
+  g_assert_false(json_object_get_boolean_member(o, "private"));
+  g_assert_true(member_is_null(member_obj(o, "features"), "epsilon"));
+  g_assert_true(member_is_null(member_obj(o, "labels"), "epsilon"));
+  g_assert_cmpfloat(json_object_get_double_member(member_obj(o, "edges"), "epsilon"), ==, 1.0);
+  JsonArray *charged = json_object_get_array_member(member_obj(o, "features"), "charged_by");
+  g_assert_cmpuint(json_array_get_length(charged), ==, 2);
+  g_assert_cmpstr(json_array_get_string_element(charged, 0), ==, "feature_bounds");
+  g_assert_false(json_object_has_member(member_obj(o, "edges"), "charged_by"));
+  JsonArray *a = json_object_get_array_member(o, "charges");
   g_assert_cmpuint(json_array_get_length(a), ==, 3);
-  g_assert_cmpstr(json_object_get_string_member(json_array_get_object_element(a, 0), "name"), ==, "feature_bounds");
-  g_assert_cmpstr(json_object_get_string_member(json_array_get_object_element(a, 2), "name"), ==, "class_set");
+  JsonObject *c2 = json_array_get_object_element(a, 2);
+  g_assert_cmpstr(json_object_get_string_member(c2, "name"), ==, "class_set");
+  g_assert_cmpstr(json_object_get_string_member(c2, "target"), ==, "labels");
+  g_assert_true(member_is_null(c2, "through"));
+  g_assert_true(member_is_null(c2, "epsilon"));
+  g_assert_cmpuint(json_array_get_length(json_object_get_array_member(o, "assumptions")), ==, 0);
+
+  /* Degree features under a feature mechanism at 1: an edge bit moves one feature
+   * row, so the edges pay 1 (their mechanism) + 1 (the features'). */
+  const char *degree[] = { "node_features=degree", NULL };
+  g_autoptr(LdpLedger) ld = ledger_after(degree);
+  g_assert_cmpuint(ldp_ledger_n_charges(ld), ==, 1);
+  g_assert_cmpfloat(ldp_ledger_target_epsilon(ld, LDP_TARGET_FEATURES), ==, 1.0);
+  g_assert_cmpfloat(ldp_ledger_target_epsilon(ld, LDP_TARGET_EDGES), ==, 2.0);
+  g_autofree char *dtext = ldp_ledger_format(ld);
+  g_test_message("%s", dtext);
+  g_assert_nonnull(strstr(dtext, "    edges     2 per edge bit (relationship DP: 2 x 2 = 4): includes "
+                                 "degree_features +1  [10 private users]\n"));
+  g_assert_nonnull(strstr(dtext, "    degree_features \u2192 edges: +1 (released in the features, at their "
+                                 "epsilon); node_features: degree"));
+  g_autoptr(JsonNode) jd = ldp_ledger_to_json(ld);
+  JsonObject *od = json_node_get_object(jd);
+  g_assert_true(json_object_get_boolean_member(od, "private"));
+  g_assert_cmpfloat(json_object_get_double_member(member_obj(od, "edges"), "relationship_epsilon"), ==, 4.0);
+  JsonObject *cd = json_array_get_object_element(json_object_get_array_member(od, "charges"), 0);
+  g_assert_cmpstr(json_object_get_string_member(cd, "through"), ==, "features");
+  g_assert_cmpfloat(json_object_get_double_member(cd, "epsilon"), ==, 1.0);
+  /* ... and once the features are not private (public users), neither are the edges */
+  ldp_ledger_entry_set_users(ld, 0, 8, 2);
+  g_assert_true(isinf(ldp_ledger_target_epsilon(ld, LDP_TARGET_EDGES)));
+  /* ... nor with min-max bounds on the degree rows */
+  const char *degree_minmax[] = { "node_features=degree", "normalize=minmax_keep", NULL };
+  g_autoptr(LdpLedger) ldm = ledger_after(degree_minmax);
+  g_assert_true(isinf(ldp_ledger_target_epsilon(ldm, LDP_TARGET_EDGES)));
+
+  /* a cycle of charges cannot loop: it protects nothing */
+  g_autoptr(LdpLedger) lc = ledger_after(degree);
+  ldp_ledger_charge_through(lc, LDP_TARGET_FEATURES, LDP_TARGET_EDGES, "cycle", "features from edges from features");
+  g_assert_true(isinf(ldp_ledger_target_epsilon(lc, LDP_TARGET_EDGES)));
+  g_assert_true(isinf(ldp_ledger_target_epsilon(lc, LDP_TARGET_FEATURES)));
 
   const char *declared[] = { "normalize=public_bounds", "feature_bounds=[0, 2.5]", "node_features=given", NULL };
-  p = ldp_params_new_from_strings(specs, G_N_ELEMENTS(specs), declared, &err);
-  g_assert_no_error(err);
-  g_autoptr(LdpLedger) l2 = ldp_ledger_new();
-  ldp_ledger_note_preprocessing(l2, p);
-  ldp_params_free(p);
+  g_autoptr(LdpLedger) l2 = ledger_after(declared);
   g_assert_cmpuint(ldp_ledger_n_assumptions(l2), ==, 1);
+  g_assert_cmpuint(ldp_ledger_n_charges(l2), ==, 0);
+  g_assert_cmpfloat(ldp_ledger_target_epsilon(l2, LDP_TARGET_FEATURES), ==, 1.0);
   g_autofree char *text2 = ldp_ledger_format(l2);
   g_assert_nonnull(strstr(text2, "    feature_bounds: declared in the pipeline as [0, 2.5] (normalize: public_bounds); "
                                  "no user's data is read\n"));
   g_assert_null(strstr(text2, "ALL users"));
+  g_assert_null(strstr(text2, "  charged ("));
 }
 
 int main(int argc, char **argv)
@@ -647,6 +721,6 @@ int main(int argc, char **argv)
   g_test_add_data_func("/mechanism-run/ledger-public/0", GINT_TO_POINTER(0), test_ledger_public);
   g_test_add_data_func("/mechanism-run/ledger-public/0.5", GINT_TO_POINTER(50), test_ledger_public);
   g_test_add_data_func("/mechanism-run/ledger-public/1", GINT_TO_POINTER(100), test_ledger_public);
-  g_test_add_func("/mechanism-run/ledger-assumptions", test_ledger_assumptions);
+  g_test_add_func("/mechanism-run/ledger-charges", test_ledger_charges);
   return g_test_run();
 }

@@ -82,8 +82,8 @@ variants:
 YAML
 check "public users are listed apart from private ones" \
   sh -c "'$bin' run '$tmp/pub.yaml' --out '$tmp/p' >'$tmp/p.stdout' 2>&1 && grep -q '\[100 private users; 100 public users: ∞ (not private), raw data\]' '$tmp/p.stdout' && grep -q 'public users (raw data, no privacy): features 100 of 200' '$tmp/p.stdout' && grep -q '\"public_users\" : 100' '$tmp/p/summary.json'"
-check "min-max normalisation is named as an assumption" \
-  sh -c "grep -q 'feature_bounds: normalize: minmax scales each feature column' '$tmp/p.stdout' && grep -q '\"name\" : \"constant_columns\"' '$tmp/p/summary.json'"
+check "min-max normalisation is charged to the features" \
+  sh -c "grep -q 'feature_bounds → features: ∞ (its result reaches the server raw); normalize: minmax scales each feature column' '$tmp/p.stdout' && grep -q '\"name\" : \"constant_columns\"' '$tmp/p/summary.json'"
 check "a non-private variant is ∞ in the table and private: false" \
   sh -c "grep -q '^non-private .* ∞ *∞ *∞ *∞\$' '$tmp/p.stdout' && grep -q '\"private\" : false' '$tmp/p/summary.json'"
 sed 's/normalize: minmax/normalize: public_bounds, feature_bounds: [0, 1]/' "$tmp/pub.yaml" >"$tmp/pb.yaml"

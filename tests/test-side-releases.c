@@ -224,6 +224,21 @@ static void assert_refused(const char *name, const char *text, guint line, guint
   g_unlink(path);
 }
 
+/* removes a run directory and its subdirectories (private/) */
+static void remove_tree(const char *dir_path)
+{
+  g_autoptr(GDir) dir = g_dir_open(dir_path, 0, NULL);
+  const char *f;
+  while (dir && (f = g_dir_read_name(dir))) {
+    g_autofree char *full = g_build_filename(dir_path, f, NULL);
+    if (g_file_test(full, G_FILE_TEST_IS_DIR))
+      remove_tree(full);
+    else
+      g_unlink(full);
+  }
+  g_rmdir(dir_path);
+}
+
 static void test_validate(void)
 {
   /* line 10 is the calibrator's `plugin:` line (the head has 9 lines) */
@@ -246,26 +261,23 @@ static void test_validate(void)
   g_assert_no_error(err);
   g_autofree char *out = g_build_filename(tmp_dir, "out", NULL);
   g_autoptr(GString) line = g_string_new(NULL);
+  /* calibrator diagnostics are written only as a private output (doc/privacy.md §4) */
+  ldp_pipeline_set_private_outputs(p, TRUE);
   g_assert_true(ldp_run_pipeline(p, out, NULL, FALSE, line, &err));
   g_assert_no_error(err);
-  g_autofree char *summary = g_build_filename(out, "summary.json", NULL);
+  g_autofree char *diag_path = g_build_filename(out, "private", "diagnostics.json", NULL);
   g_autoptr(JsonParser) parser = json_parser_new();
-  g_assert_true(json_parser_load_from_file(parser, summary, &err));
+  g_assert_true(json_parser_load_from_file(parser, diag_path, &err));
   g_assert_no_error(err);
   JsonObject *run = json_array_get_object_element(
     json_object_get_array_member(json_node_get_object(json_parser_get_root(parser)), "runs"), 0);
+  g_assert_nonnull(run);
   JsonObject *diag = json_object_get_object_member(run, "diagnostics");
   g_assert_nonnull(diag);
   g_assert_cmpfloat(json_object_get_double_member(json_object_get_object_member(diag, "side.released"), "mean"), ==,
                     120);
   g_assert_cmpfloat(json_object_get_double_member(json_object_get_object_member(diag, "side.sum"), "mean"), >, 0);
-  g_autoptr(GDir) dir = g_dir_open(out, 0, NULL);
-  const char *f;
-  while (dir && (f = g_dir_read_name(dir))) {
-    g_autofree char *full = g_build_filename(out, f, NULL);
-    g_unlink(full);
-  }
-  g_rmdir(out);
+  remove_tree(out);
   g_unlink(path);
 }
 

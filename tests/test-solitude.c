@@ -4,6 +4,7 @@
  * injected from true edges. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 
 #include <json-glib/json-glib.h>
@@ -528,17 +529,26 @@ static const char report_yaml[] =
   "  - name: learned\n"
   "    calibrators: [{plugin: structure, mode: learned}]\n";
 
-static char *run_report(const char *dir, const char *yaml_path)
+/* Runs @yaml_path into @dir (with --private-outputs when @private_outputs) and returns
+ * private/diagnostics.json, or summary.json when there is none. (transfer full) */
+static char *run_report(const char *dir, const char *yaml_path, gboolean private_outputs)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(LdpPipeline) p = ldp_pipeline_load(yaml_path, reg, NULL, &error);
   g_assert_no_error(error);
+  ldp_pipeline_set_private_outputs(p, private_outputs);
   g_autoptr(GString) line = g_string_new(NULL);
   g_assert_true(ldp_run_pipeline(p, dir, NULL, FALSE, line, &error));
   g_assert_no_error(error);
-  g_autofree char *path = g_build_filename(dir, "summary.json", NULL);
+  /* the diagnostics read the clean graph: never in summary.json */
+  g_autofree char *summary = g_build_filename(dir, "summary.json", NULL);
+  g_autofree char *stext = NULL;
+  g_assert_true(g_file_get_contents(summary, &stext, NULL, NULL));
+  g_assert_null(strstr(stext, "diagnostics"));
+  g_autofree char *path = g_build_filename(dir, "private", "diagnostics.json", NULL);
   char *text = NULL;
-  g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+  if (!g_file_get_contents(path, &text, NULL, NULL))
+    text = g_steal_pointer(&stext);
   return text;
 }
 
@@ -550,13 +560,20 @@ static void test_runner_report(void)
   g_autofree char *yaml = g_build_filename(dir, "p.yaml", NULL);
   g_assert_true(g_file_set_contents(yaml, report_yaml, -1, NULL));
   g_autofree char *out1 = g_build_filename(dir, "a", NULL), *out2 = g_build_filename(dir, "b", NULL);
-  g_autofree char *s1 = run_report(out1, yaml), *s2 = run_report(out2, yaml);
+  g_autofree char *out3 = g_build_filename(dir, "c", NULL);
+  g_autofree char *s1 = run_report(out1, yaml, TRUE), *s2 = run_report(out2, yaml, TRUE);
   g_assert_cmpstr(s1, ==, s2); /* reproducible, diagnostics included */
+  /* without private outputs the clean graph is not read at all: no diagnostics */
+  g_autofree char *s3 = run_report(out3, yaml, FALSE);
+  g_autofree char *priv3 = g_build_filename(out3, "private", NULL);
+  g_assert_false(g_file_test(priv3, G_FILE_TEST_EXISTS));
   g_autoptr(JsonParser) parser = json_parser_new();
   g_assert_true(json_parser_load_from_data(parser, s1, -1, &error));
   JsonArray *runs = json_object_get_array_member(json_node_get_object(json_parser_get_root(parser)), "runs");
-  JsonObject *plain = json_array_get_object_element(runs, 0), *learned = json_array_get_object_element(runs, 1);
-  g_assert_false(json_object_has_member(plain, "diagnostics")); /* unchanged without the slot */
+  /* only runs with diagnostics are listed: the plain one has none */
+  g_assert_cmpuint(json_array_get_length(runs), ==, 1);
+  JsonObject *learned = json_array_get_object_element(runs, 0);
+  g_assert_cmpstr(json_object_get_string_member(learned, "name"), ==, "learned");
   JsonObject *diag = json_object_get_object_member(learned, "diagnostics");
   g_assert_nonnull(diag);
   /* RR at epsilon 4 on 200 x 200 bits flips ~ 40 000 / (1 + e^4) = 723 zeros into

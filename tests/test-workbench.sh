@@ -30,7 +30,7 @@ train: {epochs: 8, lr: 0.01}
 variants:
   - name: nonpriv
   - name: lpgnn
-    # with an edge mechanism, so that degrees.csv is compared byte for byte too
+    # with an edge mechanism
     mechanisms: [{plugin: multibit, epsilon: 1}, {plugin: rr, epsilon: 4}]
 sweep:
   axes:
@@ -52,8 +52,10 @@ same_results() { # dir1 dir2
 check "sweep on a 3-cell grid exits 0" sh -c "'$bin' sweep '$tmp/grid.yaml' --out '$tmp/a' --no-plot >'$tmp/a.out' 2>&1"
 check "every cell is an ordinary run with its summary.json and completion mark" \
   sh -c "for c in 0-epsilon=0.5 1-epsilon=1 2-epsilon=4; do test -s '$tmp/a/00'\$c/summary.json && test -s '$tmp/a/00'\$c/pipeline.sha256 || exit 1; done"
-check "cells with an edge mechanism write degrees.csv (compared byte for byte below)" \
-  sh -c "test \$(grep -c '^lpgnn,7,' '$tmp/a/001-epsilon=1/degrees.csv') -eq 200"
+# degrees.csv holds every user's true degree: opt-in (ldpgnn run --private-outputs)
+check "cells with an edge mechanism write no raw private outputs (no degrees.csv, no private/)" \
+  sh -c "test -s '$tmp/a/001-epsilon=1/summary.json' && test ! -e '$tmp/a/001-epsilon=1/degrees.csv' &&
+         test ! -e '$tmp/a/001-epsilon=1/private'"
 check "the cell's override reached the run (epsilon 4 in the third cell's ledger)" \
   sh -c "grep -A1 '\"features\" : {' '$tmp/a/002-epsilon=4/summary.json' | grep -q '\"epsilon\" : 4'"
 check "the sweep ends with the report table (methods x epsilons, CI, paired differences)" \
@@ -120,8 +122,8 @@ check "a bad sweep section is reported at file:line:col" \
   sh -c "! '$bin' sweep '$tmp/bad.yaml' --out '$tmp/bad2' >'$tmp/bad2.out' 2>&1 && grep -q \"bad.yaml:17:7: unknown key 'vals' in sweep axis 'epsilon' (known keys: paths, values)\" '$tmp/bad2.out'"
 
 if command -v "${LDPGNN_GNUPLOT:-gnuplot}" >/dev/null 2>&1; then
-  check "plot renders accuracy vs epsilon as PNG and SVG" \
-    sh -c "'$bin' plot '$tmp/b' >'$tmp/p.out' 2>&1 && head -c 8 '$tmp/b/figures/test_accuracy-vs-epsilon.png' | od -An -c | grep -q 'P   N   G' && test \$(wc -c <'$tmp/b/figures/test_accuracy-vs-epsilon.png') -gt 10000 && grep -q '<svg' '$tmp/b/figures/test_accuracy-vs-epsilon.svg' && grep -q 'lpgnn' '$tmp/b/figures/test_accuracy-vs-epsilon.svg'"
+  check "plot renders accuracy vs epsilon as PNG and SVG, each legend entry with its ledger" \
+    sh -c "'$bin' plot '$tmp/b' >'$tmp/p.out' 2>&1 && head -c 8 '$tmp/b/figures/test_accuracy-vs-epsilon.png' | od -An -c | grep -q 'P   N   G' && test \$(wc -c <'$tmp/b/figures/test_accuracy-vs-epsilon.png') -gt 10000 && grep -q '<svg' '$tmp/b/figures/test_accuracy-vs-epsilon.svg' && grep -q 'lpgnn: private: features, edges; ∞: labels (ε varies with x)' '$tmp/b/figures/test_accuracy-vs-epsilon.svg' && grep -q 'nonpriv: features ∞, labels ∞, edges ∞' '$tmp/b/figures/test_accuracy-vs-epsilon.svg'"
 else
   skip "plot renders accuracy vs epsilon as PNG and SVG" "gnuplot is not installed"
 fi

@@ -170,6 +170,17 @@ static gboolean convert_scalar(const LdpParamSpec *spec, LdpParamType type, cons
       return type_error(spec, type, label, node, error);
     if (isnan(s.d))
       return ldp_yaml_error(error, node, LDP_PIPELINE_ERROR_RANGE, "NaN is not allowed for %s", label);
+    /* 1e400 would read as inf, and inf switches a budget's mechanism off: only the
+     * literal inf may do that */
+    if (s.overflow) {
+      g_autofree char *shown = ldp_yaml_describe(node);
+      if (spec->flags & LDP_PARAM_BUDGET)
+        return ldp_yaml_error(error, node, LDP_PIPELINE_ERROR_RANGE,
+                              "%s is too large for a number; write inf or .inf to switch the mechanism off",
+                              shown);
+      return ldp_yaml_error(error, node, LDP_PIPELINE_ERROR_RANGE,
+                            "%s is too large for a number; %s needs a finite number", shown, label);
+    }
     if (isinf(s.d) && !(spec->flags & LDP_PARAM_BUDGET))
       return ldp_yaml_error(error, node, LDP_PIPELINE_ERROR_RANGE,
                             "'%s' is only allowed for privacy budgets; %s needs a finite number",

@@ -43,7 +43,7 @@ static const LdpParamSpec dataset_specs[] = {
     .doc = "keep only the nodes of the N most frequent classes (0 = all)" },
   { .name = "normalize", .type = LDP_PARAM_ENUM, .default_value = "none", .choices = normalize_choices,
     .doc = "feature scaling to [0, 1]: minmax drops constant columns, minmax_keep zeroes them (both read "
-           "every user's raw features: the ledger lists that assumption); public_bounds maps "
+           "every user's raw features: the ledger charges the features infinity); public_bounds maps "
            "feature_bounds to [0, 1] and reads no data" },
   { .name = "feature_bounds", .type = LDP_PARAM_LIST, .item_type = LDP_PARAM_NUMBER,
     .doc = "declared public feature range [lo, hi] for normalize: public_bounds" },

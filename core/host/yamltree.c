@@ -260,6 +260,7 @@ void ldp_yaml_resolve(const char *text, gboolean quoted, LdpScalar *out)
       out->type = LDP_SCALAR_FLOAT;
       out->int_overflow = TRUE;
       out->d = base == 10 ? g_ascii_strtod(text, NULL) : (double)strtoull(digits, NULL, base);
+      out->overflow = isinf(out->d);
       return;
     }
     out->type = LDP_SCALAR_INT;
@@ -270,6 +271,7 @@ void ldp_yaml_resolve(const char *text, gboolean quoted, LdpScalar *out)
   if (is_float_literal(text)) {
     out->type = LDP_SCALAR_FLOAT;
     out->d = g_ascii_strtod(text, NULL);
+    out->overflow = isinf(out->d);
   }
 }
 

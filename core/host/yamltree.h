@@ -46,6 +46,7 @@ typedef struct {
   gint64 i;
   double d;              /* INT and FLOAT both fill d */
   gboolean int_overflow; /* an integer literal beyond gint64 (type stays FLOAT) */
+  gboolean overflow;     /* a finite literal beyond the range of a double (d is ±inf) */
 } LdpScalar;
 
 /* Parses one YAML document. @origin is what messages name (the path as typed).

@@ -42,6 +42,7 @@ struct _LdpPipeline {
   guint n_seeds;
   char *data_dir;
   GPtrArray *runs; /* LdpRunSpec * */
+  gboolean private_outputs; /* write OUT/private/ (raw private data); not in the JSON */
 };
 
 static void stage_clear(LdpStageSpec *s)
@@ -122,6 +123,18 @@ const char *ldp_pipeline_data_dir(const LdpPipeline *p)
 {
   g_return_val_if_fail(p != NULL, NULL);
   return p->data_dir;
+}
+
+void ldp_pipeline_set_private_outputs(LdpPipeline *p, gboolean on)
+{
+  g_return_if_fail(p != NULL);
+  p->private_outputs = on;
+}
+
+gboolean ldp_pipeline_private_outputs(const LdpPipeline *p)
+{
+  g_return_val_if_fail(p != NULL, FALSE);
+  return p->private_outputs;
 }
 
 guint ldp_pipeline_n_runs(const LdpPipeline *p)

@@ -37,6 +37,9 @@ typedef struct {
   gboolean counted;    /* n_private/n_public known (set by ldp_ledger_entry_set_users) */
   guint n_private;     /* reporting users who randomised */
   guint n_public;      /* reporting users who sent raw data (public_fraction) */
+  gboolean edges_counted;   /* edge targets: the two counts below are known */
+  guint64 n_edges_private;  /* edges between two private users */
+  guint64 n_edges_public;   /* edges with a public endpoint (sent raw by that endpoint) */
 } LedgerEntry;
 
 typedef struct {
@@ -44,9 +47,18 @@ typedef struct {
   char *text;
 } LedgerAssumption;
 
+/* Preprocessing that read a private target before any mechanism. */
+typedef struct {
+  char *name;
+  char *text;
+  LdpTarget target;  /* what it read: the target charged */
+  LdpTarget through; /* 0: its result reaches the server raw; else the target whose release carries it */
+} LedgerCharge;
+
 struct _LdpLedger {
   GPtrArray *entries;      /* LedgerEntry * */
   GArray *assumptions;     /* LedgerAssumption */
+  GArray *charges;         /* LedgerCharge */
 };
 
 static void budget_part_clear(gpointer p)
@@ -99,13 +111,61 @@ static void ledger_assumption_clear(gpointer p)
   g_free(a->text);
 }
 
+static void ledger_charge_clear(gpointer p)
+{
+  LedgerCharge *c = p;
+  g_free(c->name);
+  g_free(c->text);
+}
+
 LdpLedger *ldp_ledger_new(void)
 {
   LdpLedger *l = g_new0(LdpLedger, 1);
   l->entries = g_ptr_array_new_with_free_func(ledger_entry_free);
   l->assumptions = g_array_new(FALSE, TRUE, sizeof(LedgerAssumption));
   g_array_set_clear_func(l->assumptions, ledger_assumption_clear);
+  l->charges = g_array_new(FALSE, TRUE, sizeof(LedgerCharge));
+  g_array_set_clear_func(l->charges, ledger_charge_clear);
   return l;
+}
+
+static void ledger_add_charge(LdpLedger *l, LdpTarget target, LdpTarget through, const char *name,
+                              const char *text)
+{
+  LedgerCharge c = { g_strdup(name), g_strdup(text), target, through };
+  g_array_append_val(l->charges, c);
+}
+
+void ldp_ledger_charge_raw(LdpLedger *l, LdpTarget target, const char *name, const char *text)
+{
+  g_return_if_fail(l != NULL && name != NULL && *name && text != NULL && *text);
+  g_return_if_fail(target >= LDP_TARGET_FEATURES && target <= LDP_TARGET_EDGES);
+  ledger_add_charge(l, target, 0, name, text);
+}
+
+void ldp_ledger_charge_through(LdpLedger *l, LdpTarget target, LdpTarget through, const char *name,
+                               const char *text)
+{
+  g_return_if_fail(l != NULL && name != NULL && *name && text != NULL && *text);
+  g_return_if_fail(target >= LDP_TARGET_FEATURES && target <= LDP_TARGET_EDGES);
+  g_return_if_fail(through >= LDP_TARGET_FEATURES && through <= LDP_TARGET_EDGES && through != target);
+  ledger_add_charge(l, target, through, name, text);
+}
+
+guint ldp_ledger_n_charges(const LdpLedger *l)
+{
+  g_return_val_if_fail(l != NULL, 0);
+  return l->charges->len;
+}
+
+void ldp_ledger_entry_set_edges(LdpLedger *l, guint entry, guint64 both_private, guint64 public_endpoint)
+{
+  g_return_if_fail(l != NULL && entry < l->entries->len);
+  LedgerEntry *e = l->entries->pdata[entry];
+  g_return_if_fail(e->target == LDP_TARGET_EDGES);
+  e->edges_counted = TRUE;
+  e->n_edges_private = both_private;
+  e->n_edges_public = public_endpoint;
 }
 
 void ldp_ledger_add_assumption(LdpLedger *l, const char *name, const char *text)
@@ -136,6 +196,7 @@ void ldp_ledger_free(LdpLedger *l)
     return;
   g_ptr_array_unref(l->entries);
   g_array_unref(l->assumptions);
+  g_array_unref(l->charges);
   g_free(l);
 }
 
@@ -233,12 +294,25 @@ typedef struct {
   double delta;
   guint n_private;      /* users private in every entry (min over entries) */
   guint n_public;       /* users public in some entry (max: the public sets are nested) */
+  gboolean edges_counted;   /* edges: the counts of the entry with the most public users */
+  guint64 n_edges_private;
+  guint64 n_edges_public;
+  gboolean charged;     /* preprocessing read the target (ledger charges) */
+  double charged_epsilon;   /* what the charges add (INFINITY: raw) */
 } TargetSummary;
+
+static void target_summary_depth(const LdpLedger *l, LdpTarget target, TargetSummary *t, guint depth);
 
 static void target_summary(const LdpLedger *l, LdpTarget target, TargetSummary *t)
 {
+  target_summary_depth(l, target, t, 0);
+}
+
+static void target_summary_depth(const LdpLedger *l, LdpTarget target, TargetSummary *t, guint depth)
+{
   memset(t, 0, sizeof *t);
   t->n_private = G_MAXUINT;
+  guint most_public = 0;
   for (guint i = 0; i < l->entries->len; i++) {
     const LedgerEntry *e = l->entries->pdata[i];
     if (e->target != target)
@@ -249,6 +323,12 @@ static void target_summary(const LdpLedger *l, LdpTarget target, TargetSummary *
       t->n_private = MIN(t->n_private, e->n_private);
       t->n_public = MAX(t->n_public, e->n_public);
     }
+    if (e->edges_counted && (!t->edges_counted || e->n_public >= most_public)) {
+      t->edges_counted = TRUE;
+      most_public = e->n_public;
+      t->n_edges_private = e->n_edges_private;
+      t->n_edges_public = e->n_edges_public;
+    }
   }
   if (!t->counted)
     t->n_private = 0;
@@ -257,6 +337,38 @@ static void target_summary(const LdpLedger *l, LdpTarget target, TargetSummary *
   /* with counts known and nobody private, no user has a finite epsilon */
   if (t->counted && t->n_private == 0)
     t->epsilon = INFINITY;
+  /* Preprocessing that read the target: raw, it voids the target's privacy; carried
+   * by another target's release, it costs that target's epsilon (charges never chain
+   * back: a target is charged only through a different one, and the through target's
+   * own charges count). */
+  for (guint i = 0; i < l->charges->len; i++) {
+    const LedgerCharge *c = &g_array_index(l->charges, LedgerCharge, i);
+    if (c->target != target)
+      continue;
+    t->charged = TRUE;
+    double cost = INFINITY;
+    /* a cycle of charges (A through B through A) protects nothing: depth bounds it */
+    if (c->through && depth < 3) {
+      TargetSummary via;
+      target_summary_depth(l, c->through, &via, depth + 1);
+      if (via.n_public == 0 && !isinf(via.epsilon)) {
+        cost = via.epsilon;
+        t->delta = MIN(1.0, t->delta + via.delta);
+      }
+    }
+    t->charged_epsilon += cost;
+    t->epsilon += cost;
+  }
+}
+
+/* What charge @c costs its target (INFINITY: raw, or its through target is not private). */
+static double charge_cost(const LdpLedger *l, const LedgerCharge *c)
+{
+  if (!c->through)
+    return INFINITY;
+  TargetSummary via;
+  target_summary(l, c->through, &via);
+  return via.n_public == 0 ? via.epsilon : INFINITY;
 }
 
 double ldp_ledger_target_epsilon(const LdpLedger *l, LdpTarget target)
@@ -320,8 +432,11 @@ static void append_num(GString *s, double v)
   g_string_append(s, g_ascii_formatd(buf, sizeof buf, "%g", v));
 }
 
-/* "2 per user", "1 per edge bit (relationship DP: 2 x 1 = 2)" or "∞ (not private)". */
-static void append_epsilon_unit(GString *s, LdpTarget target, double eps)
+/* "2 per user", "1 per edge bit (relationship DP: 2 x 1 = 2)" or "∞ (not private)".
+ * With @n_edges_public edges that have a public endpoint, the relationship guarantee
+ * is given per kind of edge: a public endpoint sends the edge raw. */
+static void append_epsilon_unit(GString *s, LdpTarget target, double eps, guint64 n_edges_private,
+                                guint64 n_edges_public)
 {
   if (isinf(eps)) {
     g_string_append(s, "\u221e (not private)");
@@ -330,10 +445,16 @@ static void append_epsilon_unit(GString *s, LdpTarget target, double eps)
   append_num(s, eps);
   g_string_append_printf(s, " per %s", target_unit(target));
   if (target == LDP_TARGET_EDGES) {
-    g_string_append(s, " (relationship DP: 2 x ");
+    g_string_append(s, " (relationship DP: ");
+    if (n_edges_public)
+      g_string_append(s, "both endpoints private ");
+    g_string_append(s, "2 x ");
     append_num(s, eps);
     g_string_append(s, " = ");
     append_num(s, 2 * eps);
+    if (n_edges_public)
+      g_string_append_printf(s, " [%" G_GUINT64_FORMAT " edges]; a public endpoint: \u221e [%" G_GUINT64_FORMAT
+                                " edges]", n_edges_private, n_edges_public);
     g_string_append_c(s, ')');
   }
 }
@@ -408,7 +529,7 @@ char *ldp_ledger_format(const LdpLedger *l)
     else if (e->counted && e->n_private == 0)
       g_string_append(s, "\u221e (not private: no private user, the budget is not spent)");
     else
-      append_epsilon_unit(s, e->target, eps);
+      append_epsilon_unit(s, e->target, eps, e->n_edges_private, e->n_edges_public);
     append_users(s, e->counted, e->n_private, e->n_public, eps);
     for (guint k = 0; k < parts->len; k++) {
       const BudgetPart *p = &g_array_index(parts, BudgetPart, k);
@@ -418,19 +539,34 @@ char *ldp_ledger_format(const LdpLedger *l)
     g_string_append_c(s, '\n');
     append_sides(s, e);
   }
-  g_string_append(s, "  per target (private users; composition over mechanisms):\n");
+  g_string_append_printf(s, "  per target (private users; composition over mechanisms%s):\n",
+                         l->charges->len ? " and preprocessing charges" : "");
   TargetSummary ts[3];
   for (LdpTarget t = LDP_TARGET_FEATURES; t <= LDP_TARGET_EDGES; t++) {
     TargetSummary *sum = &ts[t - LDP_TARGET_FEATURES];
     target_summary(l, t, sum);
     g_string_append_printf(s, "    %-9s ", target_name(t));
-    append_epsilon_unit(s, t, sum->epsilon);
+    append_epsilon_unit(s, t, sum->epsilon, sum->n_edges_private, sum->n_edges_public);
     if (sum->delta > 0) {
       g_string_append(s, " delta=");
       append_num(s, sum->delta);
     }
     if (!sum->perturbed)
       g_string_append_printf(s, ": no mechanism, %s", target_raw(t));
+    else if (sum->charged) {
+      g_string_append(s, isinf(sum->charged_epsilon) ? ": preprocessing released it raw (" : ": includes ");
+      for (guint i = 0, k = 0; i < l->charges->len; i++) {
+        const LedgerCharge *c = &g_array_index(l->charges, LedgerCharge, i);
+        if (c->target == t)
+          g_string_append_printf(s, "%s%s", k++ ? ", " : "", c->name);
+      }
+      if (isinf(sum->charged_epsilon))
+        g_string_append_c(s, ')');
+      else {
+        g_string_append(s, " +");
+        append_num(s, sum->charged_epsilon);
+      }
+    }
     append_users(s, sum->counted, sum->n_private, sum->n_public, sum->epsilon);
     g_string_append_c(s, '\n');
   }
@@ -456,6 +592,21 @@ char *ldp_ledger_format(const LdpLedger *l)
                                ts[t - LDP_TARGET_FEATURES].n_public + ts[t - LDP_TARGET_FEATURES].n_private);
     g_string_truncate(s, s->len - 1);
     g_string_append_c(s, '\n');
+  }
+  if (l->charges->len) {
+    g_string_append(s, "  charged (preprocessing that read a private target before any mechanism):\n");
+    for (guint i = 0; i < l->charges->len; i++) {
+      const LedgerCharge *c = &g_array_index(l->charges, LedgerCharge, i);
+      double cost = charge_cost(l, c);
+      g_string_append_printf(s, "    %s \u2192 %s: ", c->name, target_name(c->target));
+      if (c->through) {
+        g_string_append(s, isinf(cost) ? "" : "+");
+        append_num(s, cost);
+        g_string_append_printf(s, " (released in the %s, at their epsilon)", target_name(c->through));
+      } else
+        g_string_append(s, "\u221e (its result reaches the server raw)");
+      g_string_append_printf(s, "; %s\n", c->text);
+    }
   }
   if (l->assumptions->len) {
     g_string_append(s, "  assumptions (treated as public, not charged to any user):\n");
@@ -513,8 +664,34 @@ JsonNode *ldp_ledger_to_json(const LdpLedger *l)
     /* private: every user of the target has a finite epsilon (no public users) */
     json_add_bool(b, "private", !isinf(sum->epsilon) && sum->n_public == 0);
     json_add_bool(b, "perturbed", sum->perturbed);
-    if (t == LDP_TARGET_EDGES)
-      json_add_eps(b, "relationship_epsilon", 2 * sum->epsilon);
+    if (t == LDP_TARGET_EDGES) {
+      /* the guarantee of the weakest edge: an edge with a public endpoint is raw */
+      json_add_eps(b, "relationship_epsilon", sum->n_edges_public ? INFINITY : 2 * sum->epsilon);
+      if (sum->n_edges_public) {
+        json_builder_set_member_name(b, "relationship");
+        json_builder_begin_object(b);
+        const char *kinds[2] = { "both_private", "public_endpoint" };
+        for (guint k = 0; k < 2; k++) {
+          json_builder_set_member_name(b, kinds[k]);
+          json_builder_begin_object(b);
+          json_add_eps(b, "epsilon", k ? INFINITY : 2 * sum->epsilon);
+          json_builder_set_member_name(b, "edges");
+          json_builder_add_int_value(b, (gint64)(k ? sum->n_edges_public : sum->n_edges_private));
+          json_builder_end_object(b);
+        }
+        json_builder_end_object(b);
+      }
+    }
+    if (sum->charged) {
+      json_builder_set_member_name(b, "charged_by");
+      json_builder_begin_array(b);
+      for (guint i = 0; i < l->charges->len; i++) {
+        const LedgerCharge *c = &g_array_index(l->charges, LedgerCharge, i);
+        if (c->target == t)
+          json_builder_add_string_value(b, c->name);
+      }
+      json_builder_end_array(b);
+    }
     if (sum->counted) {
       json_builder_set_member_name(b, "private_users");
       json_builder_add_int_value(b, sum->n_private);
@@ -541,6 +718,23 @@ JsonNode *ldp_ledger_to_json(const LdpLedger *l)
   json_builder_end_object(b);
   json_builder_set_member_name(b, "delta");
   json_builder_add_double_value(b, MIN(1.0, ts[0].delta + ts[1].delta + ts[2].delta));
+  json_builder_set_member_name(b, "charges");
+  json_builder_begin_array(b);
+  for (guint i = 0; i < l->charges->len; i++) {
+    const LedgerCharge *c = &g_array_index(l->charges, LedgerCharge, i);
+    json_builder_begin_object(b);
+    json_add_str(b, "name", c->name);
+    json_add_str(b, "target", target_name(c->target));
+    json_builder_set_member_name(b, "through");
+    if (c->through)
+      json_builder_add_string_value(b, target_name(c->through));
+    else
+      json_builder_add_null_value(b);
+    json_add_eps(b, "epsilon", charge_cost(l, c));
+    json_add_str(b, "text", c->text);
+    json_builder_end_object(b);
+  }
+  json_builder_end_array(b);
   json_builder_set_member_name(b, "assumptions");
   json_builder_begin_array(b);
   for (guint i = 0; i < l->assumptions->len; i++) {

@@ -455,6 +455,23 @@ gboolean ldp_mechanism_apply_desc(const LdpPluginDesc *desc, const LdpParams *pa
     goto out;
   }
 
+  /* For the ledger: the edges a public endpoint sent raw (its own neighbour list,
+   * which the server holds), and the rest, which join two private users. */
+  guint64 n_edges_private = 0, n_edges_public = 0;
+  if (c.target == LDP_TARGET_EDGES) {
+    const gboolean both_ways = ldp_dataset_is_undirected(data);
+    for (guint u = 0; u < c.n_users; u++)
+      for (guint k = c.adj->indptr[u]; k < c.adj->indptr[u + 1]; k++) {
+        guint v = c.adj->indices[k];
+        if (both_ways && v < u)
+          continue;  /* stored twice: counted once */
+        if (set->is_public[u] || (v < c.n_users && set->is_public[v]))
+          n_edges_public++;
+        else
+          n_edges_private++;
+      }
+  }
+
   c.ops->clear(&c, data, set);
   c.x_dense = NULL;  /* freed by clear; nothing below may read raw data */
   c.x_sparse = NULL;
@@ -505,6 +522,8 @@ gboolean ldp_mechanism_apply_desc(const LdpPluginDesc *desc, const LdpParams *pa
           n_priv++;
       }
     ldp_ledger_entry_set_users(ledger, entry, n_priv, n_pub);
+    if (c.target == LDP_TARGET_EDGES)
+      ldp_ledger_entry_set_edges(ledger, entry, n_edges_private, n_edges_public);
   }
   ok = TRUE;
 out:

@@ -177,9 +177,11 @@ static gboolean plot_axis(const char *dir, const char *fig_dir, const char *axis
   gp_quote(gp, yl ? yl : ylt);
   /* x: the data's range plus a margin (no extension to the next tic: a fraction axis
    * would start at -0.1); y in percent: whole tens, never outside [0, 100] */
-  g_string_append_printf(gp, "\nset grid\nset key outside right center box\nset border 3\nset tics nomirror\n%s"
+  /* the legend below the plot, its labels carry each row's ledger and are long; the
+   * margin holds the tic labels, the x label and one line per row */
+  g_string_append_printf(gp, "\nset grid\nset key below box\nset bmargin %u\nset border 3\nset tics nomirror\n%s"
                              "set autoscale xfix\nset offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05\n",
-                         logx ? "set logscale x 2\n" : "");
+                         t->rows->len + 4, logx ? "set logscale x 2\n" : "");
   if (t->percent && ymin <= ymax)
     g_string_append_printf(gp, "set offsets graph 0.03, graph 0.03, 0, 0\nset yrange [%g:%g]\n",
                            MAX(0.0, 10 * floor((ymin - 2) / 10)), MIN(100.0, 10 * ceil((ymax + 2) / 10)));
@@ -193,7 +195,13 @@ static gboolean plot_axis(const char *dir, const char *fig_dir, const char *axis
     g_string_append_printf(plot, ", '%s' index %u using 1:2 with linespoints pointtype %u pointsize 1.2 "
                                  "linecolor %u title ",
                            datfile, r, 5 + 2 * (r % 4), r + 1);
-    gp_quote(plot, t->rows->pdata[r]);
+    /* what the row protects, so that one x axis of epsilon is never read as one thing */
+    const char *prot = t->row_protects->pdata[r], *by_col = " (\u03b5 by column)";
+    g_autofree char *prot_x = g_str_has_suffix(prot, by_col)
+                                ? g_strdup_printf("%.*s (\u03b5 varies with x)", (int)(strlen(prot) - strlen(by_col)), prot)
+                                : g_strdup(prot);
+    g_autofree char *label = g_strdup_printf("%s: %s", (char *)t->rows->pdata[r], prot_x);
+    gp_quote(plot, label);
   }
   script_outputs(gp, name, plot->str);
   g_string_free(plot, TRUE);
@@ -305,6 +313,8 @@ typedef struct {
   GArray *points;            /* guint pairs: true degree, noisy degree */
   double bin_sx[32], bin_sy[32];
   guint bin_n[32];
+  double bin_st[32];         /* sums of the trained degree + 1 per bin */
+  gboolean rewired;          /* some user's trained degree differs from her noisy one */
 } DegreeSeries;
 
 static void degree_series_free(gpointer p)
@@ -316,19 +326,23 @@ static void degree_series_free(gpointer p)
   g_free(d);
 }
 
-/* DPRR's Fig. 7 from DIR/degrees.csv (LDP_DEGREES_CSV_HEADER): every user's noisy
- * against her true degree, one colour per run (e.g. DPRR, RR, LocalLap), with the
- * mean noisy degree per power-of-two bin of the true degree as a line. Log axes of
- * d + 1, so users of degree 0 are drawn (at 1). */
-static gboolean plot_degrees(const char *dir, const char *fig_dir, GPtrArray *written, GError **error)
+/* DPRR's Fig. 7 from @path (LDP_DEGREES_CSV_HEADER, or the older header without
+ * trained_degree): every user's noisy against her true degree, one colour per run
+ * (e.g. DPRR, RR, LocalLap), with the mean noisy degree per power-of-two bin of the
+ * true degree as a line, and, for a run whose calibrators rewired the graph, the mean
+ * trained degree (after the calibrators) as a dashed line. Log axes of d + 1, so users
+ * of degree 0 are drawn (at 1). @dir holds summary.json (for the legend's epsilon). */
+static gboolean plot_degrees(const char *dir, const char *path, const char *fig_dir, GPtrArray *written,
+                             GError **error)
 {
-  g_autofree char *path = g_build_filename(dir, "degrees.csv", NULL);
   g_autofree char *text = NULL;
   if (!g_file_get_contents(path, &text, NULL, error))
     return FALSE;
   g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
   g_autofree char *header = g_strndup(LDP_DEGREES_CSV_HEADER, strlen(LDP_DEGREES_CSV_HEADER) - 1);
-  if (!lines[0] || strcmp(lines[0], header) != 0) {
+  const char *old_header = "run,seed,user,graph,true_degree,noisy_degree,method";
+  const gboolean has_trained = lines[0] && strcmp(lines[0], header) == 0;
+  if (!lines[0] || (!has_trained && strcmp(lines[0], old_header) != 0)) {
     g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s:1: expected the header %s", path, header);
     return FALSE;
   }
@@ -338,14 +352,17 @@ static gboolean plot_degrees(const char *dir, const char *fig_dir, GPtrArray *wr
     if (!*lines[i])
       continue;
     g_auto(GStrv) f = g_strsplit(lines[i], ",", -1);
-    guint64 d = 0, dn = 0;
-    if (g_strv_length(f) != 7 || !*f[0] || !*f[6] || !g_ascii_string_to_unsigned(f[4], 10, 0, G_MAXUINT, &d, NULL) ||
-        !g_ascii_string_to_unsigned(f[5], 10, 0, G_MAXUINT, &dn, NULL)) {
-      g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO,
-                  "%s:%u: expected run,seed,user,graph,true_degree,noisy_degree,method with whole degrees", path,
-                  i + 1);
+    guint64 d = 0, dn = 0, dt = 0;
+    if (g_strv_length(f) != (has_trained ? 8u : 7u) || !*f[0] || !*f[6] ||
+        !g_ascii_string_to_unsigned(f[4], 10, 0, G_MAXUINT, &d, NULL) ||
+        !g_ascii_string_to_unsigned(f[5], 10, 0, G_MAXUINT, &dn, NULL) ||
+        (has_trained && !g_ascii_string_to_unsigned(f[7], 10, 0, G_MAXUINT, &dt, NULL))) {
+      g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s:%u: expected %s with whole degrees", path, i + 1,
+                  has_trained ? header : old_header);
       return FALSE;
     }
+    if (!has_trained)
+      dt = dn;
     if (!seed)
       seed = g_strdup(f[1]);
     DegreeSeries *ds = NULL;
@@ -366,7 +383,9 @@ static gboolean plot_degrees(const char *dir, const char *fig_dir, GPtrArray *wr
       bin++;
     ds->bin_sx[bin] += (double)(d + 1);
     ds->bin_sy[bin] += (double)(dn + 1);
+    ds->bin_st[bin] += (double)(dt + 1);
     ds->bin_n[bin]++;
+    ds->rewired |= dt != dn;
   }
   if (series->len == 0) {
     g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: no users", path);
@@ -386,9 +405,11 @@ static gboolean plot_degrees(const char *dir, const char *fig_dir, GPtrArray *wr
       g_string_append_printf(dat, "%u %u\n", pt[0] + 1, pt[1] + 1);
     }
     g_string_append(dat, "\n\n");
+    /* columns: true, noisy and trained degree + 1 (bin means) */
     for (guint b = 0; b < 32; b++)
       if (ds->bin_n[b])
-        g_string_append_printf(dat, "%.10g %.10g\n", ds->bin_sx[b] / ds->bin_n[b], ds->bin_sy[b] / ds->bin_n[b]);
+        g_string_append_printf(dat, "%.10g %.10g %.10g\n", ds->bin_sx[b] / ds->bin_n[b], ds->bin_sy[b] / ds->bin_n[b],
+                               ds->bin_st[b] / ds->bin_n[b]);
     g_string_append(dat, "\n\n");
   }
   GString *gp = g_string_new(NULL);
@@ -417,6 +438,13 @@ static gboolean plot_degrees(const char *dir, const char *fig_dir, GPtrArray *wr
                                  "pointsize 1.2 linewidth 1.5 linecolor rgb '#%s' title ",
                            2 * k + 1, 5 + 2 * (k % 4), col);
     gp_quote(plot, label_eps);
+    if (ds->rewired) {
+      g_autofree char *trained = g_strdup_printf("%s after calibrators", ds->run);
+      g_string_append_printf(plot, ", 'degree-scatter.dat' index %u using 1:3 with linespoints pointtype %u "
+                                   "pointsize 1.0 linewidth 1.5 dashtype 3 linecolor rgb '#%s' title ",
+                             2 * k + 1, 4 + 2 * (k % 4), col);
+      gp_quote(plot, trained);
+    }
   }
   g_string_append(plot, ", x with lines linecolor rgb '#606060' dashtype 2 title 'noisy = true'");
   script_outputs(gp, "degree-scatter", plot->str);
@@ -450,12 +478,25 @@ gboolean ldp_plot_dir(const char *dir, const char *metric, GPtrArray *written, G
   g_autofree char *hist = g_build_filename(dir, "history.csv", NULL);
   if (g_file_test(hist, G_FILE_TEST_EXISTS) && !plot_history(dir, fig_dir, written, error))
     return FALSE;
+  /* degrees.csv holds raw private data: its figure goes beside it, in private/ */
+  g_autofree char *priv = g_build_filename(dir, "private", NULL);
+  g_autofree char *priv_deg = g_build_filename(priv, "degrees.csv", NULL);
+  g_autofree char *priv_fig = g_build_filename(priv, "figures", NULL);
   g_autofree char *deg = g_build_filename(dir, "degrees.csv", NULL);
-  if (g_file_test(deg, G_FILE_TEST_EXISTS) && !plot_degrees(dir, fig_dir, written, error))
+  if (g_file_test(priv_deg, G_FILE_TEST_EXISTS)) {
+    if (g_mkdir_with_parents(priv_fig, 0755) != 0) {
+      g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: cannot create directory: %s", priv_fig,
+                  g_strerror(errno));
+      return FALSE;
+    }
+    if (!plot_degrees(dir, priv_deg, priv_fig, written, error))
+      return FALSE;
+  } else if (g_file_test(deg, G_FILE_TEST_EXISTS) && !plot_degrees(dir, deg, fig_dir, written, error))
     return FALSE;
   if (written->len == before) {
     g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
-                "%s: nothing to plot (no sweep.json with a numeric axis, no history.csv, no degrees.csv)", dir);
+                "%s: nothing to plot (no sweep.json with a numeric axis, no history.csv, no private/degrees.csv)",
+                dir);
     return FALSE;
   }
   return TRUE;

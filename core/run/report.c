@@ -87,7 +87,51 @@ static void cell_free(LdpReportCell *c)
     return;
   g_array_unref(c->values);
   g_array_unref(c->seeds);
+  g_free(c->protects);
+  g_free(c->shape);
   g_free(c);
+}
+
+/* A run's privacy ledger (summary.json → run → privacy) in short, so that rows which
+ * protect different things are never read as one epsilon column: with @with_eps
+ * "features ε=1, labels ε=1, edges ∞" (edges per edge bit; "(public users ∞)" where
+ * some users sent raw data), else "private: features, labels; ∞: edges".
+ * (transfer full) */
+static char *ledger_protects(JsonObject *privacy, gboolean with_eps)
+{
+  if (!privacy)
+    return g_strdup("no privacy ledger");
+  static const char *const targets[] = { "features", "labels", "edges" };
+  GString *s = g_string_new(NULL), *priv = g_string_new(NULL), *raw = g_string_new(NULL);
+  for (guint i = 0; i < G_N_ELEMENTS(targets); i++) {
+    JsonObject *t = json_object_has_member(privacy, targets[i]) ? json_object_get_object_member(privacy, targets[i])
+                                                                  : NULL;
+    JsonNode *eps = t && json_object_has_member(t, "epsilon") ? json_object_get_member(t, "epsilon") : NULL;
+    const gboolean finite = eps && JSON_NODE_HOLDS_VALUE(eps);
+    const gboolean public_users = t && json_object_has_member(t, "public_users") &&
+                                  json_object_get_int_member(t, "public_users") > 0;
+    g_string_append_printf(s, "%s%s ", i ? ", " : "", targets[i]);
+    if (finite) {
+      char buf[G_ASCII_DTOSTR_BUF_SIZE];
+      g_string_append_printf(s, "\u03b5=%s%s", g_ascii_formatd(buf, sizeof buf, "%g", json_node_get_double(eps)),
+                             i == 2 ? "/edge bit" : "");
+      if (public_users)
+        g_string_append(s, " (public users \u221e)");
+    } else
+      g_string_append(s, "\u221e");
+    GString *into = finite && !public_users ? priv : raw;
+    g_string_append_printf(into, "%s%s", into->len ? ", " : "", targets[i]);
+  }
+  if (!with_eps) {
+    g_string_truncate(s, 0);
+    if (priv->len)
+      g_string_append_printf(s, "private: %s", priv->str);
+    if (raw->len)
+      g_string_append_printf(s, "%s\u221e: %s", priv->len ? "; " : "", raw->str);
+  }
+  g_string_free(priv, TRUE);
+  g_string_free(raw, TRUE);
+  return g_string_free(s, FALSE);
 }
 
 void ldp_report_table_free(LdpReportTable *t)
@@ -100,6 +144,8 @@ void ldp_report_table_free(LdpReportTable *t)
   g_ptr_array_unref(t->rows);
   g_ptr_array_unref(t->cols);
   g_ptr_array_unref(t->numeric_axes);
+  if (t->row_protects)
+    g_ptr_array_unref(t->row_protects);
   g_free(t->rows_by);
   g_free(t->cols_by);
   g_free(t->metric);
@@ -137,6 +183,7 @@ typedef struct {
   char *qual;  /* the row's qualifier: " (axis=value, ...)" or "" */
   GArray *values, *seeds;
   const char *from;  /* the directory read (borrowed) */
+  char *protects, *shape;  /* ledger_protects of the run */
 } Obs;
 
 static void obs_free(gpointer p)
@@ -145,6 +192,8 @@ static void obs_free(gpointer p)
   g_free(o->row);
   g_free(o->col);
   g_free(o->qual);
+  g_free(o->protects);
+  g_free(o->shape);
   g_array_unref(o->values);
   g_array_unref(o->seeds);
   g_free(o);
@@ -366,6 +415,10 @@ LdpReportTable *ldp_report_table_build_runs(const char *const *dirs, guint n_dir
       ob->values = g_array_new(FALSE, FALSE, sizeof(double));
       ob->seeds = g_array_new(FALSE, FALSE, sizeof(gint64));
       ob->from = cdir ? dir : dirs[i];
+      JsonObject *privacy = json_object_has_member(ro, "privacy") && JSON_NODE_HOLDS_OBJECT(json_object_get_member(ro, "privacy"))
+                              ? json_object_get_object_member(ro, "privacy") : NULL;
+      ob->protects = ledger_protects(privacy, TRUE);
+      ob->shape = ledger_protects(privacy, FALSE);
       JsonArray *vals = json_object_get_array_member(mo, "values");
       for (guint k = 0; vals && k < json_array_get_length(vals); k++) {
         JsonNode *vn = json_array_get_element(vals, k);
@@ -394,6 +447,15 @@ LdpReportTable *ldp_report_table_build_runs(const char *const *dirs, guint n_dir
       *slot = g_new0(LdpReportCell, 1);
       (*slot)->values = g_array_new(FALSE, FALSE, sizeof(double));
       (*slot)->seeds = g_array_new(FALSE, FALSE, sizeof(gint64));
+      (*slot)->protects = g_strdup(ob->protects);
+      (*slot)->shape = g_strdup(ob->shape);
+    } else if (strcmp((*slot)->protects, ob->protects) != 0) {
+      /* runs pooled into one cell must protect the same things */
+      g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
+                  "%s: run '%s' protects %s, but the same run read before protects %s: they cannot be pooled",
+                  ob->from, ob->row, ob->protects, (*slot)->protects);
+      ldp_report_table_free(t);
+      return NULL;
     }
     for (guint k = 0; k < ob->seeds->len; k++) {
       const gint64 sd = g_array_index(ob->seeds, gint64, k);
@@ -478,6 +540,24 @@ LdpReportTable *ldp_report_table_build_runs(const char *const *dirs, guint n_dir
       }
     }
   g_free(base_of);
+  t->row_protects = g_ptr_array_new_with_free_func(g_free);
+  for (guint r = 0; r < t->rows->len; r++) {
+    const LdpReportCell *first = NULL;
+    gboolean same = TRUE, same_shape = TRUE;
+    for (guint c = 0; c < t->cols->len; c++) {
+      const LdpReportCell *cell = ldp_report_at(t, r, c);
+      if (!cell)
+        continue;
+      if (!first)
+        first = cell;
+      same &= strcmp(cell->protects, first->protects) == 0;
+      same_shape &= strcmp(cell->shape, first->shape) == 0;
+    }
+    g_ptr_array_add(t->row_protects, !first        ? g_strdup("")
+                                     : same        ? g_strdup(first->protects)
+                                     : same_shape  ? g_strdup_printf("%s (\u03b5 by column)", first->shape)
+                                                   : g_strdup("differs by column (see the CSV)"));
+  }
   return t;
 }
 
@@ -515,8 +595,9 @@ static void md_escape(GString *s, const char *text)
   }
 }
 
-/* The header row and alignment row of a rows x columns table of @t, after "| ". */
-static void md_table_head(GString *md, const LdpReportTable *t)
+/* The header row and alignment row of a rows x columns table of @t, after "| ";
+ * @protects: a last column with each row's privacy ledger. */
+static void md_table_head(GString *md, const LdpReportTable *t, gboolean protects)
 {
   md_escape(md, t->rows_by);
   if (strcmp(t->rows_by, t->cols_by) != 0) { /* else one column, the metric */
@@ -527,10 +608,12 @@ static void md_table_head(GString *md, const LdpReportTable *t)
     g_string_append(md, " | ");
     md_escape(md, t->cols->pdata[c]);
   }
+  if (protects)
+    g_string_append(md, " | protects (privacy ledger)");
   g_string_append(md, " |\n|---");
   for (guint c = 0; c < t->cols->len; c++)
     g_string_append(md, "|---:");
-  g_string_append(md, "|\n");
+  g_string_append(md, protects ? "|---|\n" : "|\n");
 }
 
 gboolean ldp_report_write(const char *dir, const LdpReportOptions *opt, GString *markdown, GError **error)
@@ -561,7 +644,7 @@ gboolean ldp_report_write_runs(const char *const *dirs, guint n_dirs, const char
   g_string_append_printf(md, "%s: %s%s, mean ± std [95%% bootstrap CI] (n seeds)\n\n", t->name ? t->name : dir,
                          t->metric, unit);
   g_string_append(md, "| ");
-  md_table_head(md, t);
+  md_table_head(md, t, TRUE);
   for (guint r = 0; r < t->rows->len; r++) {
     g_string_append(md, "| ");
     md_escape(md, t->rows->pdata[r]);
@@ -573,6 +656,8 @@ gboolean ldp_report_write_runs(const char *const *dirs, guint n_dirs, const char
         g_string_append_printf(md, " | %.1f ± %.1f [%.1f, %.1f] (%u)", k * x->mean, k * x->std, k * x->lo,
                                k * x->hi, x->n);
     }
+    g_string_append(md, " | ");
+    md_escape(md, t->row_protects->pdata[r]);
     g_string_append(md, " |\n");
   }
   gboolean any_diff = FALSE;
@@ -581,7 +666,7 @@ gboolean ldp_report_write_runs(const char *const *dirs, guint n_dirs, const char
   if (any_diff) {
     g_string_append_printf(md, "\npaired difference to '%s' on the same seeds (%s), mean [95%% bootstrap CI] "
                                "(n pairs)\n\n| ", t->baseline, dunit);
-    md_table_head(md, t);
+    md_table_head(md, t, FALSE);
     for (guint r = 0; r < t->rows->len; r++) {
       gboolean has = FALSE;
       for (guint c = 0; c < t->cols->len; c++)
@@ -604,7 +689,7 @@ gboolean ldp_report_write_runs(const char *const *dirs, guint n_dirs, const char
 
   GString *csv = g_string_new(NULL);
   g_string_append_printf(csv, "%s,%s,metric,n,mean,std,ci_low,ci_high,baseline,paired_n,diff_mean,diff_ci_low,"
-                              "diff_ci_high\n", strcmp(t->rows_by, "method") ? t->rows_by : "method",
+                              "diff_ci_high,protects\n", strcmp(t->rows_by, "method") ? t->rows_by : "method",
                          t->cols_by);
   g_autoptr(JsonBuilder) b = json_builder_new();
   json_builder_begin_object(b);
@@ -632,6 +717,11 @@ gboolean ldp_report_write_runs(const char *const *dirs, guint n_dirs, const char
   for (guint r = 0; r < t->rows->len; r++)
     json_builder_add_string_value(b, t->rows->pdata[r]);
   json_builder_end_array(b);
+  json_builder_set_member_name(b, "row_protects");
+  json_builder_begin_array(b);
+  for (guint r = 0; r < t->rows->len; r++)
+    json_builder_add_string_value(b, t->row_protects->pdata[r]);
+  json_builder_end_array(b);
   json_builder_set_member_name(b, "cols");
   json_builder_begin_array(b);
   for (guint c = 0; c < t->cols->len; c++)
@@ -651,14 +741,18 @@ gboolean ldp_report_write_runs(const char *const *dirs, guint n_dirs, const char
                              x->hi);
       csv_field(csv, t->baseline);
       if (x->diff_n)
-        g_string_append_printf(csv, ",%u,%.10g,%.10g,%.10g\n", x->diff_n, x->diff_mean, x->diff_lo, x->diff_hi);
+        g_string_append_printf(csv, ",%u,%.10g,%.10g,%.10g,", x->diff_n, x->diff_mean, x->diff_lo, x->diff_hi);
       else
-        g_string_append(csv, ",0,,,\n");
+        g_string_append(csv, ",0,,,,");
+      csv_field(csv, x->protects);
+      g_string_append_c(csv, '\n');
       json_builder_begin_object(b);
       json_builder_set_member_name(b, "row");
       json_builder_add_string_value(b, t->rows->pdata[r]);
       json_builder_set_member_name(b, "col");
       json_builder_add_string_value(b, t->cols->pdata[c]);
+      json_builder_set_member_name(b, "protects");
+      json_builder_add_string_value(b, x->protects);
       json_builder_set_member_name(b, "n");
       json_builder_add_int_value(b, x->n);
       json_builder_set_member_name(b, "mean");

@@ -15,6 +15,8 @@ typedef struct {
   guint n;
   guint diff_n;          /* 0: no paired difference (the baseline itself, no shared seeds) */
   double diff_mean, diff_lo, diff_hi;
+  char *protects;        /* the runs' privacy ledger in short: "features ε=1, labels ε=1, edges ∞" */
+  char *shape;           /* the same without the epsilons: "private: features, labels; ∞: edges" */
 } LdpReportCell;
 
 typedef struct {
@@ -24,6 +26,8 @@ typedef struct {
   LdpReportCell **grid;  /* rows->len x cols->len, row-major; NULL where nothing was run */
   gboolean percent;      /* a fraction shown in percent (accuracy, F1, AUC) */
   GPtrArray *numeric_axes; /* char *: axes whose values are all numbers */
+  GPtrArray *row_protects; /* char *, per row: its cells' protects when they agree, else their shape
+                              with "(ε by column)" */
 } LdpReportTable;
 
 /* (transfer full) */

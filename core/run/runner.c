@@ -34,10 +34,10 @@ typedef struct {
   GArray *seconds;            /* training wall time per seed */
   GArray *ms_per_epoch;
   GString *history;           /* history.csv lines: every evaluated epoch of every seed */
-  GString *degrees;           /* degrees.csv lines of the first seed (edge mechanisms only) */
+  GString *degrees;           /* private/degrees.csv lines of the first seed (edge mechanisms only) */
   JsonNode *ledger;           /* of the first seed (identical for all seeds) */
   double epsilon[4];          /* features, labels, edges, total (from that ledger) */
-  GPtrArray *diag_names;      /* calibrator diagnostics: names (char *) in first-seen order */
+  GPtrArray *diag_names;      /* calibrator diagnostics (private/diagnostics.json): names (char *) in first-seen order */
   GPtrArray *diag_values;     /* ... and per name a GArray of double, one per seed */
   gboolean has_public[4];     /* some users of that target sent raw data */
   guint headline;             /* metric shown in tables: test accuracy, or test AUC for links */
@@ -148,7 +148,8 @@ static void free_calibrators(GArray *cals)
 }
 
 /* Runs one seed of one variant on @base (which is not modified); appends the
- * degrees.csv lines of its edge mechanisms to @degrees (nullable). */
+ * degrees.csv lines of its edge mechanisms to @degrees and the calibrators'
+ * diagnostics against the clean graph to @diag (both nullable: private outputs). */
 static gboolean run_seed(const LdpRunSpec *spec, const LdpDataset *base, const guint8 *roles, guint64 key,
                          gboolean progress, LdpTrainResult *result, LdpLedger *ledger, GArray *diag,
                          GString *degrees, GError **error)
@@ -171,6 +172,8 @@ static gboolean run_seed(const LdpRunSpec *spec, const LdpDataset *base, const g
   GArray *cals = g_array_new(FALSE, TRUE, sizeof(LdpCalibratorSlot));
   gboolean ok = FALSE;
   gpointer model = NULL;
+  guint *noisy_degree = NULL;  /* after the mechanisms, for @degrees */
+  GString *method = NULL;
   LdpRng mech_rng;
   ldp_rng_init(&mech_rng, ldp_rng_derive_key(key, LDP_STREAM_MECHANISMS));
   for (guint m = 0; m < spec->mechanisms->len; m++) {
@@ -179,17 +182,17 @@ static gboolean run_seed(const LdpRunSpec *spec, const LdpDataset *base, const g
                              data, &mech_rng, ledger, error))
       goto out;
   }
-  /* Reporting only (degrees.csv): each user's degree before and after the edge
-   * mechanisms; the clean graph goes no further than this report. */
+  /* Reporting only (degrees.csv): each user's degree after the edge mechanisms,
+   * written with the clean and the trained degree once the calibrators are done. */
   if (degrees) {
-    g_autoptr(GString) method = g_string_new(NULL);
+    method = g_string_new(NULL);
     for (guint m = 0; m < spec->mechanisms->len; m++) {
       const LdpPluginDesc *d = ldp_plugin_desc(((const LdpStageSpec *)spec->mechanisms->pdata[m])->plugin);
       if (ldp_host_mechanism_target(d) == LDP_TARGET_EDGES)
         g_string_append_printf(method, "%s%s", method->len ? "+" : "", d->name);
     }
     if (method->len)
-      ldp_degrees_csv_append(degrees, spec->name, key, method->str, base, data, LDP_DEGREES_MAX_USERS);
+      noisy_degree = ldp_degrees_of(data);
   }
 
   const LdpPluginDesc *bb = ldp_plugin_desc(spec->backbone.plugin);
@@ -213,6 +216,9 @@ static gboolean run_seed(const LdpRunSpec *spec, const LdpDataset *base, const g
     }
     wants_edge_weights |= LDP_CALIBRATOR_SLOT(desc, edge_weights) != NULL;
   }
+  /* the clean graph goes no further than this report */
+  if (noisy_degree)
+    ldp_degrees_csv_append(degrees, spec->name, key, method->str, base, noisy_degree, data, LDP_DEGREES_MAX_USERS);
 
   const char *bb_name = ldp_plugin_desc(spec->backbone.plugin)->name;
   LdpTaskLevel level = ldp_dataset_level(data);
@@ -244,7 +250,7 @@ static gboolean run_seed(const LdpRunSpec *spec, const LdpDataset *base, const g
                  error);
   /* Reporting only: the graph before the mechanisms reaches the calibrators after
    * training is over. */
-  for (guint c = 0; ok && c < cals->len; c++) {
+  for (guint c = 0; ok && diag && c < cals->len; c++) {
     const LdpCalibratorSlot *s = &g_array_index(cals, LdpCalibratorSlot, c);
     void (*diagnostics)(gpointer, LdpGraph *, GArray *) = LDP_CALIBRATOR_SLOT(s->desc, diagnostics);
     if (diagnostics)
@@ -256,6 +262,9 @@ out:
     ldp_host_backbone_destroy(bb, model);
   free_calibrators(cals);
   ldp_dataset_free(data);
+  g_free(noisy_degree);
+  if (method)
+    g_string_free(method, TRUE);
   return ok;
 }
 
@@ -307,6 +316,104 @@ static gboolean check_out_dir(const char *dir, GError **error)
   return TRUE;
 }
 
+/* Writes @path from @text when @write, else removes a stale @path. */
+static gboolean write_or_remove(const char *path, gboolean write, const char *text, GError **error)
+{
+  if (write)
+    return g_file_set_contents(path, text, -1, error);
+  if (g_unlink(path) != 0 && errno != ENOENT) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: cannot remove: %s", path, g_strerror(errno));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* DIR/private/ (only with @on, doc/privacy.md): the outputs that hold raw private
+ * data, evaluation only: degrees.csv (every user's true degree) and diagnostics.json
+ * (calibrator statistics against the clean graph). Without @on, stale ones (and the
+ * pre-private/ DIR/degrees.csv) are removed, so the directory is safe to publish. */
+static gboolean write_private_outputs(const char *dir, gboolean on, RunRecord *recs, guint n_runs, GError **error)
+{
+  g_autofree char *priv = g_build_filename(dir, "private", NULL);
+  g_autofree char *old_deg = g_build_filename(dir, "degrees.csv", NULL);
+  g_autofree char *deg_path = g_build_filename(priv, "degrees.csv", NULL);
+  g_autofree char *diag_path = g_build_filename(priv, "diagnostics.json", NULL);
+  g_autoptr(GString) deg = g_string_new(LDP_DEGREES_CSV_HEADER);
+  gboolean any_diag = FALSE;
+  for (guint r = 0; r < n_runs; r++) {
+    g_string_append(deg, recs[r].degrees->str);
+    any_diag |= recs[r].diag_names->len > 0;
+  }
+  const gboolean any_deg = deg->len > strlen(LDP_DEGREES_CSV_HEADER);
+  if (!write_or_remove(old_deg, FALSE, NULL, error))
+    return FALSE;
+  if (on && (any_deg || any_diag) && g_mkdir_with_parents(priv, 0755) != 0) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: cannot create directory: %s", priv, g_strerror(errno));
+    return FALSE;
+  }
+  if (!write_or_remove(deg_path, on && any_deg, deg->str, error))
+    return FALSE;
+  g_autoptr(JsonBuilder) b = json_builder_new();
+  json_builder_begin_object(b);
+  json_builder_set_member_name(b, "note");
+  json_builder_add_string_value(b, "evaluation only, computed against the clean graph: raw private data, do not "
+                                   "publish (doc/privacy.md)");
+  json_builder_set_member_name(b, "runs");
+  json_builder_begin_array(b);
+  for (guint r = 0; r < n_runs; r++) {
+    if (recs[r].diag_names->len == 0)
+      continue;
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "name");
+    json_builder_add_string_value(b, recs[r].spec->name);
+    json_builder_set_member_name(b, "diagnostics");
+    json_builder_begin_object(b);
+    for (guint k = 0; k < recs[r].diag_names->len; k++) {
+      GArray *a = recs[r].diag_values->pdata[k];
+      double mean, std;
+      mean_std(a, &mean, &std);
+      json_builder_set_member_name(b, recs[r].diag_names->pdata[k]);
+      json_builder_begin_object(b);
+      json_builder_set_member_name(b, "mean");
+      json_add_double(b, mean);
+      json_builder_set_member_name(b, "std");
+      json_add_double(b, std);
+      json_builder_set_member_name(b, "values");
+      json_builder_begin_array(b);
+      for (guint i = 0; i < a->len; i++)
+        json_add_double(b, g_array_index(a, double, i));
+      json_builder_end_array(b);
+      json_builder_end_object(b);
+    }
+    json_builder_end_object(b);
+    json_builder_end_object(b);
+  }
+  json_builder_end_array(b);
+  json_builder_end_object(b);
+  g_autoptr(JsonNode) root = json_builder_get_root(b);
+  if (on && any_diag) {
+    if (!ldp_json_write_file(root, diag_path, error)) {
+      g_prefix_error(error, "%s: ", diag_path);
+      return FALSE;
+    }
+  } else if (!write_or_remove(diag_path, FALSE, NULL, error))
+    return FALSE;
+  if (!on) {
+    /* `ldpgnn plot` draws private/degrees.csv into private/figures: stale too */
+    static const char *const exts[] = { "png", "svg", "dat", "gp" };
+    g_autofree char *fig = g_build_filename(priv, "figures", NULL);
+    for (guint i = 0; i < G_N_ELEMENTS(exts); i++) {
+      g_autofree char *name = g_strconcat("degree-scatter.", exts[i], NULL);
+      g_autofree char *path = g_build_filename(fig, name, NULL);
+      if (!write_or_remove(path, FALSE, NULL, error))
+        return FALSE;
+    }
+    g_rmdir(fig);
+  }
+  g_rmdir(priv);  /* when empty: no private/ left behind */
+  return TRUE;
+}
+
 static gboolean write_outputs(const char *dir, LdpPipeline *p, RunRecord *recs, guint n_runs, guint n_seeds,
                               GError **error)
 {
@@ -354,28 +461,6 @@ static gboolean write_outputs(const char *dir, LdpPipeline *p, RunRecord *recs, 
       json_builder_end_object(b);
     }
     json_builder_end_object(b);
-    if (recs[r].diag_names->len > 0) {
-      json_builder_set_member_name(b, "diagnostics");
-      json_builder_begin_object(b);
-      for (guint k = 0; k < recs[r].diag_names->len; k++) {
-        GArray *a = recs[r].diag_values->pdata[k];
-        double mean, std;
-        mean_std(a, &mean, &std);
-        json_builder_set_member_name(b, recs[r].diag_names->pdata[k]);
-        json_builder_begin_object(b);
-        json_builder_set_member_name(b, "mean");
-        json_add_double(b, mean);
-        json_builder_set_member_name(b, "std");
-        json_add_double(b, std);
-        json_builder_set_member_name(b, "values");
-        json_builder_begin_array(b);
-        for (guint i = 0; i < a->len; i++)
-          json_add_double(b, g_array_index(a, double, i));
-        json_builder_end_array(b);
-        json_builder_end_object(b);
-      }
-      json_builder_end_object(b);
-    }
     json_builder_set_member_name(b, "privacy");
     json_builder_add_value(b, recs[r].ledger ? json_node_copy(recs[r].ledger) : json_node_new(JSON_NODE_NULL));
     json_builder_end_object(b);
@@ -419,20 +504,7 @@ static gboolean write_outputs(const char *dir, LdpPipeline *p, RunRecord *recs, 
   g_string_free(hist, TRUE);
   if (!hist_ok)
     return FALSE;
-  /* Edge mechanisms' degree diagnostic for `ldpgnn plot`; a stale one is removed. */
-  GString *deg = g_string_new(LDP_DEGREES_CSV_HEADER);
-  for (guint r = 0; r < n_runs; r++)
-    g_string_append(deg, recs[r].degrees->str);
-  g_autofree char *deg_path = g_build_filename(dir, "degrees.csv", NULL);
-  gboolean deg_ok = TRUE;
-  if (deg->len > strlen(LDP_DEGREES_CSV_HEADER))
-    deg_ok = g_file_set_contents(deg_path, deg->str, -1, error);
-  else if (g_unlink(deg_path) != 0 && errno != ENOENT) {
-    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: cannot remove: %s", deg_path, g_strerror(errno));
-    deg_ok = FALSE;
-  }
-  g_string_free(deg, TRUE);
-  if (!deg_ok)
+  if (!write_private_outputs(dir, ldp_pipeline_private_outputs(p), recs, n_runs, error))
     return FALSE;
   g_autofree char *csv_path = g_build_filename(dir, "seeds.csv", NULL);
   g_autofree char *timing_path = g_build_filename(dir, "timing.csv", NULL);
@@ -503,6 +575,7 @@ gboolean ldp_run_pipeline(LdpPipeline *p, const char *out_dir, const char *data_
   if (!data_dir)
     data_dir = g_getenv("LDPGNN_DATA");
   guint64 base_seed = ldp_pipeline_seed(p);
+  const gboolean private_out = ldp_pipeline_private_outputs(p);
   if (!check_out_dir(out_dir, error))
     return FALSE;
   RunRecord *recs = g_new0(RunRecord, n_runs);
@@ -563,8 +636,8 @@ gboolean ldp_run_pipeline(LdpPipeline *p, const char *out_dir, const char *data_
       g_autoptr(GArray) diag = g_array_new(FALSE, TRUE, sizeof(LdpDiagnostic));
       gboolean seed_ok =
         link ? ldp_run_link_seed(spec, base, per_seed_split ? seed : base_seed, seed, progress, &res, ledger, error)
-             : run_seed(spec, base, own_roles ? own_roles : shared_roles, seed, progress, &res, ledger, diag,
-                        s == 0 ? rec->degrees : NULL, error);
+             : run_seed(spec, base, own_roles ? own_roles : shared_roles, seed, progress, &res, ledger,
+                        private_out ? diag : NULL, s == 0 && private_out ? rec->degrees : NULL, error);
       if (seed_ok)
         add_diagnostics(rec, diag);
       if (seed_ok && s == 0) {
@@ -621,6 +694,11 @@ gboolean ldp_run_pipeline(LdpPipeline *p, const char *out_dir, const char *data_
     goto out;
   if (n_runs > 1)
     print_comparison(recs, n_runs);
+  if (private_out) {
+    g_autofree char *priv_dir = g_build_filename(out_dir, "private", NULL);
+    if (g_file_test(priv_dir, G_FILE_TEST_IS_DIR))
+      printf("private outputs (raw private data, evaluation only; do not publish): %s\n", priv_dir);
+  }
   g_string_append_printf(summary_line, "%s:", ldp_pipeline_name(p));
   for (guint r = 0; r < n_runs; r++) {
     double mean, std;

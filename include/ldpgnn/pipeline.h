@@ -65,10 +65,16 @@ LDP_API const LdpRunSpec *ldp_pipeline_run(const LdpPipeline *p, guint i);
 /* The fully resolved pipeline (every default filled in) as JSON. (transfer full) */
 LDP_API JsonNode *ldp_pipeline_to_json(const LdpPipeline *p);
 
+/* Whether a run of @p also writes the outputs that hold raw private data (every user's
+ * true degree, statistics of the clean graph) under OUT/private/ (doc/privacy.md);
+ * default FALSE: a run directory is safe to publish. Not part of the pipeline's JSON. */
+LDP_API void ldp_pipeline_set_private_outputs(LdpPipeline *p, gboolean on);
+LDP_API gboolean ldp_pipeline_private_outputs(const LdpPipeline *p);
+
 /* Runs every variant of @p over its seeds, prints progress, the privacy ledger and
  * per-seed results on stdout, and writes @out_dir/summary.json (per metric: mean, std
  * (ddof 1), n, values; the ledger; the resolved pipeline; the version), seeds.csv and
- * timing.csv. @data_dir_override (nullable) beats the pipeline's data_dir and
+ * timing.csv; with ldp_pipeline_set_private_outputs, also @out_dir/private/. @data_dir_override (nullable) beats the pipeline's data_dir and
  * $LDPGNN_DATA. Appends a one-line human summary to @summary_line. */
 LDP_API gboolean ldp_run_pipeline(LdpPipeline *p, const char *out_dir, const char *data_dir_override,
                                   gboolean progress, GString *summary_line, GError **error);

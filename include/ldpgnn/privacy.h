@@ -42,13 +42,29 @@ LDP_API JsonNode *ldp_ledger_to_json(const LdpLedger *l);
  * it was computed from users' raw data; @text says what and how. */
 LDP_API void ldp_ledger_add_assumption(LdpLedger *l, const char *name, const char *text);
 LDP_API guint ldp_ledger_n_assumptions(const LdpLedger *l);
-/* Adds the assumptions made by a dataset stage's core keys @core (nullable): min-max
- * bounds and constant columns from all users' features, the top_classes class set from
- * all true labels, declared public_bounds, degree features (core/ledger-assumptions.c). */
+/* Charges private @target for preprocessing @name that read it before any mechanism
+ * and whose result reaches the server raw (e.g. min-max bounds over every user's
+ * features): @target's epsilon becomes INFINITY; @text says what was read. */
+LDP_API void ldp_ledger_charge_raw(LdpLedger *l, LdpTarget target, const char *name, const char *text);
+/* Charges @target for preprocessing @name whose result is released only as part of
+ * the @through target (e.g. degrees from the edges made the feature rows): @target
+ * pays @through's epsilon on top of its own, or is INFINITY when @through is not
+ * private for every user. */
+LDP_API void ldp_ledger_charge_through(LdpLedger *l, LdpTarget target, LdpTarget through, const char *name,
+                                       const char *text);
+LDP_API guint ldp_ledger_n_charges(const LdpLedger *l);
+/* Charges and assumptions of a dataset stage's core keys @core (nullable), one rule per
+ * step (core/ledger-assumptions.c, doc/privacy.md): min-max bounds and constant columns
+ * (features: INFINITY), the top_classes class set (labels: INFINITY), degree features
+ * (edges pay the features' epsilon); declared public_bounds are an assumption only. */
 LDP_API void ldp_ledger_note_preprocessing(LdpLedger *l, const LdpParams *core);
 /* Sets the user counts of entry @entry (in order of addition): @n_private users
  * randomised, @n_public sent raw data. ldp_mechanism_apply does this itself. */
 LDP_API void ldp_ledger_entry_set_users(LdpLedger *l, guint entry, guint n_private, guint n_public);
+/* Sets the edge counts of edge entry @entry: @both_private edges join two private users
+ * (relationship DP 2 epsilon), @public_endpoint edges have a public endpoint, which
+ * sends them raw (INFINITY). ldp_mechanism_apply does this itself. */
+LDP_API void ldp_ledger_entry_set_edges(LdpLedger *l, guint entry, guint64 both_private, guint64 public_endpoint);
 
 /* Runs mechanism @plugin (stage @index of the pipeline) on @data in place:
  *  1. builds each reporting user's LdpUserView from @data (only the target's fields),

@@ -119,22 +119,30 @@ LDP_API gboolean ldp_plot_dir(const char *dir, const char *metric, GPtrArray *wr
 
 /* ---- diagnostics: degrees of an edge mechanism ---- */
 
-/* degrees.csv, written by a run for the first seed of every variant with an edge
- * mechanism (doc/workbench.md) and by bench-dprr: one line per user. true_degree is
- * the length of the user's row in the clean graph, noisy_degree in the graph the
- * server trains on (with the edge mechanisms' default aggregation own_list: the
- * number of 1s of her noisy list, DPRR's d~); graph is the graph a user belongs to
- * (0 for one-graph datasets); method names the edge mechanism(s). */
-#define LDP_DEGREES_CSV_HEADER "run,seed,user,graph,true_degree,noisy_degree,method\n"
+/* degrees.csv, written by a run with --private-outputs under OUT/private/ for the
+ * first seed of every variant with an edge mechanism (doc/workbench.md; it holds every
+ * user's true degree: doc/privacy.md) and by bench-dprr: one line per user.
+ * true_degree is the length of the user's row in the clean graph, noisy_degree in the
+ * graph after the mechanisms (with the edge mechanisms' default aggregation own_list:
+ * the number of 1s of her noisy list, DPRR's d~), trained_degree in the graph the
+ * backbone trains on (after the calibrators, which may rewire it); graph is the graph a
+ * user belongs to (0 for one-graph datasets); method names the edge mechanism(s).
+ * `ldpgnn plot` also reads the older files without trained_degree. */
+#define LDP_DEGREES_CSV_HEADER "run,seed,user,graph,true_degree,noisy_degree,method,trained_degree\n"
 /* Users per run in a run's degrees.csv (more: every ceil(n / this)-th user). */
 #define LDP_DEGREES_MAX_USERS 10000
 
-/* Appends the degrees.csv lines (without the header) of @clean and @noisy (the same
- * users, @noisy after the mechanisms; transfer none) to @csv for every user, or for
- * every ceil(n / @max_users)-th user when there are more than @max_users (0: all).
- * The clean graph is only read for this report. Returns the number of lines. */
+/* Appends the degrees.csv lines (without the header) of @clean, @noisy_degree (one
+ * per user of @clean: the degrees after the mechanisms) and @trained (nullable: the
+ * graph after the calibrators; NULL: the same as @noisy_degree) to @csv for every user,
+ * or for every ceil(n / @max_users)-th user when there are more than @max_users (0:
+ * all). The clean graph is only read for this report. Returns the number of lines. */
 LDP_API guint ldp_degrees_csv_append(GString *csv, const char *run, guint64 seed, const char *method,
-                                     const LdpDataset *clean, const LdpDataset *noisy, guint max_users);
+                                     const LdpDataset *clean, const guint *noisy_degree,
+                                     const LdpDataset *trained, guint max_users);
+/* Each user's degree (row length) in @ds's graph, ldp_dataset_n_nodes entries.
+ * (transfer full) */
+LDP_API guint *ldp_degrees_of(const LdpDataset *ds);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(LdpSweep, ldp_sweep_free)
 
