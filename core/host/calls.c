@@ -17,7 +17,10 @@ LdpDataset *ldp_host_dataset_load(const LdpPluginDesc *d, const LdpParams *param
                                   GError **error)
 {
   g_return_val_if_fail(d != NULL && d->kind == LDP_PLUGIN_DATASET && d->vtable.dataset != NULL, NULL);
-  return d->vtable.dataset->load(params, env, error);
+  LdpDataset *ds = d->vtable.dataset->load(params, env, error);
+  if (!ds)
+    g_prefix_error(error, "dataset '%s': ", d->name);
+  return ds;
 }
 
 /* ---- mechanisms ---- */
@@ -67,7 +70,10 @@ gpointer ldp_host_calibrator_create(const LdpPluginDesc *d, const LdpParams *par
                                     GError **error)
 {
   g_return_val_if_fail(d != NULL && d->kind == LDP_PLUGIN_CALIBRATOR && d->vtable.calibrator != NULL, NULL);
-  return d->vtable.calibrator->create(params, noisy, error);
+  gpointer inst = d->vtable.calibrator->create(params, noisy, error);
+  if (!inst)
+    g_prefix_error(error, "calibrator '%s': ", d->name);
+  return inst;
 }
 
 void ldp_host_calibrator_destroy(const LdpPluginDesc *d, gpointer inst)
@@ -96,7 +102,10 @@ gpointer ldp_host_backbone_create(const LdpPluginDesc *d, const LdpParams *param
                                   LdpTaskLevel level, LdpRng *init, GError **error)
 {
   g_return_val_if_fail(d != NULL && d->kind == LDP_PLUGIN_BACKBONE && d->vtable.backbone != NULL, NULL);
-  return d->vtable.backbone->create(params, in_dim, out_dim, level, init, error);
+  gpointer model = d->vtable.backbone->create(params, in_dim, out_dim, level, init, error);
+  if (!model)
+    g_prefix_error(error, "backbone '%s': ", d->name);
+  return model;
 }
 
 void ldp_host_backbone_destroy(const LdpPluginDesc *d, gpointer model)

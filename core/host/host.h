@@ -53,7 +53,9 @@ gsize ldp_vtable_size(LdpPluginKind kind, guint minor);
  * itself (optional slots go through ldp_plugin_has_slot, e.g. LDP_CALIBRATOR_SLOT).
  * Each wrapper forwards to the slot of the same name (ownership as the plugin headers
  * declare it); @d is a descriptor of the kind the name says. The per-user and
- * per-epoch calls (randomize_user, forward) skip the argument checks. */
+ * per-epoch calls (randomize_user, forward) skip the argument checks. Dataset load,
+ * calibrator create and backbone create prefix their errors with the plugin
+ * ("backbone 'gcn': ..."). */
 /* Whether @d (nullable) has a vtable at all. */
 gboolean ldp_host_plugin_has_vtable(const LdpPluginDesc *d);
 LdpDataset *ldp_host_dataset_load(const LdpPluginDesc *d, const LdpParams *params, const LdpDatasetEnv *env,

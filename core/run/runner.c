@@ -91,10 +91,8 @@ static LdpDataset *load_dataset(const LdpStageSpec *st, const char *data_dir, gu
   const LdpPluginDesc *desc = ldp_plugin_desc(st->plugin);
   LdpDatasetEnv env = { .data_dir = data_dir, .seed = seed };
   LdpDataset *ds = ldp_host_dataset_load(desc, st->params, &env, error);
-  if (!ds) {
-    g_prefix_error(error, "dataset '%s': ", desc->name);
+  if (!ds)
     return NULL;
-  }
   if (!ldp_dataset_preprocess(ds, st->core, error)) {
     g_prefix_error(error, "dataset '%s': ", desc->name);
     ldp_dataset_free(ds);
@@ -177,10 +175,8 @@ static gboolean run_seed(const LdpRunSpec *spec, const LdpRunConfig *rc, const L
     const LdpPluginDesc *desc = ldp_plugin_desc(st->plugin);
     LdpCalibratorSlot slot = { desc, NULL };
     slot.inst = ldp_host_calibrator_create(desc, st->params, data, error);
-    if (!slot.inst) {
-      g_prefix_error(error, "calibrator '%s': ", desc->name);
+    if (!slot.inst)
       goto out;
-    }
     g_array_append_val(cals, slot);
     gboolean (*prepare)(gpointer, LdpDataset *, LdpRng *, GError **) = LDP_CALIBRATOR_SLOT(desc, prepare);
     if (prepare && !prepare(slot.inst, data, &cal_rng, error)) {
@@ -212,10 +208,8 @@ static gboolean run_seed(const LdpRunSpec *spec, const LdpRunConfig *rc, const L
   ldp_rng_init(&train_rng, ldp_rng_derive_key(key, LDP_STREAM_TRAIN));
   model = ldp_host_backbone_create(bb, spec->backbone.params, ldp_dataset_n_features(data),
                                    ldp_dataset_n_classes(data), level, &init_rng, error);
-  if (!model) {
-    g_prefix_error(error, "backbone '%s': ", bb_name);
+  if (!model)
     goto out;
-  }
   LdpTrainConfig cfg = rc->train;
   cfg.progress = progress;
   ok = ldp_train(&cfg, data, roles, clean, ldp_plugin_desc(spec->backbone.plugin), model, cals, &train_rng, result,
