@@ -99,6 +99,12 @@ static gboolean report_select(const char *dir, const char *metric, const char *b
                              km * cell_mean(m), km * json_object_get_double_member(m, "std"),
                              km * json_array_get_double_element(ci, 0), km * json_array_get_double_element(ci, 1),
                              json_object_get_int_member(m, "n"));
+    else if (m)  /* too few seeds for an interval */
+      g_string_append_printf(out,
+                             pm_pc ? "%.1f ± %.1f (%" G_GINT64_FORMAT ") |\n"
+                                   : "%.4g ± %.2g (%" G_GINT64_FORMAT ") |\n",
+                             km * cell_mean(m), km * json_object_get_double_member(m, "std"),
+                             json_object_get_int_member(m, "n"));
     else
       g_string_append(out, "– |\n");
   }

@@ -151,6 +151,13 @@ int ldp_cli_sweep(const LdpCliGlobal *g, int argc, char **argv)
   }
 
   gboolean progress = !quiet;
+  /* One sweep per directory (its shards together): a second one would mix cells. The
+   * lock lasts until this process exits. Under MPI, rank 0 takes it (sweep-mpi.c). */
+  int lock = -1;
+  if (!mpi && (lock = ldp_sweep_lock(out, n_shards > 1, &error)) < 0) {
+    fprintf(stderr, "ldpgnn sweep: %s\n", error->message);
+    return 1;
+  }
 #ifdef LDP_WITH_MPI
   if (mpi) {
     gboolean root = FALSE;
@@ -192,7 +199,10 @@ int ldp_cli_sweep(const LdpCliGlobal *g, int argc, char **argv)
   if (n_shards > 1) {
     printf("shard %u/%u done; once every shard is done, `ldpgnn sweep %s` (same arguments, no --shard) "
            "writes the report\n", (guint)shard, (guint)n_shards, file);
+    close(lock);
     return 0;
   }
-  return finish(out, plot);
+  int status = finish(out, plot);
+  close(lock);
+  return status;
 }

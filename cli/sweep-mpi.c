@@ -66,7 +66,7 @@ gboolean ldp_cli_sweep_mpi(LdpSweep *s, const char *out_dir, const char *data_di
 
   if (size == 1) {
     LdpSweepOptions opt = { .jobs = 1, .data_dir = data_dir, .progress = progress, .log = stdout };
-    return ldp_sweep_run(s, out_dir, &opt, error);
+    return ldp_sweep_lock(out_dir, FALSE, error) >= 0 && ldp_sweep_run(s, out_dir, &opt, error);
   }
 
   if (rank != 0) {
@@ -90,7 +90,8 @@ gboolean ldp_cli_sweep_mpi(LdpSweep *s, const char *out_dir, const char *data_di
     return TRUE;
   }
 
-  gboolean ok = ldp_sweep_write_index(s, out_dir, error);
+  /* Rank 0 holds the directory for the whole sweep (the lock ends with the process). */
+  gboolean ok = ldp_sweep_lock(out_dir, FALSE, error) >= 0 && ldp_sweep_write_index(s, out_dir, error);
   gboolean tty = progress && isatty(STDOUT_FILENO);
   printf("sweep: %u cells over %d worker rank%s → %s\n", n, size - 1, size == 2 ? "" : "s", out_dir);
   gint64 t0 = g_get_monotonic_time();

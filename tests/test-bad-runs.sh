@@ -11,7 +11,7 @@ n=0
 fails=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && sed 's/^/# /' "$2"; }
-echo "1..27"
+echo "1..30"
 
 cat >"$tmp/base.yaml" <<'YAML'
 name: base
@@ -230,6 +230,27 @@ else
   cat "$tmp/prot/report-test_accuracy.md" "$tmp/prot/report-test_accuracy.csv" >>"$tmp/stderr" 2>&1
   not_ok "each report row names what it protects, at what epsilon (Markdown, CSV, JSON)" "$tmp/stderr"
 fi
+
+# Messages that must say what is wrong (issue #32): exit 1 and the reason.
+fails_cmd() {
+  d="$1"; pat="$2"; shift 2
+  "$@" >"$tmp/stdout" 2>"$tmp/stderr"
+  rc=$?
+  if [ $rc -eq 1 ] && grep -Eq "$pat" "$tmp/stderr"; then
+    ok "$d"
+  else
+    echo "exit status $rc" >>"$tmp/stderr"
+    not_ok "$d" "$tmp/stderr"
+  fi
+}
+fails_cmd "plot of a missing directory says so (not 'nothing to plot')" \
+  "ldpgnn plot: $tmp/no-such-dir: no such directory" "$bin" plot "$tmp/no-such-dir"
+fails_cmd "plot --metric with an unknown metric is an error naming the known ones" \
+  "ldpgnn plot: $tmp/r1: unknown metric 'nosuch' \(summary.json has: test_accuracy, .*\)" \
+  "$bin" plot "$tmp/r1" --metric nosuch
+fails "--set mechanisms.3.epsilon without mechanisms: index out of range, not 'got a mapping'" \
+  "set mechanisms.3.epsilon: index 3 is out of range \('mechanisms' is not set in the pipeline, so it has no items\)" \
+  "$tmp/base.yaml" --set mechanisms.3.epsilon=2
 
 if command -v python3 >/dev/null 2>&1; then
   if find "$tmp" -name '*.json' -exec python3 "$src/tests/check-json.py" {} + >"$tmp/json.out" 2>&1; then

@@ -10,6 +10,12 @@
 
 G_BEGIN_DECLS
 
+/* ---- plugins (registry.c) ---- */
+
+/* SHA-256 (lowercase hex) of the module file @plugin was loaded from, read once per
+ * process; "unreadable" when the file cannot be read any more. (transfer none) */
+const char *ldp_plugin_sha256(const LdpPlugin *plugin);
+
 /* ---- parameters (params.c) ---- */
 
 /* Resolved values (given or default) as a JSON object. (transfer full) */

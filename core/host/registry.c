@@ -9,8 +9,15 @@
 #include "config.h"
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <ldpgnn/ldpgnn.h>
 #include "host/host.h"
@@ -22,6 +29,7 @@ struct _LdpPlugin {
   LdpParamSpec *specs_owned;
   char *path;                /* as given to ldp_registry_load_file */
   void *handle;              /* never closed: the module stays resident */
+  char *sha256;              /* of the file at @path, computed on first use */
 };
 
 struct _LdpRegistry {
@@ -44,6 +52,7 @@ static void plugin_free(gpointer data)
   /* The module itself stays loaded (resident); only our bookkeeping goes. */
   g_free(p->path);
   g_free(p->specs_owned);
+  g_free(p->sha256);
   g_free(p);
 }
 
@@ -286,11 +295,132 @@ const LdpParamSpec *ldp_plugin_params(const LdpPlugin *plugin, guint *n_params)
   return plugin->specs;
 }
 
+/* ---- pre-flight: a module that crashes while loading is named, not fatal ----
+ *
+ * A module's constructors and its query function run inside the process that loads
+ * it; if they crash, the process dies with no word of which file did it. So modules
+ * are first loaded, with every check, in a child process that announces each index on
+ * a pipe before loading it. If the child dies (or stalls) before its "all done", the
+ * last module announced is the culprit: it is reported and skipped, and the child is
+ * started again for the modules after it. One fork per scan in the normal case. */
+
+#define PREFLIGHT_DONE G_MAXUINT32
+#define PREFLIGHT_STALL_MS 30000 /* no progress for this long: the module hangs */
+
+static gboolean load_checked(LdpRegistry *reg, const char *path, GError **error);
+
+/* Loads @paths[@from..@n) in a child. Returns the index of the module the child died
+ * or stalled on, or -1 when all loaded (or when no child could be started: then the
+ * modules are loaded in this process as before). @why receives what happened. */
+static gint64 preflight_from(const char *const *paths, guint n, guint from, char **why)
+{
+  int fds[2];
+  if (pipe(fds) != 0)
+    return -1;
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return -1;
+  }
+  if (pid == 0) {
+    /* The child: quiet (a crash report is the parent's to give), and never returning
+     * into the caller's code. */
+    close(fds[0]);
+    int null = open("/dev/null", O_WRONLY);
+    if (null >= 0) {
+      dup2(null, STDOUT_FILENO);
+      dup2(null, STDERR_FILENO);
+    }
+    LdpRegistry *scratch = ldp_registry_new();
+    for (guint i = from; i < n; i++) {
+      guint32 idx = i;
+      if (write(fds[1], &idx, sizeof idx) != sizeof idx)
+        _exit(2);
+      load_checked(scratch, paths[i], NULL);
+    }
+    guint32 done = PREFLIGHT_DONE;
+    _exit(write(fds[1], &done, sizeof done) == sizeof done ? 0 : 2);
+  }
+  close(fds[1]);
+  gint64 last = -1;
+  gboolean done = FALSE, stalled = FALSE;
+  for (;;) {
+    struct pollfd pfd = { .fd = fds[0], .events = POLLIN };
+    int r = poll(&pfd, 1, PREFLIGHT_STALL_MS);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r == 0) {
+      stalled = TRUE;
+      kill(pid, SIGKILL);
+      break;
+    }
+    guint32 idx;
+    ssize_t got = read(fds[0], &idx, sizeof idx);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got != sizeof idx)
+      break;  /* end of file: the child has gone */
+    if (idx == PREFLIGHT_DONE)
+      done = TRUE;
+    else
+      last = idx;
+  }
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+    ;
+  if (done || last < 0)
+    return -1;
+  if (stalled)
+    *why = g_strdup_printf("did not finish loading within %d s", PREFLIGHT_STALL_MS / 1000);
+  else if (WIFSIGNALED(status))
+    *why = g_strdup_printf("crashed while being loaded (signal %d, %s)", WTERMSIG(status),
+                           g_strsignal(WTERMSIG(status)));
+  else
+    *why = g_strdup_printf("crashed while being loaded (the loading process exited with status %d)",
+                           WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  return last;
+}
+
+/* Marks in @bad[] the modules of @paths that crash or hang when loaded, adding a
+ * message naming each to @problems (nullable). */
+static void preflight(const char *const *paths, guint n, gboolean *bad, GPtrArray *problems)
+{
+  guint from = 0;
+  while (from < n) {
+    g_autofree char *why = NULL;
+    gint64 c = preflight_from(paths, n, from, &why);
+    if (c < 0)
+      return;
+    bad[c] = TRUE;
+    if (problems)
+      g_ptr_array_add(problems, g_strdup_printf("%s: %s; not loaded (its constructors or %s() fail: run it "
+                                                "under gdb or rebuild it with -fsanitize=address)",
+                                                paths[c], why, LDP_PLUGIN_ENTRY_SYMBOL));
+    from = (guint)c + 1;
+  }
+}
+
 gboolean ldp_registry_load_file(LdpRegistry *reg, const char *path, GError **error)
 {
   g_return_val_if_fail(reg != NULL, FALSE);
   g_return_val_if_fail(path != NULL, FALSE);
   g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+  g_autofree char *why = NULL;
+  const char *const one[] = { path };
+  if (preflight_from(one, 1, 0, &why) == 0) {
+    g_set_error(error, LDP_PLUGIN_ERROR, LDP_PLUGIN_ERROR_OPEN, "%s: %s; not loaded (its constructors or %s() "
+                "fail: run it under gdb or rebuild it with -fsanitize=address)", path, why, LDP_PLUGIN_ENTRY_SYMBOL);
+    return FALSE;
+  }
+  return load_checked(reg, path, error);
+}
+
+/* Checks (1) to (7) in this process. */
+static gboolean load_checked(LdpRegistry *reg, const char *path, GError **error)
+{
 
   /* Without a slash dlopen would search the library path instead of this file. */
   g_autofree char *dl_path = strchr(path, '/') ? g_strdup(path) : g_strconcat("./", path, NULL);
@@ -396,7 +526,8 @@ static gint compare_strings(gconstpointer a, gconstpointer b)
   return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static void scan_dir(LdpRegistry *reg, const char *dir, GHashTable *seen, GPtrArray *problems)
+/* Appends the modules of @dir to @paths (sorted by name), once per directory. */
+static void scan_dir(const char *dir, GHashTable *seen, GPtrArray *paths)
 {
   /* A directory listed twice (say in --plugin-path and $LDPGNN_PLUGIN_PATH) is
    * scanned once, so its modules are not reported as duplicates of themselves. */
@@ -423,12 +554,11 @@ static void scan_dir(LdpRegistry *reg, const char *dir, GHashTable *seen, GPtrAr
   g_ptr_array_sort(names, compare_strings);
 
   for (guint i = 0; i < names->len; i++) {
-    g_autofree char *path = g_build_filename(dir, (const char *)names->pdata[i], NULL);
-    if (!g_file_test(path, G_FILE_TEST_IS_REGULAR))
-      continue;
-    g_autoptr(GError) err = NULL;
-    if (!ldp_registry_load_file(reg, path, &err) && problems != NULL)
-      g_ptr_array_add(problems, g_strdup(err->message));
+    char *path = g_build_filename(dir, (const char *)names->pdata[i], NULL);
+    if (g_file_test(path, G_FILE_TEST_IS_REGULAR))
+      g_ptr_array_add(paths, path);
+    else
+      g_free(path);
   }
 }
 
@@ -463,8 +593,16 @@ void ldp_registry_scan(LdpRegistry *reg, const char *const *extra_dirs, GPtrArra
   g_return_if_fail(reg != NULL);
   g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   g_autoptr(GPtrArray) dirs = ldp_registry_search_path(extra_dirs);
+  g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func(g_free);
   for (guint i = 0; i < dirs->len; i++)
-    scan_dir(reg, dirs->pdata[i], seen, problems);
+    scan_dir(dirs->pdata[i], seen, paths);
+  g_autofree gboolean *bad = g_new0(gboolean, paths->len + 1);
+  preflight((const char *const *)paths->pdata, paths->len, bad, problems);
+  for (guint i = 0; i < paths->len; i++) {
+    g_autoptr(GError) err = NULL;
+    if (!bad[i] && !load_checked(reg, paths->pdata[i], &err) && problems != NULL)
+      g_ptr_array_add(problems, g_strdup(err->message));
+  }
 }
 
 /* ---- queries ---- */
@@ -521,4 +659,18 @@ const char *ldp_plugin_path(const LdpPlugin *plugin)
 {
   g_return_val_if_fail(plugin != NULL, NULL);
   return plugin->path;
+}
+
+const char *ldp_plugin_sha256(const LdpPlugin *plugin)
+{
+  g_return_val_if_fail(plugin != NULL, NULL);
+  LdpPlugin *p = (LdpPlugin *)plugin;  /* a cache, not a change of the plugin */
+  if (!p->sha256) {
+    g_autofree char *data = NULL;
+    gsize len = 0;
+    p->sha256 = g_file_get_contents(p->path, &data, &len, NULL)
+                  ? g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)data, len)
+                  : g_strdup("unreadable");
+  }
+  return p->sha256;
 }

@@ -788,6 +788,13 @@ static gboolean apply_override(LdpYamlNode *root, const char *arg, GError **erro
       LdpYamlNode *next = ldp_yaml_mapping_get(cur, seg, NULL);
       if (last) {
         ldp_yaml_mapping_set(cur, seg, origin, g_steal_pointer(&value));
+      } else if (!next && g_ascii_string_to_unsigned(parts[i + 1], 10, 0, G_MAXUINT, NULL, NULL)) {
+        /* An index into a list the pipeline does not have: creating a mapping would
+         * only earn a confusing "expected a list, got a mapping" later. */
+        g_set_error(error, LDP_PIPELINE_ERROR, LDP_PIPELINE_ERROR_UNKNOWN_KEY,
+                    "%s: index %s is out of range ('%s%s%s' is not set in the pipeline, so it has no items)",
+                    origin, parts[i + 1], walked->str, walked->len ? "." : "", seg);
+        ok = FALSE;
       } else if (!next) {
         /* Missing keys along the path are created; validation reports unknown ones. */
         next = ldp_yaml_node_new(LDP_YAML_MAPPING, origin);

@@ -135,14 +135,15 @@ static gboolean plot_axis(const char *dir, const char *fig_dir, const char *axis
       double xv = g_ascii_strtod(t->cols->pdata[c], NULL);
       pts[4 * n] = xv;
       pts[4 * n + 1] = k * x->mean;
-      pts[4 * n + 2] = k * x->lo;
-      pts[4 * n + 3] = k * x->hi;
-      n++;
+      /* too few seeds for an interval (report.c): no band, only the mean */
+      pts[4 * n + 2] = k * (isnan(x->lo) ? x->mean : x->lo);
+      pts[4 * n + 3] = k * (isnan(x->hi) ? x->mean : x->hi);
       all_pos &= xv > 0;
       xmin = MIN(xmin, xv);
       xmax = MAX(xmax, xv);
-      ymin = MIN(ymin, MIN(k * x->lo, k * x->mean));
-      ymax = MAX(ymax, MAX(k * x->hi, k * x->mean));
+      ymin = MIN(ymin, pts[4 * n + 2]);
+      ymax = MAX(ymax, pts[4 * n + 3]);
+      n++;
     }
     qsort(pts, n, 4 * sizeof(double), cmp_x);
     for (guint i = 0; i < n; i++)
@@ -455,9 +456,50 @@ static gboolean plot_degrees(const char *dir, const char *path, const char *fig_
   return ok;
 }
 
+/* --metric on a run directory: a metric its summary.json does not have is an error
+ * naming those it has; one it has is an error too, since a run directory's figures
+ * (training curves, degrees) are not drawn per metric. */
+static gboolean check_run_metric(const char *dir, const char *metric, GError **error)
+{
+  g_autofree char *path = g_build_filename(dir, "summary.json", NULL);
+  g_autoptr(JsonParser) parser = json_parser_new();
+  if (!json_parser_load_from_file(parser, path, NULL)) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
+                "%s: --metric %s: neither a sweep (sweep.json) nor a finished run (summary.json)", dir, metric);
+    return FALSE;
+  }
+  JsonNode *root = json_parser_get_root(parser);
+  JsonObject *so = root && JSON_NODE_HOLDS_OBJECT(root) ? json_node_get_object(root) : NULL;
+  JsonArray *runs = so && json_object_has_member(so, "runs") ? json_object_get_array_member(so, "runs") : NULL;
+  JsonObject *r0 = runs && json_array_get_length(runs) ? json_array_get_object_element(runs, 0) : NULL;
+  JsonObject *m = r0 && json_object_has_member(r0, "metrics") ? json_object_get_object_member(r0, "metrics") : NULL;
+  if (m && json_object_has_member(m, metric)) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
+                "%s: --metric %s: a run directory's figures (training curves, degrees) are not drawn per "
+                "metric; --metric applies to a sweep directory", dir, metric);
+    return FALSE;
+  }
+  GString *known = g_string_new(NULL);
+  g_autoptr(GList) names = m ? json_object_get_members(m) : NULL;
+  for (GList *l = names; l; l = l->next)
+    g_string_append_printf(known, "%s%s", known->len ? ", " : "", (const char *)l->data);
+  g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "%s: unknown metric '%s' (summary.json has: %s)", dir,
+              metric, known->len ? known->str : "no metrics");
+  g_string_free(known, TRUE);
+  return FALSE;
+}
+
 gboolean ldp_plot_dir(const char *dir, const char *metric, GPtrArray *written, GError **error)
 {
   g_return_val_if_fail(dir != NULL && written != NULL, FALSE);
+  if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: %s", dir,
+                g_file_test(dir, G_FILE_TEST_EXISTS) ? "not a directory" : "no such directory");
+    return FALSE;
+  }
+  g_autofree char *sweep = g_build_filename(dir, "sweep.json", NULL);
+  if (metric && !g_file_test(sweep, G_FILE_TEST_EXISTS) && !check_run_metric(dir, metric, error))
+    return FALSE;
   g_autofree char *fig_dir = g_build_filename(dir, "figures", NULL);
   if (g_mkdir_with_parents(fig_dir, 0755) != 0) {
     g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: cannot create directory: %s", fig_dir,
@@ -465,7 +507,6 @@ gboolean ldp_plot_dir(const char *dir, const char *metric, GPtrArray *written, G
     return FALSE;
   }
   guint before = written->len;
-  g_autofree char *sweep = g_build_filename(dir, "sweep.json", NULL);
   if (g_file_test(sweep, G_FILE_TEST_EXISTS)) {
     LdpReportOptions o = { .metric = metric };
     g_autoptr(LdpReportTable) t = ldp_report_table_build(dir, &o, error);

@@ -369,6 +369,32 @@ LdpReportTable *ldp_report_table_build_runs(const char *const *dirs, guint n_dir
       ldp_report_table_free(t);
       return NULL;
     }
+    /* A cell counts only with the sweep's identity: results of another configuration
+     * (another sweep into the same directory, an older build, a rebuilt plugin) must
+     * not enter its table. */
+    const char *want = co && json_object_has_member(co, "pipeline_sha256")
+                           ? json_object_get_string_member(co, "pipeline_sha256") : NULL;
+    if (cdir && want) {
+      g_autofree char *mark = g_build_filename(dir, cdir, "pipeline.sha256", NULL);
+      g_autofree char *text = NULL;
+      if (!g_file_get_contents(mark, &text, NULL, NULL)) {
+        g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
+                    "sweep cell %s not complete (run the sweep again to resume): %s: no completion mark", cdir,
+                    mark);
+        ldp_report_table_free(t);
+        return NULL;
+      }
+      char *nl = strchr(text, '\n');
+      if (nl)
+        *nl = '\0';
+      if (strcmp(text, want) != 0) {
+        g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
+                    "sweep cell %s: its results come from another configuration (cell identity %.12s..., "
+                    "%s/sweep.json has %.12s...): run the sweep again to redo it", cdir, text, dir, want);
+        ldp_report_table_free(t);
+        return NULL;
+      }
+    }
     g_autoptr(JsonNode) sum = read_json(spath, error);
     if (!sum) {
       if (cdir)
@@ -518,8 +544,11 @@ LdpReportTable *ldp_report_table_build_runs(const char *const *dirs, guint n_dir
       double *x = (double *)cell->values->data;
       cell->n = cell->values->len;
       mean_std(x, cell->n, &cell->mean, &cell->std);
-      ldp_bootstrap_ci(x, cell->n, LDP_BOOTSTRAP_RESAMPLES, LDP_BOOTSTRAP_LEVEL, cell_key(rn, cn, 0), &cell->lo,
-                       &cell->hi);
+      if (cell->n >= LDP_REPORT_MIN_CI_N)
+        ldp_bootstrap_ci(x, cell->n, LDP_BOOTSTRAP_RESAMPLES, LDP_BOOTSTRAP_LEVEL, cell_key(rn, cn, 0), &cell->lo,
+                         &cell->hi);
+      else
+        cell->lo = cell->hi = NAN;  /* too few seeds for an interval: the values are shown */
       LdpReportCell *bc = base_of[r] >= 0 && (guint)base_of[r] != r ? ldp_report_at(t, (guint)base_of[r], c) : NULL;
       if (!bc)
         continue;
@@ -535,8 +564,11 @@ LdpReportTable *ldp_report_table_build_runs(const char *const *dirs, guint n_dir
       if (d->len) {
         double sd;
         mean_std((double *)d->data, d->len, &cell->diff_mean, &sd);
-        ldp_bootstrap_ci((double *)d->data, d->len, LDP_BOOTSTRAP_RESAMPLES, LDP_BOOTSTRAP_LEVEL,
-                         cell_key(rn, cn, 1), &cell->diff_lo, &cell->diff_hi);
+        if (d->len >= LDP_REPORT_MIN_CI_N)
+          ldp_bootstrap_ci((double *)d->data, d->len, LDP_BOOTSTRAP_RESAMPLES, LDP_BOOTSTRAP_LEVEL,
+                           cell_key(rn, cn, 1), &cell->diff_lo, &cell->diff_hi);
+        else
+          cell->diff_lo = cell->diff_hi = NAN;
       }
     }
   g_free(base_of);
@@ -571,6 +603,19 @@ static void json_num(JsonBuilder *b, double v)
     json_builder_add_null_value(b);
 }
 
+/* [lo, hi], or null when no interval was computed (fewer than LDP_REPORT_MIN_CI_N values). */
+static void json_ci(JsonBuilder *b, double lo, double hi)
+{
+  if (isnan(lo) && isnan(hi)) {
+    json_builder_add_null_value(b);
+    return;
+  }
+  json_builder_begin_array(b);
+  json_num(b, lo);
+  json_num(b, hi);
+  json_builder_end_array(b);
+}
+
 static void csv_field(GString *s, const char *text)
 {
   if (strpbrk(text, ",\"\n")) {
@@ -584,6 +629,22 @@ static void csv_field(GString *s, const char *text)
   } else {
     g_string_append(s, text);
   }
+}
+
+/* A CSV number; an interval not computed (too few values) is an empty field. */
+static void csv_num(GString *s, double v)
+{
+  if (!isnan(v))
+    g_string_append_printf(s, "%.10g", v);
+}
+
+/* " | mean ± std (values v1, v2, ...) (n)" for a cell too small for an interval. */
+static void md_values(GString *md, double mean, double std, const GArray *values, double k, guint n)
+{
+  g_string_append_printf(md, " | %.1f ± %.1f (values ", mean, std);
+  for (guint i = 0; i < values->len; i++)
+    g_string_append_printf(md, "%s%.1f", i ? ", " : "", k * g_array_index(values, double, i));
+  g_string_append_printf(md, ") (%u)", n);
 }
 
 static void md_escape(GString *s, const char *text)
@@ -641,8 +702,8 @@ gboolean ldp_report_write_runs(const char *const *dirs, guint n_dirs, const char
   const char *dunit = t->percent ? "percentage points" : "metric units";
 
   GString *md = g_string_new(NULL);
-  g_string_append_printf(md, "%s: %s%s, mean ± std [95%% bootstrap CI] (n seeds)\n\n", t->name ? t->name : dir,
-                         t->metric, unit);
+  g_string_append_printf(md, "%s: %s%s, mean ± std [95%% bootstrap CI] (n seeds); below %d seeds the values, "
+                             "no CI\n\n", t->name ? t->name : dir, t->metric, unit, LDP_REPORT_MIN_CI_N);
   g_string_append(md, "| ");
   md_table_head(md, t, TRUE);
   for (guint r = 0; r < t->rows->len; r++) {
@@ -652,6 +713,8 @@ gboolean ldp_report_write_runs(const char *const *dirs, guint n_dirs, const char
       LdpReportCell *x = ldp_report_at(t, r, c);
       if (!x || !x->n)
         g_string_append(md, " | –");
+      else if (x->n < LDP_REPORT_MIN_CI_N)
+        md_values(md, k * x->mean, k * x->std, x->values, k, x->n);
       else
         g_string_append_printf(md, " | %.1f ± %.1f [%.1f, %.1f] (%u)", k * x->mean, k * x->std, k * x->lo,
                                k * x->hi, x->n);
@@ -665,7 +728,7 @@ gboolean ldp_report_write_runs(const char *const *dirs, guint n_dirs, const char
     any_diff |= t->grid[i] && t->grid[i]->diff_n > 0;
   if (any_diff) {
     g_string_append_printf(md, "\npaired difference to '%s' on the same seeds (%s), mean [95%% bootstrap CI] "
-                               "(n pairs)\n\n| ", t->baseline, dunit);
+                               "(n pairs); below %d pairs no CI\n\n| ", t->baseline, dunit, LDP_REPORT_MIN_CI_N);
     md_table_head(md, t, FALSE);
     for (guint r = 0; r < t->rows->len; r++) {
       gboolean has = FALSE;
@@ -679,6 +742,8 @@ gboolean ldp_report_write_runs(const char *const *dirs, guint n_dirs, const char
         LdpReportCell *x = ldp_report_at(t, r, c);
         if (!x || !x->diff_n)
           g_string_append(md, " | –");
+        else if (x->diff_n < LDP_REPORT_MIN_CI_N)
+          g_string_append_printf(md, " | %+.1f (%u pairs, no CI)", k * x->diff_mean, x->diff_n);
         else
           g_string_append_printf(md, " | %+.1f [%+.1f, %+.1f] (%u)", k * x->diff_mean, k * x->diff_lo,
                                  k * x->diff_hi, x->diff_n);
@@ -737,12 +802,19 @@ gboolean ldp_report_write_runs(const char *const *dirs, guint n_dirs, const char
       csv_field(csv, t->rows->pdata[r]);
       g_string_append_c(csv, ',');
       csv_field(csv, t->cols->pdata[c]);
-      g_string_append_printf(csv, ",%s,%u,%.10g,%.10g,%.10g,%.10g,", t->metric, x->n, x->mean, x->std, x->lo,
-                             x->hi);
+      g_string_append_printf(csv, ",%s,%u,%.10g,%.10g,", t->metric, x->n, x->mean, x->std);
+      csv_num(csv, x->lo);
+      g_string_append_c(csv, ',');
+      csv_num(csv, x->hi);
+      g_string_append_c(csv, ',');
       csv_field(csv, t->baseline);
-      if (x->diff_n)
-        g_string_append_printf(csv, ",%u,%.10g,%.10g,%.10g,", x->diff_n, x->diff_mean, x->diff_lo, x->diff_hi);
-      else
+      if (x->diff_n) {
+        g_string_append_printf(csv, ",%u,%.10g,", x->diff_n, x->diff_mean);
+        csv_num(csv, x->diff_lo);
+        g_string_append_c(csv, ',');
+        csv_num(csv, x->diff_hi);
+        g_string_append_c(csv, ',');
+      } else
         g_string_append(csv, ",0,,,,");
       csv_field(csv, x->protects);
       g_string_append_c(csv, '\n');
@@ -760,10 +832,7 @@ gboolean ldp_report_write_runs(const char *const *dirs, guint n_dirs, const char
       json_builder_set_member_name(b, "std");
       json_num(b, x->std);
       json_builder_set_member_name(b, "ci");
-      json_builder_begin_array(b);
-      json_num(b, x->lo);
-      json_num(b, x->hi);
-      json_builder_end_array(b);
+      json_ci(b, x->lo, x->hi);
       json_builder_set_member_name(b, "seeds");
       json_builder_begin_array(b);
       for (guint i = 0; i < x->n; i++)
@@ -782,10 +851,7 @@ gboolean ldp_report_write_runs(const char *const *dirs, guint n_dirs, const char
         json_builder_set_member_name(b, "mean");
         json_num(b, x->diff_mean);
         json_builder_set_member_name(b, "ci");
-        json_builder_begin_array(b);
-        json_num(b, x->diff_lo);
-        json_num(b, x->diff_hi);
-        json_builder_end_array(b);
+        json_ci(b, x->diff_lo, x->diff_hi);
         json_builder_end_object(b);
       } else {
         json_builder_add_null_value(b);

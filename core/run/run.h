@@ -23,4 +23,11 @@ typedef struct _LdpRunConfig LdpRunConfig;
 gboolean ldp_run_link_seed(const LdpRunSpec *spec, const LdpRunConfig *rc, const LdpDataset *base, guint64 split_key, guint64 key,
                            gboolean progress, LdpTrainResult *result, LdpLedger *ledger, GError **error);
 
+/* ldp_run_pipeline, also handing back the data files the loaders read (element
+ * LdpDataFile *, data/data-files.h; transfer full, set when the run got as far as
+ * writing its results). */
+gboolean ldp_run_pipeline_recorded(LdpPipeline *p, const char *out_dir, const char *data_dir_override,
+                                   gboolean progress, GString *summary_line, GPtrArray **data_files,
+                                   GError **error);
+
 G_END_DECLS

@@ -17,8 +17,10 @@
 
 #include <glib/gstdio.h>
 
+#include "data/data-files.h"
 #include "host/host.h"
 #include "pipeline/run-config.h"
+#include "run/provenance.h"
 #include "run/run.h"
 
 /* Metrics recorded per seed, in output order. Timing stays out of summary.json so
@@ -381,7 +383,7 @@ static gboolean write_private_outputs(const char *dir, gboolean on, RunRecord *r
 }
 
 static gboolean write_outputs(const char *dir, LdpPipeline *p, RunRecord *recs, guint n_runs, guint n_seeds,
-                              GError **error)
+                              const GPtrArray *data_files, const char *data_dir, GError **error)
 {
   if (g_mkdir_with_parents(dir, 0755) != 0) {
     g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: cannot create directory: %s", dir,
@@ -434,6 +436,7 @@ static gboolean write_outputs(const char *dir, LdpPipeline *p, RunRecord *recs, 
   json_builder_end_array(b);
   json_builder_set_member_name(b, "pipeline");
   json_builder_add_value(b, ldp_pipeline_to_json(p));
+  ldp_provenance_add(b, p, data_files, data_dir);
   json_builder_end_object(b);
 
   /* Not json_generator: it prints 1e-10 as "1e-10.0" (see json-write.h). */
@@ -536,6 +539,15 @@ static void cached_dataset_free(gpointer p)
 gboolean ldp_run_pipeline(LdpPipeline *p, const char *out_dir, const char *data_dir_override,
                           gboolean progress, GString *summary_line, GError **error)
 {
+  g_autoptr(GPtrArray) files = NULL;
+  return ldp_run_pipeline_recorded(p, out_dir, data_dir_override, progress, summary_line, &files, error);
+}
+
+gboolean ldp_run_pipeline_recorded(LdpPipeline *p, const char *out_dir, const char *data_dir_override,
+                                   gboolean progress, GString *summary_line, GPtrArray **data_files,
+                                   GError **error)
+{
+  *data_files = NULL;
   guint n_runs = ldp_pipeline_n_runs(p), n_seeds = ldp_pipeline_n_seeds(p);
   const char *data_dir = data_dir_override ? data_dir_override : ldp_pipeline_data_dir(p);
   if (!data_dir)
@@ -547,6 +559,7 @@ gboolean ldp_run_pipeline(LdpPipeline *p, const char *out_dir, const char *data_
   RunRecord *recs = g_new0(RunRecord, n_runs);
   g_autoptr(GPtrArray) cache = g_ptr_array_new_with_free_func(cached_dataset_free);
   gboolean ok = FALSE;
+  ldp_data_files_begin();  /* the loaders report every file they read */
 
   for (guint r = 0; r < n_runs; r++) {
     const LdpRunSpec *spec = ldp_pipeline_run(p, r);
@@ -657,7 +670,8 @@ gboolean ldp_run_pipeline(LdpPipeline *p, const char *out_dir, const char *data_
     }
   }
 
-  if (!write_outputs(out_dir, p, recs, n_runs, n_seeds, error))
+  *data_files = ldp_data_files_end();
+  if (!write_outputs(out_dir, p, recs, n_runs, n_seeds, *data_files, data_dir, error))
     goto out;
   if (n_runs > 1)
     print_comparison(recs, n_runs);
@@ -678,6 +692,8 @@ gboolean ldp_run_pipeline(LdpPipeline *p, const char *out_dir, const char *data_
   ok = TRUE;
 
 out:
+  if (!*data_files)
+    g_ptr_array_unref(ldp_data_files_end());
   for (guint r = 0; r < n_runs; r++)
     run_record_clear(&recs[r]);
   g_free(recs);

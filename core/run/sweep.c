@@ -6,25 +6,44 @@
  * --set ...` would run, so a cell's summary.json is the one of an ordinary run.
  *
  * Completion: after a cell's outputs are written, CELL/pipeline.sha256 receives the
- * SHA-256 of the cell's resolved pipeline (JSON, defaults filled in) and the version.
- * It is written last and atomically, so a killed cell has no mark and is run again;
- * a cell whose pipeline changed (another value, another default) has a different hash.
+ * cell's identity, the SHA-256 of what determines its result (the resolved pipeline,
+ * the ldpgnn build and every plugin it uses with the hash of its module file,
+ * provenance.c), then the SHA-256 of each output file and of each data file the
+ * loaders read. It is written last and atomically, so a killed cell has no mark and is
+ * run again. A cell counts as complete only when its identity is the sweep's and every
+ * file listed still has its hash: another value, another build, a rebuilt plugin, an
+ * edited data file or a damaged output each make the cell run again.
+ *
+ * One sweep at a time per output directory: ldp_sweep_lock. Parallel cells run as
+ * child processes; a SIGTERM, SIGINT or SIGHUP to the sweep is forwarded to them, and
+ * the sweep waits for them before it dies of the same signal.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <glib/gstdio.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
+#include "data/data-files.h"
 #include "host/host.h"
 #include "host/yamltree.h"
+#include "run/provenance.h"
+#include "run/run.h"
 #include <ldpgnn/workbench.h>
 
 #define MARK_FILE "pipeline.sha256"
+#define MARK_TEMP MARK_FILE ".tmp"
+#define LOCK_FILE ".sweep.lock"
+/* The outputs a complete cell must have; degrees.csv is listed when written. */
+static const char *const required_outputs[] = { "summary.json", "seeds.csv", "history.csv" };
 
 typedef struct {
   char *name;
@@ -223,10 +242,8 @@ static void append_sanitized(GString *s, const char *text)
 
 static char *cell_hash(LdpPipeline *p)
 {
-  g_autoptr(JsonNode) j = ldp_pipeline_to_json(p);
-  g_autofree char *text = json_to_string(j, FALSE);
-  g_autofree char *all = g_strdup_printf("ldpgnn %s\n%s", LDP_VERSION_STRING, text);
-  return g_compute_checksum_for_string(G_CHECKSUM_SHA256, all, -1);
+  g_autofree char *text = ldp_provenance_identity_text(p);
+  return g_compute_checksum_for_string(G_CHECKSUM_SHA256, text, -1);
 }
 
 LdpSweep *ldp_sweep_load(const char *path, const LdpRegistry *reg, const char *const *overrides,
@@ -352,15 +369,84 @@ const char *ldp_sweep_report_setting(const LdpSweep *s, const char *key)
   return g_hash_table_lookup(s->report, key);
 }
 
+/* The mark: the identity on the first line, then "output SHA256 NAME" per output file
+ * of the cell directory and "data SHA256 PATH" per data file read (absolute path). */
+static gboolean mark_valid(const char *dir, const char *text, const char *hash)
+{
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  if (!lines[0] || strcmp(lines[0], hash) != 0)
+    return FALSE;
+  guint outputs = 0;
+  for (guint i = 1; lines[i]; i++) {
+    if (!*lines[i])
+      continue;
+    g_auto(GStrv) f = g_strsplit(lines[i], " ", 3);
+    if (!f[0] || !f[1] || !f[2])
+      return FALSE;
+    gboolean output = strcmp(f[0], "output") == 0;
+    if (!output && strcmp(f[0], "data") != 0)
+      return FALSE;
+    g_autofree char *path = output ? g_build_filename(dir, f[2], NULL) : g_strdup(f[2]);
+    g_autofree char *sha = ldp_provenance_file_sha256(path);
+    if (!sha || strcmp(sha, f[1]) != 0)
+      return FALSE;
+    for (guint k = 0; output && k < G_N_ELEMENTS(required_outputs); k++)
+      outputs += strcmp(f[2], required_outputs[k]) == 0;
+  }
+  return outputs == G_N_ELEMENTS(required_outputs);
+}
+
 gboolean ldp_sweep_cell_done(const LdpSweep *s, guint cell, const char *out_dir)
 {
   g_return_val_if_fail(cell < s->n_cells, FALSE);
-  g_autofree char *mark = g_build_filename(out_dir, s->cells[cell].dir, MARK_FILE, NULL);
-  g_autofree char *summary = g_build_filename(out_dir, s->cells[cell].dir, "summary.json", NULL);
+  g_autofree char *dir = g_build_filename(out_dir, s->cells[cell].dir, NULL);
+  g_autofree char *mark = g_build_filename(dir, MARK_FILE, NULL);
   g_autofree char *text = NULL;
-  if (!g_file_get_contents(mark, &text, NULL, NULL) || !g_file_test(summary, G_FILE_TEST_IS_REGULAR))
+  return g_file_get_contents(mark, &text, NULL, NULL) && mark_valid(dir, text, s->cells[cell].hash);
+}
+
+static gboolean add_output_line(GString *mark, const char *dir, const char *name, gboolean required, GError **error)
+{
+  g_autofree char *path = g_build_filename(dir, name, NULL);
+  g_autofree char *sha = ldp_provenance_file_sha256(path);
+  if (!sha && !required)
+    return TRUE;
+  if (!sha) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: cannot read the cell's output", path);
     return FALSE;
-  return strcmp(g_strstrip(text), s->cells[cell].hash) == 0;
+  }
+  g_string_append_printf(mark, "output %s %s\n", sha, name);
+  return TRUE;
+}
+
+/* Writes the mark through a temporary file and a rename: a mark is whole or absent. */
+static gboolean write_mark(const char *dir, const char *hash, const GPtrArray *data_files, GError **error)
+{
+  g_autoptr(GString) text = g_string_new(hash);
+  g_string_append_c(text, '\n');
+  for (guint k = 0; k < G_N_ELEMENTS(required_outputs); k++)
+    if (!add_output_line(text, dir, required_outputs[k], TRUE, error))
+      return FALSE;
+  if (!add_output_line(text, dir, "degrees.csv", FALSE, error))
+    return FALSE;
+  for (guint i = 0; data_files && i < data_files->len; i++) {
+    const LdpDataFile *f = data_files->pdata[i];
+    g_string_append_printf(text, "data %s %s\n", f->sha256, f->path);
+  }
+  g_autofree char *tmp = g_build_filename(dir, MARK_TEMP, NULL);
+  g_autofree char *mark = g_build_filename(dir, MARK_FILE, NULL);
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  gboolean ok = fd >= 0 && write(fd, text->str, text->len) == (ssize_t)text->len;
+  ok = fd >= 0 && fsync(fd) == 0 && ok;
+  if (fd >= 0 && close(fd) != 0)
+    ok = FALSE;
+  if (!ok || rename(tmp, mark) != 0) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: cannot write the completion mark: %s", mark,
+                g_strerror(errno));
+    g_unlink(tmp);
+    return FALSE;
+  }
+  return TRUE;
 }
 
 gboolean ldp_sweep_run_cell(LdpSweep *s, guint cell, const char *out_dir, const char *data_dir, GError **error)
@@ -374,7 +460,9 @@ gboolean ldp_sweep_run_cell(LdpSweep *s, guint cell, const char *out_dir, const 
     g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: cannot create directory: %s", dir, g_strerror(errno));
     return FALSE;
   }
-  /* A stale mark must not survive a cell that is being redone. */
+  /* A stale mark must not survive a cell that is being redone, nor a half-written one. */
+  g_autofree char *mark_tmp = g_build_filename(dir, MARK_TEMP, NULL);
+  g_unlink(mark_tmp);
   if (g_unlink(mark) != 0 && errno != ENOENT) {
     g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: cannot remove: %s", mark, g_strerror(errno));
     return FALSE;
@@ -390,7 +478,8 @@ gboolean ldp_sweep_run_cell(LdpSweep *s, guint cell, const char *out_dir, const 
   dup2(fd, STDOUT_FILENO);
   close(fd);
   g_autoptr(GString) line = g_string_new(NULL);
-  gboolean ok = ldp_run_pipeline(c->pipeline, dir, data_dir, FALSE, line, error);
+  g_autoptr(GPtrArray) data_files = NULL;
+  gboolean ok = ldp_run_pipeline_recorded(c->pipeline, dir, data_dir, FALSE, line, &data_files, error);
   if (ok)
     printf("%s\n", line->str);
   fflush(stdout);
@@ -402,8 +491,11 @@ gboolean ldp_sweep_run_cell(LdpSweep *s, guint cell, const char *out_dir, const 
     g_prefix_error(error, "sweep cell %s: ", c->dir);
     return FALSE;
   }
-  g_autofree char *text = g_strdup_printf("%s\n", c->hash);
-  return g_file_set_contents(mark, text, -1, error);
+  if (!write_mark(dir, c->hash, data_files, error)) {
+    g_prefix_error(error, "sweep cell %s: ", c->dir);
+    return FALSE;
+  }
+  return TRUE;
 }
 
 gboolean ldp_sweep_write_index(const LdpSweep *s, const char *out_dir, GError **error)
@@ -547,6 +639,55 @@ typedef struct {
   gint64 t0;
 } Child;
 
+/* ---- stopping: a signal to the sweep reaches its cell processes ---- */
+
+#define MAX_FORWARD 1024 /* -j is at most 1024 (cmd-sweep.c) */
+static const int stop_signals[] = { SIGTERM, SIGINT, SIGHUP };
+static volatile sig_atomic_t stop_signal;
+static volatile pid_t forward_to[MAX_FORWARD]; /* running cell processes; 0: free slot */
+
+/* Async-signal-safe: note the signal and pass it on to every running cell at once, so
+ * that none runs on (and none is run twice by an immediate resume). */
+static void on_stop_signal(int sig)
+{
+  stop_signal = sig;
+  for (guint i = 0; i < MAX_FORWARD; i++)
+    if (forward_to[i] > 0)
+      kill(forward_to[i], sig);
+}
+
+static void forward_add(pid_t pid)
+{
+  for (guint i = 0; i < MAX_FORWARD; i++)
+    if (forward_to[i] == 0) {
+      forward_to[i] = pid;
+      break;
+    }
+  if (stop_signal)  /* the signal came while this cell was being started */
+    kill(pid, stop_signal);
+}
+
+static void forward_remove(pid_t pid)
+{
+  for (guint i = 0; i < MAX_FORWARD; i++)
+    if (forward_to[i] == pid)
+      forward_to[i] = 0;
+}
+
+/* In the cell process, before it runs: die with the sweep, whatever kills the sweep
+ * (even SIGKILL, which cannot be forwarded). */
+static void cell_child_setup(gpointer data)
+{
+#ifdef __linux__
+  pid_t parent = (pid_t)GPOINTER_TO_INT(data);
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (getppid() != parent)
+    _exit(1);
+#else
+  (void)data;
+#endif
+}
+
 gboolean ldp_sweep_run(LdpSweep *s, const char *out_dir, const LdpSweepOptions *opt, GError **error)
 {
   g_return_val_if_fail(s != NULL && out_dir != NULL && opt != NULL, FALSE);
@@ -570,11 +711,20 @@ gboolean ldp_sweep_run(LdpSweep *s, const char *out_dir, const LdpSweepOptions *
   guint failed = 0;
   GString *errors = g_string_new(NULL);
   char **env = jobs > 1 ? child_env(jobs) : NULL;
+  struct sigaction old_actions[G_N_ELEMENTS(stop_signals)];
+  if (jobs > 1) {
+    /* no SA_RESTART: the signal also wakes the waitpid below */
+    struct sigaction sa = { .sa_handler = on_stop_signal };
+    sigemptyset(&sa.sa_mask);
+    stop_signal = 0;
+    for (guint k = 0; k < G_N_ELEMENTS(stop_signals); k++)
+      sigaction(stop_signals[k], &sa, &old_actions[k]);
+  }
   g_autoptr(GArray) running = g_array_new(FALSE, FALSE, sizeof(Child));
   guint next = 0;
   while (next < todo->len || running->len > 0) {
     /* Start what fits; finished and skipped cells are accounted for at once. */
-    while (next < todo->len && running->len < jobs) {
+    while (next < todo->len && running->len < jobs && !stop_signal) {
       guint i = g_array_index(todo, guint, next++);
       if (ldp_sweep_cell_done(s, i, out_dir)) {
         pg.skipped++;
@@ -603,7 +753,7 @@ gboolean ldp_sweep_run(LdpSweep *s, const char *out_dir, const LdpSweepOptions *
       Child ch = { .cell = i, .t0 = g_get_monotonic_time() };
       GError *e = NULL;
       if (!g_spawn_async(NULL, (char **)argv->pdata, env, G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL,
-                         NULL, NULL, &ch.pid, &e)) {
+                         cell_child_setup, GINT_TO_POINTER((int)getpid()), &ch.pid, &e)) {
         failed++;
         g_string_append_printf(errors, "\n  sweep cell %s: cannot start: %s", s->cells[i].dir, e->message);
         g_error_free(e);
@@ -611,7 +761,10 @@ gboolean ldp_sweep_run(LdpSweep *s, const char *out_dir, const LdpSweepOptions *
         continue;
       }
       g_array_append_val(running, ch);
+      forward_add(ch.pid);
     }
+    if (stop_signal && running->len == 0)
+      break;
     if (running->len == 0)
       continue;
     int status = 0;
@@ -627,9 +780,15 @@ gboolean ldp_sweep_run(LdpSweep *s, const char *out_dir, const LdpSweepOptions *
         continue;
       guint i = ch->cell;
       double sec = (g_get_monotonic_time() - ch->t0) / 1e6;
+      forward_remove(ch->pid);
       g_spawn_close_pid(ch->pid);
       g_array_remove_index(running, r);
-      if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && ldp_sweep_cell_done(s, i, out_dir)) {
+      if (stop_signal) {
+        /* Interrupted: no half-written mark may stay (a whole one is kept). */
+        g_autofree char *tmp = g_build_filename(out_dir, s->cells[i].dir, MARK_TEMP, NULL);
+        g_unlink(tmp);
+        cell_finished(&pg, s, i, ldp_sweep_cell_done(s, i, out_dir) ? "done" : "interrupted", sec);
+      } else if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && ldp_sweep_cell_done(s, i, out_dir)) {
         cell_finished(&pg, s, i, "done", sec);
       } else {
         failed++;
@@ -642,6 +801,21 @@ gboolean ldp_sweep_run(LdpSweep *s, const char *out_dir, const LdpSweepOptions *
   }
   g_strfreev(env);
   progress_clear(&pg);
+  if (jobs > 1) {
+    for (guint k = 0; k < G_N_ELEMENTS(stop_signals); k++)
+      sigaction(stop_signals[k], &old_actions[k], NULL);
+    if (stop_signal) {
+      /* Every cell process has ended: die of the same signal, as the shell expects. */
+      int sig = stop_signal;
+      fprintf(stderr, "ldpgnn sweep: stopped by %s after its cell processes ended; run the same sweep again "
+                      "to resume\n", sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "SIGHUP");
+      fflush(NULL);
+      g_string_free(errors, TRUE);
+      signal(sig, SIG_DFL);
+      raise(sig);
+      _exit(128 + sig);
+    }
+  }
   if (failed) {
     g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "%u of %u sweep cells failed:%s", failed, pg.total,
                 errors->str);
@@ -650,4 +824,38 @@ gboolean ldp_sweep_run(LdpSweep *s, const char *out_dir, const LdpSweepOptions *
   }
   g_string_free(errors, TRUE);
   return TRUE;
+}
+
+int ldp_sweep_lock(const char *out_dir, gboolean shared, GError **error)
+{
+  g_return_val_if_fail(out_dir != NULL, -1);
+  if (g_mkdir_with_parents(out_dir, 0755) != 0) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: cannot create directory: %s", out_dir,
+                g_strerror(errno));
+    return -1;
+  }
+  g_autofree char *path = g_build_filename(out_dir, LOCK_FILE, NULL);
+  int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: cannot open: %s", path, g_strerror(errno));
+    return -1;
+  }
+  /* POSIX record locks: released when the process ends however it ends, and
+   * honoured across NFS clients; F_GETLK names the holder. */
+  struct flock fl = { .l_type = shared ? F_RDLCK : F_WRLCK, .l_whence = SEEK_SET };
+  if (fcntl(fd, F_SETLK, &fl) == 0)
+    return fd;
+  int err = errno;
+  struct flock who = { .l_type = shared ? F_RDLCK : F_WRLCK, .l_whence = SEEK_SET };
+  gboolean known = (err == EACCES || err == EAGAIN) && fcntl(fd, F_GETLK, &who) == 0 && who.l_type != F_UNLCK;
+  close(fd);
+  if (err == EACCES || err == EAGAIN) {
+    g_autofree char *holder = known ? g_strdup_printf("process %ld", (long)who.l_pid) : g_strdup("another process");
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
+                "%s is in use by another sweep (%s holds %s): wait until it has finished, or write to another "
+                "--out; two sweeps into one directory would mix their cells", out_dir, holder, path);
+  } else {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: cannot lock: %s", path, g_strerror(err));
+  }
+  return -1;
 }

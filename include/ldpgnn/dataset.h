@@ -165,6 +165,12 @@ typedef struct {
   guint64 seed;          /* run seed, for synthetic generators */
 } LdpDatasetEnv;
 
+/* Loaders call this for every data file they read, with its whole content: the host
+ * records the file's SHA-256 in the run's provenance (summary.json) and in a sweep
+ * cell's completion mark, so that a changed file makes the cell run again. Loaders
+ * built on the in-tree text reader (plugins/dataset/textfile.c) do it already. */
+LDP_API void ldp_data_file_read(const char *path, const void *data, gsize len);
+
 typedef struct {
   /* Required. (transfer full) the loaded dataset; errors name file and line. */
   LdpDataset *(*load)(const LdpParams *params, const LdpDatasetEnv *env, GError **error);

@@ -30,6 +30,11 @@ LDP_API void ldp_bootstrap_ci(const double *x, guint n, guint resamples, double 
 /* The report's bootstrap settings (doc/workbench.md). */
 #define LDP_BOOTSTRAP_RESAMPLES 1000
 #define LDP_BOOTSTRAP_LEVEL 0.95
+/* Fewer values than this get no interval in a report, only the values themselves: the
+ * 95 % percentile bootstrap of a mean of n normal values covers with probability
+ * P(|t_{n-1}| <= 1.96 sqrt((n-1)/n)), about 0.60 at n = 2, 0.75 at n = 3 and 0.81 at
+ * n = 4, so below 5 (0.85) a "95 % CI" would misstate what it is. */
+#define LDP_REPORT_MIN_CI_N 5
 
 /* ---- sweeps ---- */
 
@@ -54,7 +59,9 @@ LDP_API const char *ldp_sweep_cell_dir(const LdpSweep *s, guint cell);
 LDP_API const char *ldp_sweep_cell_value(const LdpSweep *s, guint cell, guint axis);
 /* (transfer none): the cell's validated pipeline. */
 LDP_API LdpPipeline *ldp_sweep_cell_pipeline(const LdpSweep *s, guint cell);
-/* TRUE when @out_dir/CELL holds a complete result of exactly this cell's pipeline. */
+/* TRUE when @out_dir/CELL holds a complete result of exactly this cell: its mark has
+ * the cell's identity (pipeline, build, plugins) and every output and data file it
+ * lists still has the SHA-256 recorded there. */
 LDP_API gboolean ldp_sweep_cell_done(const LdpSweep *s, guint cell, const char *out_dir);
 /* Runs one cell in this process: its run log goes to @out_dir/CELL/run.log instead of
  * stdout, then the completion mark is written. @data_dir (nullable) as ldp_run_pipeline. */
@@ -73,8 +80,16 @@ typedef struct {
 
 /* Runs every cell of @s that is not complete (resume), @opt->jobs at a time, then
  * writes @out_dir/sweep.json (axes, cells and their hashes). Fails if a cell failed,
- * after the others have finished. Results do not depend on @opt->jobs. */
+ * after the others have finished. Results do not depend on @opt->jobs. With jobs > 1,
+ * SIGTERM, SIGINT and SIGHUP are forwarded to the running cell processes; once they
+ * have ended (half-written marks removed) the process dies of the same signal. */
 LDP_API gboolean ldp_sweep_run(LdpSweep *s, const char *out_dir, const LdpSweepOptions *opt, GError **error);
+/* Claims @out_dir (created if needed) for one sweep: a lock on OUT_DIR/.sweep.lock,
+ * exclusive, or shared with the other shards of the same sweep when @shared (--shard:
+ * the tasks of a job array write disjoint cells at once). Returns the descriptor that
+ * holds the lock (close it, or exit, to release), or -1 with @error saying which
+ * process holds the directory. Cell processes of a sweep do not lock. */
+LDP_API int ldp_sweep_lock(const char *out_dir, gboolean shared, GError **error);
 /* Writes @out_dir/sweep.json. */
 LDP_API gboolean ldp_sweep_write_index(const LdpSweep *s, const char *out_dir, GError **error);
 

@@ -20,6 +20,7 @@ gboolean ldp_text_open(LdpTextFile *tf, const char *path, GError **error)
     return FALSE;
   }
   tf->path = g_strdup(path);
+  ldp_data_file_read(path, tf->data, tf->len);
   gboolean blank = TRUE;
   for (gsize i = 0; i < tf->len && blank; i++)
     blank = g_ascii_isspace(tf->data[i]);
