@@ -1,7 +1,7 @@
 /* test-vmath.c: ldp_vexp and ldp_vexpm1 against double-precision exp/expm1, special
  * values, and independence of the results from array length, position and aliasing;
  * the fused kernels (ldp_velu, ldp_velu_backward, ldp_vdropout_mask) bit for bit
- * against the scalar loops of core/autograd.c they replace. */
+ * against the scalar loops of core/autograd/ (ops-dense.c) they replace. */
 #include "config.h"
 
 /* The scalar references below must compute plain IEEE operations whatever CFLAGS say
@@ -338,7 +338,7 @@ static void test_expm1_aliasing(void)
 
 /* ---- fused kernels against the scalar code they replace ---- */
 
-/* Copied from core/autograd.c (unary_op for SELU/ELU: these three passes in turn). */
+/* Copied from core/autograd/ops-dense.c (unary_op for SELU/ELU: these three passes in turn). */
 static void elu_negative_part(float *restrict o, const float *restrict x, gsize n)
 {
   for (gsize i = 0; i < n; i++)
@@ -360,7 +360,7 @@ static void ref_elu(float *o, const float *x, gsize n, float pos, float neg)
   elu_combine(o, x, n, pos, neg);
 }
 
-/* Copied from core/autograd.c (fresh = !accumulate). */
+/* Copied from core/autograd/ops-dense.c (fresh = !accumulate). */
 static void elu_backward(float *restrict d, const float *restrict g, const float *restrict x,
                          const float *restrict y, gsize n, float a, float b, gboolean fresh)
 {
@@ -371,7 +371,7 @@ static void elu_backward(float *restrict d, const float *restrict g, const float
   }
 }
 
-/* The mask loop of ldp_op_dropout in core/autograd.c, with the draws taken from @bits
+/* The mask loop of ldp_op_dropout in core/autograd/ops-dense.c, with the draws taken from @bits
  * instead of the stream. */
 static void ref_dropout_bits(float *mask, const guint64 *bits, gsize n, guint64 threshold, float keep_scale)
 {

@@ -2,7 +2,7 @@
  * ldp_tape_custom_op (core/autograd/weighted.c).
  *
  * Such an op looks its operands up before computing and records its result after, so
- * that it is memoised like the ops of autograd.c (see ldp_tape_set_training): the same
+ * that it is memoised like the ops of ops-*.c (see ldp_tape_set_training): the same
  * op on the same operands returns the variable already recorded. @op is an op number
  * private to the caller's file (AUTOGRAD_MEMO_*), @arg and @scalar (compared bitwise)
  * its non-pointer arguments, @a, @b, @c its operands (variables, graphs, borrowed

@@ -1,9 +1,9 @@
 /* autograd-weighted.c: ops for learned edge weights (autograd.h, "weighted-graph
  * ops"), each a custom op (ldp_tape_custom_op) with a hand-written backward, memoised
- * through autograd-private.h; ldp_op_edge_norm composes them, so its gradient needs
+ * through autograd.h; ldp_op_edge_norm composes them, so its gradient needs
  * no code of its own.
  *
- * Determinism as in autograd.c: every output element is written by one thread and
+ * Determinism as in tape.c: every output element is written by one thread and
  * sums its terms in a fixed order; scatters (gather backward, edge lifting) run
  * sequentially in index order. */
 #include <ldpgnn/ldpgnn.h>
@@ -16,7 +16,7 @@
 #include "autograd/autograd.h"
 
 
-/* Same threshold as autograd.c: below it a parallel region costs more than it saves. */
+/* Same threshold as tape.h: below it a parallel region costs more than it saves. */
 static inline int weighted_par(gsize work)
 {
   return work >= 131072;

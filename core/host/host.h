@@ -54,4 +54,39 @@ const char *ldp_slot_core_key(LdpPluginKind kind, const char *name);
  * (0 for an unknown kind). Slots at or past this size are absent for such a plugin. */
 gsize ldp_vtable_size(LdpPluginKind kind, guint minor);
 
+/* ---- calls into plugins (calls.c) ----
+ * The core's direct vtable dispatch: no core file outside host/ reads a vtable member
+ * itself (optional slots go through ldp_plugin_has_slot, e.g. LDP_CALIBRATOR_SLOT).
+ * Each wrapper forwards to the slot of the same name (ownership as the plugin headers
+ * declare it); @d is a descriptor of the kind the name says. The per-user and
+ * per-epoch calls (randomize_user, forward) skip the argument checks. Dataset load,
+ * calibrator create and backbone create prefix their errors with the plugin
+ * ("backbone 'gcn': ..."). */
+/* Whether @d (nullable) has a vtable at all. */
+gboolean ldp_host_plugin_has_vtable(const LdpPluginDesc *d);
+LdpDataset *ldp_host_dataset_load(const LdpPluginDesc *d, const LdpParams *params, const LdpDatasetEnv *env,
+                                  GError **error);
+LdpTarget ldp_host_mechanism_target(const LdpPluginDesc *d);
+gpointer ldp_host_mechanism_create(const LdpPluginDesc *d, const LdpParams *params, const LdpMechanismShape *shape,
+                                   GError **error);
+void ldp_host_mechanism_destroy(const LdpPluginDesc *d, gpointer inst);
+void ldp_host_mechanism_budget(const LdpPluginDesc *d, gpointer inst, LdpBudget *out);
+gboolean ldp_host_mechanism_randomize_user(const LdpPluginDesc *d, gpointer inst, const LdpUserView *user,
+                                           LdpRng *rng, LdpReport *out, GError **error);
+gboolean ldp_host_mechanism_estimate(const LdpPluginDesc *d, gpointer inst, const LdpReportSet *reports,
+                                     LdpDataset *noisy, GError **error);
+gpointer ldp_host_calibrator_create(const LdpPluginDesc *d, const LdpParams *params, const LdpDataset *noisy,
+                                    GError **error);
+void ldp_host_calibrator_destroy(const LdpPluginDesc *d, gpointer inst);
+/* (transfer none, nullable) The calibrator slot at @offset (@size bytes) of @d's vtable,
+ * or NULL when the plugin's ABI minor predates it or leaves it unset. */
+gpointer ldp_host_calibrator_slot(const LdpPluginDesc *d, gsize offset, gsize size);
+guint ldp_host_backbone_capabilities(const LdpPluginDesc *d);
+gpointer ldp_host_backbone_create(const LdpPluginDesc *d, const LdpParams *params, guint in_dim, guint out_dim,
+                                  LdpTaskLevel level, LdpRng *init, GError **error);
+void ldp_host_backbone_destroy(const LdpPluginDesc *d, gpointer model);
+void ldp_host_backbone_parameters(const LdpPluginDesc *d, gpointer model, GPtrArray *out);
+LdpVar *ldp_host_backbone_forward(const LdpPluginDesc *d, gpointer model, LdpTape *tape, const LdpBatch *batch,
+                                  LdpVar *x, LdpVar *edge_w, LdpRng *rng, GError **error);
+
 G_END_DECLS

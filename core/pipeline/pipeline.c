@@ -506,11 +506,11 @@ static gboolean check_composition(const LdpRunSpec *r, const LdpYamlNode *list, 
 {
   for (guint i = 0; i < r->mechanisms->len; i++) {
     const LdpPluginDesc *d = ldp_plugin_desc(((const LdpStageSpec *)r->mechanisms->pdata[i])->plugin);
-    const LdpTarget target = d->vtable.mechanism->target;
+    const LdpTarget target = ldp_host_mechanism_target(d);
     const char *tname = target == LDP_TARGET_FEATURES ? "features" : target == LDP_TARGET_LABELS ? "labels" : "edges";
     for (guint j = 0; j < i; j++) {
       const LdpPluginDesc *e = ldp_plugin_desc(((const LdpStageSpec *)r->mechanisms->pdata[j])->plugin);
-      if (e->vtable.mechanism->target != target)
+      if (ldp_host_mechanism_target(e) != target)
         continue;
       if (LDP_MECHANISM_SLOT(d, post_processes))
         break;

@@ -214,7 +214,7 @@ static gboolean declared_pair(const LdpPluginDesc *desc, const LdpParams *params
     LDP_MECHANISM_SLOT(desc, audit_pair);
   if (audit_pair == NULL)
     return TRUE;
-  const LdpTarget target = desc->vtable.mechanism->target;
+  const LdpTarget target = ldp_host_mechanism_target(desc);
   g_autofree char *ignored = NULL;
   LdpDataset *probe = audit_dataset(target, FALSE, &ignored, error);
   if (!probe)
@@ -222,7 +222,7 @@ static gboolean declared_pair(const LdpPluginDesc *desc, const LdpParams *params
   LdpMechanismShape shape;
   ldp_mechanism_shape_of(probe, &shape);
   ldp_dataset_free(probe);
-  gpointer inst = desc->vtable.mechanism->create(params, &shape, error);
+  gpointer inst = ldp_host_mechanism_create(desc, params, &shape, error);
   if (!inst)
     return FALSE;
   LdpUserView a = { .label = -1, .graph_nodes = shape.max_graph_nodes };
@@ -238,7 +238,7 @@ static gboolean declared_pair(const LdpPluginDesc *desc, const LdpParams *params
     else
       g_clear_pointer(&ds[0], ldp_dataset_free);
   }
-  desc->vtable.mechanism->destroy(inst);
+  ldp_host_mechanism_destroy(desc, inst);
   return ok;
 }
 
@@ -389,14 +389,14 @@ static GArray *candidate_events(const Samples *a, const Samples *b, guint n1)
 
 LdpAuditResult *ldp_audit_run(const LdpPluginDesc *desc, const LdpAuditConfig *cfg, GError **error)
 {
-  g_return_val_if_fail(desc != NULL && desc->kind == LDP_PLUGIN_MECHANISM && desc->vtable.mechanism, NULL);
+  g_return_val_if_fail(desc != NULL && desc->kind == LDP_PLUGIN_MECHANISM && ldp_host_plugin_has_vtable(desc), NULL);
   g_return_val_if_fail(cfg != NULL, NULL);
   if (cfg->n_trials < 2 || !(cfg->alpha > 0.0 && cfg->alpha < 1.0)) {
     g_set_error(error, LDP_PIPELINE_ERROR, LDP_PIPELINE_ERROR_RANGE,
                 "audit needs at least 2 trials and a confidence in (0, 1)");
     return NULL;
   }
-  const LdpTarget target = desc->vtable.mechanism->target;
+  const LdpTarget target = ldp_host_mechanism_target(desc);
   if (target < LDP_TARGET_FEATURES || target > LDP_TARGET_EDGES) {
     g_set_error(error, LDP_PLUGIN_ERROR, LDP_PLUGIN_ERROR_FAILED, "%s: unknown target %d", desc->name,
                 (int)target);

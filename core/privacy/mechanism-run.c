@@ -9,6 +9,7 @@
 #include <omp.h>
 #endif
 
+#include "host/host.h"
 #include "privacy/privacy.h"
 
 void ldp_mechanism_shape_of(const LdpDataset *data, LdpMechanismShape *shape)
@@ -80,7 +81,6 @@ static void choose_public(const guint *ptr, guint n_graphs, double fraction, con
 typedef struct _TargetOps TargetOps;
 
 typedef struct {
-  const LdpMechanismVTable *vt;
   const LdpPluginDesc *desc;
   const LdpSideReleaseSpec *sides;  /* the declared side releases (ABI 1.2) */
   guint n_sides;
@@ -289,7 +289,7 @@ static gboolean run_user(const RunCtx *c, guint u, gboolean is_public, float *ro
   LdpRng rng;
   ldp_rng_derive(&c->mech_rng, u, &rng);
   ldp_report_reset(scratch);
-  gboolean ok = c->vt->randomize_user(c->inst, &v, &rng, scratch, error);
+  gboolean ok = ldp_host_mechanism_randomize_user(c->desc, c->inst, &v, &rng, scratch, error);
   g_free(nb);
   return ok && ldp_report_check_sides(scratch, c->sides, c->n_sides, c->desc->name, error);
 }
@@ -299,15 +299,13 @@ static gboolean run_user(const RunCtx *c, guint u, gboolean is_public, float *ro
 static gboolean run_ctx_prepare(RunCtx *cp, const LdpPluginDesc *desc, double public_fraction,
                                 const LdpDataset *data, GError **error)
 {
-  const LdpMechanismVTable *vt = desc->vtable.mechanism;
   const char *name = desc->name;
   memset(cp, 0, sizeof *cp);
   RunCtx c = { 0 };
-  c.vt = vt;
   c.desc = desc;
   c.sides = LDP_MECHANISM_SLOT(desc, side_releases);
   c.n_sides = c.sides ? LDP_MECHANISM_SLOT(desc, n_side_releases) : 0;
-  c.target = vt->target;
+  c.target = ldp_host_mechanism_target(desc);
   c.n_users = ldp_dataset_n_nodes(data);
   c.n_graphs = ldp_dataset_n_graphs(data);
   c.graph_ptr = ldp_dataset_graph_ptr(data);
@@ -363,7 +361,7 @@ static gboolean create_instance(RunCtx *c, const LdpPluginDesc *desc, const LdpP
 {
   LdpMechanismShape shape;
   ldp_mechanism_shape_of(data, &shape);
-  c->inst = desc->vtable.mechanism->create(params, &shape, error);
+  c->inst = ldp_host_mechanism_create(desc, params, &shape, error);
   if (!c->inst) {
     if (error && !*error)
       g_set_error(error, LDP_PLUGIN_ERROR, LDP_PLUGIN_ERROR_FAILED, "create failed");
@@ -387,11 +385,10 @@ gboolean ldp_mechanism_apply_desc(const LdpPluginDesc *desc, const LdpParams *pa
                                   LdpLedger *ledger, GError **error)
 {
   g_return_val_if_fail(desc != NULL && desc->kind == LDP_PLUGIN_MECHANISM, FALSE);
-  g_return_val_if_fail(desc->vtable.mechanism != NULL, FALSE);
+  g_return_val_if_fail(ldp_host_plugin_has_vtable(desc), FALSE);
   g_return_val_if_fail(data != NULL && run_rng != NULL, FALSE);
   g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
 
-  const LdpMechanismVTable *vt = desc->vtable.mechanism;
   const char *name = desc->name;
   RunCtx c;
   if (!run_ctx_prepare(&c, desc, public_fraction, data, error))
@@ -481,7 +478,7 @@ gboolean ldp_mechanism_apply_desc(const LdpPluginDesc *desc, const LdpParams *pa
   c.labels = NULL;
   c.adj = NULL;
 
-  if (!vt->estimate(c.inst, set, data, error)) {
+  if (!ldp_host_mechanism_estimate(desc, c.inst, set, data, error)) {
     if (error && !*error)
       g_set_error(error, LDP_PLUGIN_ERROR, LDP_PLUGIN_ERROR_FAILED, "estimate failed");
     g_prefix_error(error, "%s: ", name);
@@ -498,7 +495,7 @@ gboolean ldp_mechanism_apply_desc(const LdpPluginDesc *desc, const LdpParams *pa
     const char *earlier = LDP_MECHANISM_SLOT(desc, post_processes) ? ldp_ledger_last_mechanism(ledger, c.target)
                                                                     : NULL;
     g_autofree char *earlier_name = g_strdup(earlier);
-    vt->budget(c.inst, ldp_ledger_add_entry(ledger, name, c.target));
+    ldp_host_mechanism_budget(desc, c.inst, ldp_ledger_add_entry(ledger, name, c.target));
     const guint entry = ldp_ledger_n_entries(ledger) - 1;
     for (guint k = 0; k < c.n_sides; k++)
       ldp_ledger_entry_add_side(ledger, entry, &c.sides[k]);
@@ -531,7 +528,7 @@ gboolean ldp_mechanism_apply_desc(const LdpPluginDesc *desc, const LdpParams *pa
   ok = TRUE;
 out:
   ldp_report_set_free(set);
-  vt->destroy(c.inst);
+  ldp_host_mechanism_destroy(desc, c.inst);
   return ok;
 }
 
@@ -541,10 +538,9 @@ gboolean ldp_mechanism_sample_user(const LdpPluginDesc *desc, const LdpParams *p
                                    double *epsilon, double *delta, GError **error)
 {
   g_return_val_if_fail(desc != NULL && desc->kind == LDP_PLUGIN_MECHANISM, FALSE);
-  g_return_val_if_fail(desc->vtable.mechanism != NULL, FALSE);
+  g_return_val_if_fail(ldp_host_plugin_has_vtable(desc), FALSE);
   g_return_val_if_fail(data != NULL && rng != NULL && fn != NULL, FALSE);
   g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
-  const LdpMechanismVTable *vt = desc->vtable.mechanism;
   RunCtx c;
   if (!run_ctx_prepare(&c, desc, 0.0, data, error))
     return FALSE;
@@ -557,7 +553,7 @@ gboolean ldp_mechanism_sample_user(const LdpPluginDesc *desc, const LdpParams *p
     return FALSE;
   /* the claim, as a run's ledger would record it */
   g_autoptr(LdpLedger) ledger = ldp_ledger_new();
-  vt->budget(c.inst, ldp_ledger_add_entry(ledger, desc->name, c.target));
+  ldp_host_mechanism_budget(desc, c.inst, ldp_ledger_add_entry(ledger, desc->name, c.target));
   if (epsilon)
     *epsilon = ldp_ledger_target_epsilon(ledger, c.target);
   if (delta)
@@ -584,6 +580,6 @@ gboolean ldp_mechanism_sample_user(const LdpPluginDesc *desc, const LdpParams *p
   }
   g_free(row_buf);
   ldp_report_free(scratch);
-  vt->destroy(c.inst);
+  ldp_host_mechanism_destroy(desc, c.inst);
   return ok;
 }

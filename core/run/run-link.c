@@ -8,27 +8,23 @@
 
 #include <string.h>
 
+#include "host/host.h"
+#include "pipeline/run-config.h"
 #include "run/run.h"
 #include "train/train.h"
 
-gboolean ldp_run_is_link(const LdpRunSpec *spec)
-{
-  return g_strcmp0(ldp_params_get_string(spec->split, "kind"), "edges") == 0;
-}
-
-gboolean ldp_run_link_seed(const LdpRunSpec *spec, const LdpDataset *base, guint64 split_key, guint64 key,
+gboolean ldp_run_link_seed(const LdpRunSpec *spec, const LdpRunConfig *rc, const LdpDataset *base, guint64 split_key, guint64 key,
                            gboolean progress, LdpTrainResult *result, LdpLedger *ledger, GError **error)
 {
   memset(result, 0, sizeof *result);
   const LdpPluginDesc *bdesc = ldp_plugin_desc(spec->backbone.plugin);
-  const LdpBackboneVTable *bb = bdesc->vtable.backbone;
   if (ldp_dataset_level(base) != LDP_TASK_NODE) {
     g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_INCOMPATIBLE,
                 "split kind edges (link prediction) needs a node-level dataset; '%s' is a set of graphs",
                 ldp_dataset_name(base));
     return FALSE;
   }
-  if (!(bb->capabilities & LDP_BACKBONE_NODE)) {
+  if (!(ldp_host_backbone_capabilities(bdesc) & LDP_BACKBONE_NODE)) {
     g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_INCOMPATIBLE,
                 "backbone '%s' has no node-level output, which the link-prediction encoder needs", bdesc->name);
     return FALSE;
@@ -42,8 +38,7 @@ gboolean ldp_run_link_seed(const LdpRunSpec *spec, const LdpDataset *base, guint
   LdpRng split_rng;
   ldp_rng_init(&split_rng, ldp_rng_derive_key(split_key, LDP_STREAM_SPLIT));
   g_autoptr(LdpEdgeSplit) split =
-    ldp_edge_split_make(ldp_dataset_graph(base), ldp_params_get_number(spec->split, "val"),
-                        ldp_params_get_number(spec->split, "test"), &split_rng, error);
+    ldp_edge_split_make(ldp_dataset_graph(base), rc->split.val, rc->split.test, &split_rng, error);
   if (!split) {
     g_prefix_error(error, "dataset '%s': ", ldp_dataset_name(base));
     return FALSE;
@@ -57,38 +52,26 @@ gboolean ldp_run_link_seed(const LdpRunSpec *spec, const LdpDataset *base, guint
   ldp_rng_init(&mech_rng, ldp_rng_derive_key(key, LDP_STREAM_MECHANISMS));
   for (guint m = 0; m < spec->mechanisms->len; m++) {
     const LdpStageSpec *st = spec->mechanisms->pdata[m];
-    if (!ldp_mechanism_apply(st->plugin, st->params, m, ldp_params_get_number(st->core, "public_fraction"),
+    if (!ldp_mechanism_apply(st->plugin, st->params, m, rc->public_fraction[m],
                              data, &mech_rng, ledger, error))
       goto out;
   }
 
-  LdpTrainConfig cfg;
-  ldp_run_train_config(spec->train, &cfg);
+  LdpTrainConfig cfg = rc->train;
   cfg.progress = progress;
-  LdpLinkConfig lcfg = {
-    .model = g_strcmp0(ldp_params_get_string(spec->train, "link_model"), "gae") == 0 ? LDP_LINK_GAE
-                                                                                      : LDP_LINK_VGAE,
-    .hidden = (guint)ldp_params_get_int(spec->train, "link_hidden"),
-    .embedding = (guint)ldp_params_get_int(spec->train, "link_embedding"),
-    .dropout = ldp_params_get_number(spec->train, "link_dropout"),
-    .max_logstd = (float)ldp_params_get_number(spec->train, "link_max_logstd"),
-    .recon_pyg = g_strcmp0(ldp_params_get_string(spec->train, "link_recon"), "pyg") == 0,
-  };
+  const LdpLinkConfig lcfg = rc->link;
   LdpRng init_rng, train_rng;
   ldp_rng_init(&init_rng, ldp_rng_derive_key(key, LDP_STREAM_INIT));
   ldp_rng_init(&train_rng, ldp_rng_derive_key(key, LDP_STREAM_TRAIN));
   /* The encoder is the backbone itself, its output layer as wide as link_hidden. */
-  model = bb->create(spec->backbone.params, ldp_dataset_n_features(data), lcfg.hidden, LDP_TASK_NODE, &init_rng,
-                     error);
-  if (!model) {
-    g_prefix_error(error, "backbone '%s': ", bdesc->name);
-    goto out;
-  }
-  ok = ldp_train_link(&cfg, &lcfg, data, split, bdesc, model, &init_rng, &train_rng, result, error);
+  model = ldp_host_backbone_create(bdesc, spec->backbone.params, ldp_dataset_n_features(data), lcfg.hidden,
+                                   LDP_TASK_NODE, &init_rng, error);
+  if (model)
+    ok = ldp_train_link(&cfg, &lcfg, data, split, bdesc, model, &init_rng, &train_rng, result, error);
 
 out:
   if (model)
-    bb->destroy(model);
+    ldp_host_backbone_destroy(bdesc, model);
   ldp_dataset_free(data);
   return ok;
 }

@@ -14,17 +14,13 @@ enum {
   LDP_STREAM_CALIBRATORS = 5,
 };
 
-/* The training settings of a validated `train` section. */
-void ldp_run_train_config(const LdpParams *p, LdpTrainConfig *cfg);
-
-/* TRUE when @spec is a link-prediction run (split kind edges). */
-gboolean ldp_run_is_link(const LdpRunSpec *spec);
-
 /* One seed of a link-prediction run on @base (not modified): edge split from
  * @split_key's split stream, the message-passing graph of the training edges put in
  * the server's copy, the mechanisms (an edge mechanism randomises that graph), the
- * encoder backbone (out_dim = train.link_hidden) and ldp_train_link. */
-gboolean ldp_run_link_seed(const LdpRunSpec *spec, const LdpDataset *base, guint64 split_key, guint64 key,
+ * encoder backbone (out_dim = train.link_hidden) and ldp_train_link; @rc holds the
+ * run's typed settings (pipeline/run-config.h). */
+typedef struct _LdpRunConfig LdpRunConfig;
+gboolean ldp_run_link_seed(const LdpRunSpec *spec, const LdpRunConfig *rc, const LdpDataset *base, guint64 split_key, guint64 key,
                            gboolean progress, LdpTrainResult *result, LdpLedger *ledger, GError **error);
 
 /* ldp_run_pipeline, also handing back the data files the loaders read (element

@@ -19,6 +19,7 @@
 
 #include "data/data-files.h"
 #include "host/host.h"
+#include "pipeline/run-config.h"
 #include "run/provenance.h"
 #include "run/run.h"
 
@@ -32,6 +33,7 @@ static const char *const metric_names[] = {
 
 typedef struct {
   const LdpRunSpec *spec;
+  LdpRunConfig config;        /* the run's core keys, read once */
   GArray *values[N_METRICS];  /* double per seed */
   GArray *seconds;            /* training wall time per seed */
   GArray *ms_per_epoch;
@@ -58,6 +60,7 @@ static void run_record_clear(RunRecord *r)
   g_clear_pointer(&r->ledger, json_node_unref);
   g_clear_pointer(&r->diag_names, g_ptr_array_unref);
   g_clear_pointer(&r->diag_values, g_ptr_array_unref);
+  ldp_run_config_clear(&r->config);
 }
 
 /* Appends one seed's calibrator diagnostics (LdpDiagnostic) to @r. */
@@ -89,11 +92,9 @@ static LdpDataset *load_dataset(const LdpStageSpec *st, const char *data_dir, gu
 {
   const LdpPluginDesc *desc = ldp_plugin_desc(st->plugin);
   LdpDatasetEnv env = { .data_dir = data_dir, .seed = seed };
-  LdpDataset *ds = desc->vtable.dataset->load(st->params, &env, error);
-  if (!ds) {
-    g_prefix_error(error, "dataset '%s': ", desc->name);
+  LdpDataset *ds = ldp_host_dataset_load(desc, st->params, &env, error);
+  if (!ds)
     return NULL;
-  }
   if (!ldp_dataset_preprocess(ds, st->core, error)) {
     g_prefix_error(error, "dataset '%s': ", desc->name);
     ldp_dataset_free(ds);
@@ -102,42 +103,11 @@ static LdpDataset *load_dataset(const LdpStageSpec *st, const char *data_dir, gu
   return ds;
 }
 
-static guint8 *make_split(const LdpDataset *ds, const LdpParams *split, guint64 key, GError **error)
+static guint8 *make_split(const LdpDataset *ds, const LdpSplitConfig *split, guint64 key, GError **error)
 {
-  const char *kind = ldp_params_get_string(split, "kind");
-  LdpSplitKind k = g_strcmp0(kind, "standard") == 0     ? LDP_SPLIT_STANDARD
-                   : g_strcmp0(kind, "stratified") == 0 ? LDP_SPLIT_STRATIFIED
-                                                        : LDP_SPLIT_RANDOM;
   LdpRng rng;
   ldp_rng_init(&rng, ldp_rng_derive_key(key, LDP_STREAM_SPLIT));
-  return ldp_split_make(ds, k, ldp_params_get_number(split, "train"), ldp_params_get_number(split, "val"),
-                        ldp_params_get_number(split, "test"), &rng, error);
-}
-
-void ldp_run_train_config(const LdpParams *p, LdpTrainConfig *cfg)
-{
-  memset(cfg, 0, sizeof *cfg);
-  cfg->epochs = (guint)ldp_params_get_int(p, "epochs");
-  cfg->lr = ldp_params_get_number(p, "lr");
-  cfg->weight_decay = ldp_params_get_number(p, "weight_decay");
-  cfg->sgd = g_strcmp0(ldp_params_get_string(p, "optimizer"), "sgd") == 0;
-  cfg->momentum = ldp_params_get_number(p, "momentum");
-  cfg->patience = (guint)ldp_params_get_int(p, "patience");
-  cfg->min_epochs = (guint)ldp_params_get_int(p, "min_epochs");
-  cfg->batch_size = (guint)ldp_params_get_int(p, "batch_size");
-  cfg->eval_every = (guint)ldp_params_get_int(p, "eval_every");
-  cfg->flush_denormals = ldp_params_get_bool(p, "flush_denormals");
-  cfg->drop_last = ldp_params_get_bool(p, "drop_last");
-  if (g_strcmp0(ldp_params_get_string(p, "lr_schedule"), "step") == 0) {
-    cfg->lr_step = (guint)ldp_params_get_int(p, "lr_step");
-    cfg->lr_gamma = ldp_params_get_number(p, "lr_gamma");
-  }
-  cfg->watch_from = (guint)ldp_params_get_int(p, "select_from");
-  const char *selection = ldp_params_get_string(p, "selection");
-  cfg->selection = g_strcmp0(selection, "last") == 0                  ? LDP_SELECT_LAST
-                   : g_strcmp0(selection, "best_val_loss_newer") == 0 ? LDP_SELECT_BEST_VAL_LOSS_NEWER
-                   : g_strcmp0(selection, "loss_down_accs_up") == 0   ? LDP_SELECT_LOSS_DOWN_ACCS_UP
-                                                                      : LDP_SELECT_BEST_VAL_LOSS;
+  return ldp_split_make(ds, split->kind, split->train, split->val, split->test, &rng, error);
 }
 
 static void free_calibrators(GArray *cals)
@@ -145,7 +115,7 @@ static void free_calibrators(GArray *cals)
   for (guint i = 0; i < cals->len; i++) {
     LdpCalibratorSlot *s = &g_array_index(cals, LdpCalibratorSlot, i);
     if (s->inst)
-      s->desc->vtable.calibrator->destroy(s->inst);
+      ldp_host_calibrator_destroy(s->desc, s->inst);
   }
   g_array_unref(cals);
 }
@@ -153,7 +123,7 @@ static void free_calibrators(GArray *cals)
 /* Runs one seed of one variant on @base (which is not modified); appends the
  * degrees.csv lines of its edge mechanisms to @degrees and the calibrators'
  * diagnostics against the clean graph to @diag (both nullable: private outputs). */
-static gboolean run_seed(const LdpRunSpec *spec, const LdpDataset *base, const guint8 *roles, guint64 key,
+static gboolean run_seed(const LdpRunSpec *spec, const LdpRunConfig *rc, const LdpDataset *base, const guint8 *roles, guint64 key,
                          gboolean progress, LdpTrainResult *result, LdpLedger *ledger, GArray *diag,
                          GString *degrees, GError **error)
 {
@@ -181,7 +151,7 @@ static gboolean run_seed(const LdpRunSpec *spec, const LdpDataset *base, const g
   ldp_rng_init(&mech_rng, ldp_rng_derive_key(key, LDP_STREAM_MECHANISMS));
   for (guint m = 0; m < spec->mechanisms->len; m++) {
     const LdpStageSpec *st = spec->mechanisms->pdata[m];
-    if (!ldp_mechanism_apply(st->plugin, st->params, m, ldp_params_get_number(st->core, "public_fraction"),
+    if (!ldp_mechanism_apply(st->plugin, st->params, m, rc->public_fraction[m],
                              data, &mech_rng, ledger, error))
       goto out;
   }
@@ -191,14 +161,14 @@ static gboolean run_seed(const LdpRunSpec *spec, const LdpDataset *base, const g
     method = g_string_new(NULL);
     for (guint m = 0; m < spec->mechanisms->len; m++) {
       const LdpPluginDesc *d = ldp_plugin_desc(((const LdpStageSpec *)spec->mechanisms->pdata[m])->plugin);
-      if (d->vtable.mechanism->target == LDP_TARGET_EDGES)
+      if (ldp_host_mechanism_target(d) == LDP_TARGET_EDGES)
         g_string_append_printf(method, "%s%s", method->len ? "+" : "", d->name);
     }
     if (method->len)
       noisy_degree = ldp_degrees_of(data);
   }
 
-  const LdpBackboneVTable *bb = ldp_plugin_desc(spec->backbone.plugin)->vtable.backbone;
+  const LdpPluginDesc *bb = ldp_plugin_desc(spec->backbone.plugin);
   LdpRng cal_rng;
   ldp_rng_init(&cal_rng, ldp_rng_derive_key(key, LDP_STREAM_CALIBRATORS));
   gboolean wants_edge_weights = FALSE;
@@ -206,11 +176,9 @@ static gboolean run_seed(const LdpRunSpec *spec, const LdpDataset *base, const g
     const LdpStageSpec *st = spec->calibrators->pdata[c];
     const LdpPluginDesc *desc = ldp_plugin_desc(st->plugin);
     LdpCalibratorSlot slot = { desc, NULL };
-    slot.inst = desc->vtable.calibrator->create(st->params, data, error);
-    if (!slot.inst) {
-      g_prefix_error(error, "calibrator '%s': ", desc->name);
+    slot.inst = ldp_host_calibrator_create(desc, st->params, data, error);
+    if (!slot.inst)
       goto out;
-    }
     g_array_append_val(cals, slot);
     gboolean (*prepare)(gpointer, LdpDataset *, LdpRng *, GError **) = LDP_CALIBRATOR_SLOT(desc, prepare);
     if (prepare && !prepare(slot.inst, data, &cal_rng, error)) {
@@ -226,13 +194,13 @@ static gboolean run_seed(const LdpRunSpec *spec, const LdpDataset *base, const g
   const char *bb_name = ldp_plugin_desc(spec->backbone.plugin)->name;
   LdpTaskLevel level = ldp_dataset_level(data);
   guint need = level == LDP_TASK_GRAPH ? LDP_BACKBONE_GRAPH : LDP_BACKBONE_NODE;
-  if (!(bb->capabilities & need)) {
+  if (!(ldp_host_backbone_capabilities(bb) & need)) {
     g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_INCOMPATIBLE,
                 "backbone '%s' has no %s-level output, which dataset '%s' needs", bb_name,
                 level == LDP_TASK_GRAPH ? "graph" : "node", ldp_dataset_name(data));
     goto out;
   }
-  if (wants_edge_weights && !(bb->capabilities & LDP_BACKBONE_EDGE_WEIGHTS)) {
+  if (wants_edge_weights && !(ldp_host_backbone_capabilities(bb) & LDP_BACKBONE_EDGE_WEIGHTS)) {
     g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_INCOMPATIBLE,
                 "a calibrator learns edge weights, but backbone '%s' cannot use them", bb_name);
     goto out;
@@ -240,14 +208,11 @@ static gboolean run_seed(const LdpRunSpec *spec, const LdpDataset *base, const g
   LdpRng init_rng, train_rng;
   ldp_rng_init(&init_rng, ldp_rng_derive_key(key, LDP_STREAM_INIT));
   ldp_rng_init(&train_rng, ldp_rng_derive_key(key, LDP_STREAM_TRAIN));
-  model = bb->create(spec->backbone.params, ldp_dataset_n_features(data), ldp_dataset_n_classes(data), level,
-                     &init_rng, error);
-  if (!model) {
-    g_prefix_error(error, "backbone '%s': ", bb_name);
+  model = ldp_host_backbone_create(bb, spec->backbone.params, ldp_dataset_n_features(data),
+                                   ldp_dataset_n_classes(data), level, &init_rng, error);
+  if (!model)
     goto out;
-  }
-  LdpTrainConfig cfg;
-  ldp_run_train_config(spec->train, &cfg);
+  LdpTrainConfig cfg = rc->train;
   cfg.progress = progress;
   ok = ldp_train(&cfg, data, roles, clean, ldp_plugin_desc(spec->backbone.plugin), model, cals, &train_rng, result,
                  error);
@@ -262,7 +227,7 @@ static gboolean run_seed(const LdpRunSpec *spec, const LdpDataset *base, const g
 
 out:
   if (model)
-    bb->destroy(model);
+    ldp_host_backbone_destroy(bb, model);
   free_calibrators(cals);
   ldp_dataset_free(data);
   g_free(noisy_degree);
@@ -600,6 +565,7 @@ gboolean ldp_run_pipeline_recorded(LdpPipeline *p, const char *out_dir, const ch
     const LdpRunSpec *spec = ldp_pipeline_run(p, r);
     RunRecord *rec = &recs[r];
     rec->spec = spec;
+    ldp_run_config_init(&rec->config, spec);
     for (guint m = 0; m < N_METRICS; m++)
       rec->values[m] = g_array_new(FALSE, FALSE, sizeof(double));
     rec->seconds = g_array_new(FALSE, FALSE, sizeof(double));
@@ -632,29 +598,28 @@ gboolean ldp_run_pipeline_recorded(LdpPipeline *p, const char *out_dir, const ch
     }
 
     printf("== %s\n", spec->name);
-    gboolean per_seed_split = ldp_params_get_bool(spec->split, "per_seed");
-    const gboolean link = ldp_run_is_link(spec);
+    const gboolean per_seed_split = rec->config.split.per_seed;
+    const gboolean link = rec->config.split.edges;
     rec->headline = link ? 3 : 0;
     g_autofree guint8 *shared_roles = NULL;
     /* split.seed pins the shared split, so a run of one seed (bench/run-cells.sh) draws
      * the split a run over all seeds would. */
-    const guint64 split_seed =
-        ldp_params_has(spec->split, "seed") ? (guint64)ldp_params_get_int(spec->split, "seed") : base_seed;
-    if (!per_seed_split && !link && !(shared_roles = make_split(base, spec->split, split_seed, error)))
+    const guint64 split_seed = rec->config.split.has_seed ? rec->config.split.seed : base_seed;
+    if (!per_seed_split && !link && !(shared_roles = make_split(base, &rec->config.split, split_seed, error)))
       goto out;
 
     for (guint s = 0; s < n_seeds; s++) {
       guint64 seed = base_seed + s;
       g_autofree guint8 *own_roles = NULL;
-      if (per_seed_split && !link && !(own_roles = make_split(base, spec->split, seed, error)))
+      if (per_seed_split && !link && !(own_roles = make_split(base, &rec->config.split, seed, error)))
         goto out;
       LdpLedger *ledger = ldp_ledger_new();
       ldp_ledger_note_preprocessing(ledger, spec->dataset.core);
       LdpTrainResult res = { 0 };
       g_autoptr(GArray) diag = g_array_new(FALSE, TRUE, sizeof(LdpDiagnostic));
       gboolean seed_ok =
-        link ? ldp_run_link_seed(spec, base, per_seed_split ? seed : base_seed, seed, progress, &res, ledger, error)
-             : run_seed(spec, base, own_roles ? own_roles : shared_roles, seed, progress, &res, ledger,
+        link ? ldp_run_link_seed(spec, &rec->config, base, per_seed_split ? seed : base_seed, seed, progress, &res, ledger, error)
+             : run_seed(spec, &rec->config, base, own_roles ? own_roles : shared_roles, seed, progress, &res, ledger,
                         private_out ? diag : NULL, s == 0 && private_out ? rec->degrees : NULL, error);
       if (seed_ok)
         add_diagnostics(rec, diag);

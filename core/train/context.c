@@ -3,6 +3,7 @@
  * forward and the task loss, run an optimisation phase of its own). */
 #include "config.h"
 
+#include "host/host.h"
 #include "train/train.h"
 #include "autograd/autograd.h"
 
@@ -142,7 +143,7 @@ LdpVar *ldp_train_context_forward(LdpTrainContext *ctx, LdpTape *tape, GError **
   g_return_val_if_fail(ctx->unit != NULL, NULL);
   LdpVar *ew = ldp_train_edge_weights(ctx, tape, ctx->unit);
   LdpVar *x = ldp_train_unit_input(ctx, tape, ctx->unit);
-  return ctx->bb->forward(ctx->model, tape, &ctx->unit->view, x, ew, ctx->rng, error);
+  return ldp_host_backbone_forward(ctx->bb, ctx->model, tape, &ctx->unit->view, x, ew, ctx->rng, error);
 }
 
 LdpVar *ldp_train_context_loss(LdpTrainContext *ctx, LdpTape *tape, LdpVar *logits)

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "host/host.h"
 #include "train/train.h"
 
 typedef struct {
@@ -65,7 +66,7 @@ typedef struct {
   const LdpTrainConfig *cfg;
   const LdpLinkConfig *lcfg;
   const LdpDataset *data;
-  const LdpBackboneVTable *bb;
+  const LdpPluginDesc *bb;
   gpointer model;
   LinkHeads heads;
   LdpBatch batch;
@@ -93,7 +94,7 @@ static LdpVar *gcn_head(LinkRun *r, LdpTape *tape, LdpVar *h, LdpParam *w, LdpPa
 /* mu and (VGAE) log sigma of every node; the tape's mode picks dropout/batch norm. */
 static gboolean link_encode(LinkRun *r, LdpTape *tape, LdpVar **mu, LdpVar **logstd, GError **error)
 {
-  LdpVar *h = r->bb->forward(r->model, tape, &r->batch, link_input(r, tape), NULL, r->rng, error);
+  LdpVar *h = ldp_host_backbone_forward(r->bb, r->model, tape, &r->batch, link_input(r, tape), NULL, r->rng, error);
   if (!h)
     return FALSE;
   if (ldp_var_cols(h) != r->lcfg->hidden || ldp_var_rows(h) != ldp_dataset_n_nodes(r->data)) {
@@ -203,7 +204,7 @@ gboolean ldp_train_link(const LdpTrainConfig *cfg, const LdpLinkConfig *lcfg, co
     return FALSE;
   }
 
-  LinkRun r = { .cfg = cfg, .lcfg = lcfg, .data = data, .bb = backbone->vtable.backbone, .model = model,
+  LinkRun r = { .cfg = cfg, .lcfg = lcfg, .data = data, .bb = backbone, .model = model,
                 .rng = rng };
   LdpGraph *g = ldp_dataset_graph(data);
   r.graph_ptr[1] = n;
@@ -212,7 +213,7 @@ gboolean ldp_train_link(const LdpTrainConfig *cfg, const LdpLinkConfig *lcfg, co
   heads_init(&r.heads, lcfg, init);
 
   g_autoptr(GPtrArray) params = g_ptr_array_new();
-  r.bb->parameters(model, params);
+  ldp_host_backbone_parameters(r.bb, model, params);
   heads_parameters(&r.heads, params);
   LdpOptimizer *opt = cfg->sgd ? ldp_sgd_new(params, cfg->lr, cfg->weight_decay, cfg->momentum)
                                : ldp_adam_new(params, cfg->lr, cfg->weight_decay, 0.9, 0.999, 1e-8);

@@ -30,7 +30,7 @@ typedef struct {
 struct _LdpTrainContext {
   const LdpTrainConfig *cfg;
   const LdpDataset *data;
-  const LdpBackboneVTable *bb;
+  const LdpPluginDesc *bb;           /* the backbone */
   gpointer model;
   GArray *cals;                       /* LdpCalibratorSlot, borrowed */
   LdpRng *rng;                        /* dropout and batch order */

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "host/host.h"
 #include "train/train.h"
 #include "autograd/autograd.h"
 
@@ -158,8 +159,7 @@ static const LdpCalibratorSlot *first_with(GArray *cals, gsize offset, gsize siz
 {
   for (guint i = 0; cals && i < cals->len; i++) {
     const LdpCalibratorSlot *c = &g_array_index(cals, LdpCalibratorSlot, i);
-    if (ldp_plugin_has_slot(c->desc, offset, size) &&
-        G_STRUCT_MEMBER(gpointer, c->desc->vtable.calibrator, offset))
+    if (ldp_host_calibrator_slot(c->desc, offset, size))
       return c;
   }
   return NULL;
@@ -180,7 +180,7 @@ static gboolean train_on_tape(LdpTrainContext *c, LdpTape *tape, const LdpTrainU
   c->labels = labels;
   c->rows = rows;
   c->n_rows = n;
-  LdpVar *logits = c->bb->forward(c->model, tape, &u->view, x, ew, c->rng, error);
+  LdpVar *logits = ldp_host_backbone_forward(c->bb, c->model, tape, &u->view, x, ew, c->rng, error);
   if (!logits)
     return FALSE;
   LdpVar *loss = ldp_train_loss(c, tape, logits, labels, rows, n, LDP_LOSS_TRAIN);
@@ -251,7 +251,8 @@ static LdpTensor *eval_logits(LdpTrainContext *c, const LdpTrainUnit *u, GError 
 {
   LdpTape *tape = ldp_tape_new(FALSE);
   LdpVar *ew = ldp_train_edge_weights(c, tape, u);
-  LdpVar *logits = c->bb->forward(c->model, tape, &u->view, ldp_train_unit_input(c, tape, u), ew, c->rng, error);
+  LdpVar *logits =
+    ldp_host_backbone_forward(c->bb, c->model, tape, &u->view, ldp_train_unit_input(c, tape, u), ew, c->rng, error);
   LdpTensor *z = logits ? ldp_tensor_copy(ldp_var_value(logits)) : NULL;
   ldp_tape_free(tape);
   return z;
@@ -400,7 +401,7 @@ static gboolean train_nodes(LdpTrainContext *c, const SplitRows *r, Selection *s
     LdpVar *ew = ldp_train_edge_weights(c, tape, &whole);
     LdpVar *x = ldp_train_unit_input(c, tape, &whole);
     if (eval_prev) {
-      LdpVar *logits = c->bb->forward(c->model, tape, &whole.view, x, ew, c->rng, error);
+      LdpVar *logits = ldp_host_backbone_forward(c->bb, c->model, tape, &whole.view, x, ew, c->rng, error);
       if (!logits) {
         ldp_tape_free(tape);
         ok = FALSE;
@@ -559,7 +560,7 @@ static gboolean train_graphs(LdpTrainContext *c, const SplitRows *r, Selection *
 /* The optimisers: the backbone's (with the parameters 1.0 calibrators list) and the
  * calibrators' parameter groups (ABI 1.1). */
 static void context_init(LdpTrainContext *c, const LdpTrainConfig *cfg, const LdpDataset *data,
-                         const LdpBackboneVTable *bb, gpointer model, GArray *cals, LdpRng *rng)
+                         const LdpPluginDesc *bb, gpointer model, GArray *cals, LdpRng *rng)
 {
   memset(c, 0, sizeof *c);
   c->cfg = cfg;
@@ -573,7 +574,7 @@ static void context_init(LdpTrainContext *c, const LdpTrainConfig *cfg, const Ld
   c->graph_task = ldp_dataset_level(data) == LDP_TASK_GRAPH;
   c->groups = g_ptr_array_new_with_free_func((GDestroyNotify)ldp_param_group_free);
   GPtrArray *params = g_ptr_array_new();
-  bb->parameters(model, params);
+  ldp_host_backbone_parameters(bb, model, params);
   for (guint i = 0; cals && i < cals->len; i++) {
     const LdpCalibratorSlot *cal = &g_array_index(cals, LdpCalibratorSlot, i);
     void (*parameters)(gpointer, GPtrArray *) = LDP_CALIBRATOR_SLOT(cal->desc, parameters);
@@ -622,7 +623,7 @@ static void context_clear(LdpTrainContext *c)
 }
 
 static gboolean train_run(const LdpTrainConfig *cfg, const LdpDataset *data, const guint8 *roles,
-                          const gint *test_labels, const LdpBackboneVTable *backbone, gpointer model,
+                          const gint *test_labels, const LdpPluginDesc *backbone, gpointer model,
                           GArray *calibrators, LdpRng *rng, LdpTrainResult *result, GError **error)
 {
   memset(result, 0, sizeof *result);
@@ -702,7 +703,7 @@ gboolean ldp_train(const LdpTrainConfig *cfg, const LdpDataset *data, const guin
   g_return_val_if_fail(cfg && data && roles && backbone && result, FALSE);
   g_return_val_if_fail(backbone->kind == LDP_PLUGIN_BACKBONE, FALSE);
   const guint saved = ldp_train_flush_denormals_begin(cfg->flush_denormals);
-  gboolean ok = train_run(cfg, data, roles, test_labels, backbone->vtable.backbone, model, calibrators, rng,
+  gboolean ok = train_run(cfg, data, roles, test_labels, backbone, model, calibrators, rng,
                           result, error);
   ldp_train_flush_denormals_end(cfg->flush_denormals, saved);
   return ok;

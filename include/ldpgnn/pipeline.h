@@ -18,19 +18,13 @@ G_BEGIN_DECLS
 typedef struct {
   const LdpPlugin *plugin;  /* (transfer none) owned by the registry */
   LdpParams *params;        /* plugin parameters */
-  LdpParams *core;          /* core keys of the slot (see pipeline.c core schemas) */
+  LdpParams *core;          /* core keys of the slot (the core schemas) */
 } LdpStageSpec;
 
-/* Everything one variant runs. Core keys (all with defaults, see doc/pipelines.md):
- *   dataset.core: undirected(bool) top_classes(int, 0 = all) normalize(enum none|minmax|minmax_keep)
- *                 node_features(enum given|constant|degree) max_degree(int)
- *   split: kind(enum random|stratified|standard) train val test(number) per_seed(bool)
- *   mechanisms[i].core: public_fraction(number)
- *   train: epochs lr weight_decay optimizer(adam|sgd) momentum patience min_epochs
- *          batch_size selection(enum best_val_loss|last|best_val_loss_newer|loss_down_accs_up) eval_every
- *          flush_denormals(bool)
- *          drop_last(bool) lr_schedule(enum constant|step) lr_step(int) lr_gamma(number)
- *          select_from(int)
+/* Everything one variant runs. The core's own keys of each slot (dataset
+ * preprocessing, split, a mechanism's public_fraction, train) all have defaults; they
+ * are declared in one place, the library's core schemas (doc/pipelines.md lists
+ * them; `ldpgnn validate -v` prints a run's resolved values).
  * Calibrators and the backbone have no core keys (their core is an empty LdpParams). */
 typedef struct {
   char *name;              /* variant name, or the pipeline name without variants */

@@ -1,0 +1,619 @@
+/* ops-dense.c: dense ops: matmul, element-wise binary and unary ops, dropout, column slicing
+ * and concatenation, scalar reductions (tape.c describes the tape and its determinism rules). */
+#include <ldpgnn/ldpgnn.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "autograd/autograd.h"
+#include "autograd/tape.h"
+#include "numerics/numerics.h"
+
+/* ---- matmul ---- */
+
+static void matmul_backward(LdpVar *self)
+{
+  LdpVar *a = self->parents[0], *b = self->parents[1];
+  const LdpTensor *g = self->grad;
+  gboolean fresh;
+  if (a->needs_grad) {
+    LdpTensor *da = ldp_var_grad_dst(a, &fresh);
+    ldp_tape_gemm(FALSE, TRUE, g, b->value, fresh ? 0.0f : 1.0f, da);
+  }
+  if (b->needs_grad) {
+    if (a->sparse) {
+      /* dB += A^T G as a scatter over A's rows: no transpose has to be built (the
+       * sparse constant is typically the feature matrix, bound anew on every tape). */
+      ldp_csr_spmm_t_add(1.0f, a->sparse, g, ldp_var_grad_buf(b));
+    } else {
+      LdpTensor *db = ldp_var_grad_dst(b, &fresh);
+      ldp_tape_gemm(TRUE, FALSE, a->value, g, fresh ? 0.0f : 1.0f, db);
+    }
+  }
+}
+
+/* Linear constants F = P^K (S + 1 c^T): F W = P^K (S W + 1 (c^T W)) costs
+ * O(nnz(S) h + K nnz(P) h + d h) instead of O(n d h). */
+static void linear_matmul_backward(LdpVar *self)
+{
+  LdpVar *a = self->parents[0], *b = self->parents[1];
+  const LdpLinearFeatures *f = a->linear;
+  if (!b->needs_grad)
+    return; /* constants never need a gradient */
+  const LdpTensor *g = self->grad;
+  const guint c = g->cols;
+  /* G_K = (P^T)^K G: one product with the cached transpose per step (row-parallel,
+   * each row summed in a fixed order by one thread). */
+  LdpTensor *buf[2] = { NULL, NULL };
+  const LdpTensor *cur = g;
+  if (f->steps > 0) {
+    buf[0] = ldp_tensor_new_uninit(g->rows, c);
+    buf[1] = f->steps > 1 ? ldp_tensor_new_uninit(g->rows, c) : NULL;
+    for (guint k = 0; k < f->steps; k++) {
+      LdpTensor *dst = buf[k & 1];
+      ldp_graph_spmm(f->operator_graph, TRUE, 1.0f, cur, 0.0f, dst);
+      cur = dst;
+    }
+  }
+  LdpTensor *db = ldp_var_grad_buf(b);
+  if (f->sparse) {
+    /* dW += S^T G_K as a scatter over S's rows (see matmul_backward). */
+    ldp_csr_spmm_t_add(1.0f, f->sparse, cur, db);
+  } else {
+    ldp_tape_gemm(TRUE, FALSE, f->dense, cur, 1.0f, db);
+  }
+  if (f->offset) {
+    /* dW += c (1^T G_K): column sums in row order. */
+    double *sum = g_new0(double, MAX(c, 1u));
+    for (guint i = 0; i < cur->rows; i++) {
+      const float *gi = ldp_tensor_row(cur, i);
+      for (guint j = 0; j < c; j++)
+        sum[j] += gi[j];
+    }
+    for (guint k = 0; k < db->rows; k++) {
+      float *dst = ldp_tensor_row(db, k);
+      const double ck = f->offset[k];
+      for (guint j = 0; j < c; j++)
+        dst[j] += (float)(ck * sum[j]);
+    }
+    g_free(sum);
+  }
+  if (buf[0])
+    ldp_tensor_free(buf[0]);
+  if (buf[1])
+    ldp_tensor_free(buf[1]);
+}
+
+static LdpVar *linear_matmul(LdpTape *tape, LdpVar *a, LdpVar *b)
+{
+  const LdpLinearFeatures *f = a->linear;
+  const LdpTensor *w = b->value;
+  const guint n = ldp_var_rows(a), h = w->cols;
+  LdpTensor *y = ldp_tensor_new_uninit(n, h); /* fully written: beta = 0 below */
+  if (f->sparse)
+    ldp_csr_spmm(1.0f, f->sparse, w, 0.0f, y);
+  else
+    ldp_tape_gemm(FALSE, FALSE, f->dense, w, 0.0f, y);
+  if (f->offset && h > 0) {
+    /* r = c^T W in double, rows of W in order; then every row of S W gets r. */
+    double *acc = g_new0(double, h);
+    for (guint k = 0; k < w->rows; k++) {
+      const float *wk = ldp_tensor_row(w, k);
+      const double ck = f->offset[k];
+      for (guint j = 0; j < h; j++)
+        acc[j] += ck * wk[j];
+    }
+    float *r = g_new(float, h);
+    for (guint j = 0; j < h; j++)
+      r[j] = (float)acc[j];
+    for (guint i = 0; i < n; i++) {
+      float *yi = ldp_tensor_row(y, i);
+      for (guint j = 0; j < h; j++)
+        yi[j] += r[j];
+    }
+    g_free(r);
+    g_free(acc);
+  }
+  if (f->steps > 0) {
+    LdpTensor *t = ldp_tensor_new_uninit(n, h);
+    for (guint k = 0; k < f->steps; k++) {
+      ldp_graph_spmm(f->operator_graph, FALSE, 1.0f, y, 0.0f, t);
+      LdpTensor *swap = y;
+      y = t;
+      t = swap;
+    }
+    ldp_tensor_free(t);
+  }
+  LdpVar *parents[2] = { a, b };
+  return ldp_var_record(tape, y, parents, 2, linear_matmul_backward);
+}
+
+LdpVar *ldp_op_matmul(LdpTape *tape, LdpVar *a, LdpVar *b)
+{
+  g_return_val_if_fail(tape != NULL && a != NULL && a->tape == tape, NULL);
+  CHECK_VAR(tape, b, NULL);
+  g_return_val_if_fail(ldp_var_cols(a) == b->value->rows, NULL);
+  const MemoKey key = memo_key(MEMO_MATMUL, 0, 0, 0.0f, a, b, NULL);
+  LdpVar *hit = memo_find(tape, &key);
+  if (hit)
+    return hit;
+  if (a->linear)
+    return memo_put(tape, &key, linear_matmul(tape, a, b));
+  LdpTensor *out = ldp_tensor_new_uninit(ldp_var_rows(a), b->value->cols); /* beta = 0 */
+  if (a->sparse)
+    ldp_csr_spmm(1.0f, a->sparse, b->value, 0.0f, out);
+  else
+    ldp_tape_gemm(FALSE, FALSE, a->value, b->value, 0.0f, out);
+  LdpVar *parents[2] = { a, b };
+  return memo_put(tape, &key, ldp_var_record(tape, out, parents, 2, matmul_backward));
+}
+
+/* ---- element-wise binary ops ---- */
+
+static void bias_add_backward(LdpVar *self)
+{
+  LdpVar *x = self->parents[0], *b = self->parents[1];
+  const LdpTensor *G = self->grad;
+  if (x->needs_grad)
+    ldp_var_grad_add(x, 1.0f, G);
+  if (b->needs_grad) {
+    /* Column sums in row order: fixed summation order. */
+    double *acc = g_new0(double, G->cols);
+    for (guint i = 0; i < G->rows; i++) {
+      const float *gr = ldp_tensor_row(G, i);
+      for (guint c = 0; c < G->cols; c++)
+        acc[c] += gr[c];
+    }
+    float *db = ldp_var_grad_buf(b)->data;
+    for (guint c = 0; c < G->cols; c++)
+      db[c] += (float)acc[c];
+    g_free(acc);
+  }
+}
+
+LdpVar *ldp_op_bias_add(LdpTape *tape, LdpVar *x, LdpVar *b)
+{
+  CHECK_VAR(tape, x, NULL);
+  CHECK_VAR(tape, b, NULL);
+  g_return_val_if_fail(b->value->rows == 1 && b->value->cols == x->value->cols, NULL);
+  const MemoKey key = memo_key(MEMO_BIAS_ADD, 0, 0, 0.0f, x, b, NULL);
+  LdpVar *hit = memo_find(tape, &key);
+  if (hit)
+    return hit;
+  const LdpTensor *X = x->value;
+  LdpTensor *out = ldp_tensor_new_uninit(X->rows, X->cols);
+  const float *bd = b->value->data;
+  LDP_OMP_FOR(ldp_par(ldp_tensor_size(X)))
+  for (guint i = 0; i < X->rows; i++) {
+    const float *xr = ldp_tensor_row(X, i);
+    float *o = ldp_tensor_row(out, i);
+    for (guint c = 0; c < X->cols; c++)
+      o[c] = xr[c] + bd[c];
+  }
+  LdpVar *parents[2] = { x, b };
+  return memo_put(tape, &key, ldp_var_record(tape, out, parents, 2, bias_add_backward));
+}
+
+static void add_backward(LdpVar *self)
+{
+  for (guint p = 0; p < 2; p++)
+    if (self->parents[p]->needs_grad)
+      ldp_var_grad_add(self->parents[p], 1.0f, self->grad);
+}
+
+static void sub_backward(LdpVar *self)
+{
+  if (self->parents[0]->needs_grad)
+    ldp_var_grad_add(self->parents[0], 1.0f, self->grad);
+  if (self->parents[1]->needs_grad)
+    ldp_var_grad_add(self->parents[1], -1.0f, self->grad);
+}
+
+static void mul_backward(LdpVar *self)
+{
+  const gsize n = ldp_tensor_size(self->grad);
+  const float *g = self->grad->data;
+  for (guint p = 0; p < 2; p++) {
+    LdpVar *me = self->parents[p];
+    if (!me->needs_grad)
+      continue;
+    const float *other = self->parents[1 - p]->value->data;
+    float *d = ldp_var_grad_buf(me)->data;
+    LDP_OMP_FOR(ldp_par(n))
+    for (gsize i = 0; i < n; i++)
+      d[i] += g[i] * other[i];
+  }
+}
+
+typedef enum { BIN_ADD, BIN_SUB, BIN_MUL } BinaryKind;
+
+static LdpVar *binary_op(LdpTape *tape, LdpVar *a, LdpVar *b, BinaryKind kind)
+{
+  CHECK_VAR(tape, a, NULL);
+  CHECK_VAR(tape, b, NULL);
+  g_return_val_if_fail(same_shape(a, b), NULL);
+  const MemoKey key = memo_key(MEMO_BINARY, kind, 0, 0.0f, a, b, NULL);
+  LdpVar *hit = memo_find(tape, &key);
+  if (hit)
+    return hit;
+  const gsize n = ldp_tensor_size(a->value);
+  LdpTensor *out = ldp_tensor_new_uninit(a->value->rows, a->value->cols);
+  const float *x = a->value->data, *y = b->value->data;
+  float *o = out->data;
+  LDP_OMP_FOR(ldp_par(n))
+  for (gsize i = 0; i < n; i++)
+    o[i] = kind == BIN_ADD ? x[i] + y[i] : kind == BIN_SUB ? x[i] - y[i] : x[i] * y[i];
+  LdpVar *parents[2] = { a, b };
+  return memo_put(tape, &key,
+                  ldp_var_record(tape, out, parents, 2,
+                          kind == BIN_ADD ? add_backward : kind == BIN_SUB ? sub_backward : mul_backward));
+}
+
+LdpVar *ldp_op_add(LdpTape *tape, LdpVar *a, LdpVar *b)
+{
+  return binary_op(tape, a, b, BIN_ADD);
+}
+
+LdpVar *ldp_op_sub(LdpTape *tape, LdpVar *a, LdpVar *b)
+{
+  return binary_op(tape, a, b, BIN_SUB);
+}
+
+LdpVar *ldp_op_mul(LdpTape *tape, LdpVar *a, LdpVar *b)
+{
+  return binary_op(tape, a, b, BIN_MUL);
+}
+
+/* ---- element-wise unary ops ---- */
+
+typedef enum { UN_SCALE, UN_RELU, UN_SELU, UN_ELU, UN_LEAKY, UN_SIGMOID } UnaryKind;
+
+typedef struct {
+  UnaryKind kind;
+  float alpha;
+} UnarySaved;
+
+/* SELU and ELU as pos * x for x > 0 and neg * expm1(x) otherwise. */
+static void elu_slopes(UnaryKind kind, float alpha, float *pos, float *neg)
+{
+  *pos = kind == UN_SELU ? (float)SELU_LAMBDA : 1.0f;
+  *neg = kind == UN_SELU ? (float)(SELU_LAMBDA * SELU_ALPHA) : alpha;
+}
+
+/* The piecewise-linear kinds; SELU and ELU go through the vector kernels of vmath.c
+ * (ldp_velu, ldp_velu_backward), sigmoid through the array exp. */
+static inline float unary_f(UnaryKind kind, float a, float x)
+{
+  switch (kind) {
+  case UN_SCALE:
+    return a * x;
+  case UN_RELU:
+    return x > 0.0f ? x : 0.0f;
+  case UN_LEAKY:
+    return x > 0.0f ? x : a * x;
+  default:
+    return NAN;
+  }
+}
+
+/* Derivative at x, given the output y = f(x). */
+static inline float unary_df(UnaryKind kind, float a, float x, float y)
+{
+  switch (kind) {
+  case UN_SCALE:
+    return a;
+  case UN_RELU:
+    return x > 0.0f ? 1.0f : 0.0f;
+  case UN_LEAKY:
+    return x > 0.0f ? 1.0f : a;
+  case UN_SIGMOID:
+    return y * (1.0f - y);
+  default: /* SELU and ELU: elu_backward */
+    return NAN;
+  }
+}
+
+static void unary_backward(LdpVar *self)
+{
+  const UnarySaved *s = self->saved;
+  LdpVar *x = self->parents[0];
+  const gsize n = ldp_tensor_size(self->grad);
+  const float *g = self->grad->data, *xv = x->value->data, *yv = self->value->data;
+  gboolean fresh;
+  float *d = ldp_var_grad_dst(x, &fresh)->data;
+  const UnaryKind kind = s->kind;
+  const float a = s->alpha;
+  if (kind == UN_SELU || kind == UN_ELU) {
+    float pos, neg;
+    elu_slopes(kind, a, &pos, &neg);
+    /* For x <= 0, la alpha e^x = y + la alpha: the derivative needs no exp. */
+    LDP_OMP_FOR(ldp_par(n))
+    for (gsize b = 0; b < BLOCKS(n); b++) {
+      const gsize lo = b * VMATH_BLOCK;
+      ldp_velu_backward(d + lo, g + lo, xv + lo, yv + lo, BLOCK_LEN(b, n), pos, neg, !fresh);
+    }
+  } else if (fresh) {
+    LDP_OMP_FOR(ldp_par(n))
+    for (gsize i = 0; i < n; i++)
+      d[i] = g[i] * unary_df(kind, a, xv[i], yv[i]);
+  } else {
+    LDP_OMP_FOR(ldp_par(n))
+    for (gsize i = 0; i < n; i++)
+      d[i] += g[i] * unary_df(kind, a, xv[i], yv[i]);
+  }
+}
+
+static LdpVar *unary_op(LdpTape *tape, LdpVar *x, UnaryKind kind, float alpha)
+{
+  CHECK_VAR(tape, x, NULL);
+  const MemoKey key = memo_key(MEMO_UNARY, kind, 0, alpha, x, NULL, NULL);
+  LdpVar *hit = memo_find(tape, &key);
+  if (hit)
+    return hit;
+  const gsize n = ldp_tensor_size(x->value);
+  LdpTensor *out = ldp_tensor_new_uninit(x->value->rows, x->value->cols);
+  const float *xv = x->value->data;
+  float *o = out->data;
+  if (kind == UN_SELU || kind == UN_ELU) {
+    float pos, neg;
+    elu_slopes(kind, alpha, &pos, &neg);
+    LDP_OMP_FOR(ldp_par(n))
+    for (gsize b = 0; b < BLOCKS(n); b++) {
+      const gsize lo = b * VMATH_BLOCK;
+      ldp_velu(o + lo, xv + lo, BLOCK_LEN(b, n), pos, neg);
+    }
+  } else if (kind == UN_SIGMOID) {
+    /* e = exp(-|x|) never overflows: 1 / (1 + e) for x >= 0, e / (1 + e) otherwise. */
+    for (gsize i = 0; i < n; i++)
+      o[i] = -fabsf(xv[i]);
+    ldp_array_exp(o, o, n, FALSE);
+    LDP_OMP_FOR(ldp_par(n))
+    for (gsize i = 0; i < n; i++)
+      o[i] = xv[i] >= 0.0f ? 1.0f / (1.0f + o[i]) : o[i] / (1.0f + o[i]);
+  } else {
+    LDP_OMP_FOR(ldp_par(n))
+    for (gsize i = 0; i < n; i++)
+      o[i] = unary_f(kind, alpha, xv[i]);
+  }
+  LdpVar *v = ldp_var_record(tape, out, &x, 1, unary_backward);
+  UnarySaved *s = g_new(UnarySaved, 1);
+  s->kind = kind;
+  s->alpha = alpha;
+  ldp_var_save(v, s, g_free);
+  return memo_put(tape, &key, v);
+}
+
+LdpVar *ldp_op_scale(LdpTape *tape, LdpVar *x, float alpha)
+{
+  return unary_op(tape, x, UN_SCALE, alpha);
+}
+
+LdpVar *ldp_op_relu(LdpTape *tape, LdpVar *x)
+{
+  return unary_op(tape, x, UN_RELU, 0.0f);
+}
+
+LdpVar *ldp_op_selu(LdpTape *tape, LdpVar *x)
+{
+  return unary_op(tape, x, UN_SELU, 0.0f);
+}
+
+LdpVar *ldp_op_elu(LdpTape *tape, LdpVar *x, float alpha)
+{
+  return unary_op(tape, x, UN_ELU, alpha);
+}
+
+LdpVar *ldp_op_leaky_relu(LdpTape *tape, LdpVar *x, float slope)
+{
+  return unary_op(tape, x, UN_LEAKY, slope);
+}
+
+LdpVar *ldp_op_sigmoid(LdpTape *tape, LdpVar *x)
+{
+  return unary_op(tape, x, UN_SIGMOID, 0.0f);
+}
+
+/* ---- dropout ---- */
+
+/* d = a * b (store) or d += a * b. */
+static void mul_into(float *restrict d, const float *restrict a, const float *restrict b, gsize n,
+                     gboolean store)
+{
+  if (store)
+    for (gsize i = 0; i < n; i++)
+      d[i] = a[i] * b[i];
+  else
+    for (gsize i = 0; i < n; i++)
+      d[i] += a[i] * b[i];
+}
+
+static void dropout_backward(LdpVar *self)
+{
+  const float *mask = self->saved;
+  LdpVar *x = self->parents[0];
+  const gsize n = ldp_tensor_size(self->grad);
+  const float *g = self->grad->data;
+  gboolean fresh;
+  float *d = ldp_var_grad_dst(x, &fresh)->data;
+  LDP_OMP_FOR(ldp_par(n))
+  for (gsize b = 0; b < BLOCKS(n); b++) {
+    const gsize lo = b * VMATH_BLOCK;
+    mul_into(d + lo, g + lo, mask + lo, BLOCK_LEN(b, n), fresh);
+  }
+}
+
+LdpVar *ldp_op_dropout(LdpTape *tape, LdpVar *x, float p, LdpRng *rng)
+{
+  CHECK_VAR(tape, x, NULL);
+  g_return_val_if_fail(p >= 0.0f && p <= 1.0f, NULL);
+  if (!tape->training || p == 0.0f)
+    return x;
+  g_return_val_if_fail(rng != NULL, NULL);
+  const gsize n = ldp_tensor_size(x->value);
+  /* The mask is drawn sequentially in row-major order: it depends on @rng only. Each
+   * 64-bit draw gives two 32-bit uniforms, compared with p as an integer threshold
+   * (drop probability p to 2^-32). The mask overwrites its own random words. */
+  float keep_scale = p < 1.0f ? 1.0f / (1.0f - p) : 0.0f;
+  const guint64 threshold = (guint64)ldexp((double)p, 32);
+  guint64 *bits = g_new(guint64, n / 2 + 1);
+  ldp_rng_fill_u64(rng, bits, (n + 1) / 2);
+  float *mask = (float *)bits;
+  ldp_vdropout_mask(mask, bits, n, threshold, keep_scale);
+  LdpTensor *out = ldp_tensor_new_uninit(x->value->rows, x->value->cols);
+  const float *xv = x->value->data;
+  LDP_OMP_FOR(ldp_par(n))
+  for (gsize b = 0; b < BLOCKS(n); b++) {
+    const gsize lo = b * VMATH_BLOCK;
+    mul_into(out->data + lo, xv + lo, mask + lo, BLOCK_LEN(b, n), TRUE);
+  }
+  LdpVar *v = ldp_var_record(tape, out, &x, 1, dropout_backward);
+  ldp_var_save(v, mask, g_free);
+  return v;
+}
+
+/* ---- column slicing and concatenation ---- */
+
+static void concat_backward(LdpVar *self)
+{
+  const LdpTensor *G = self->grad;
+  guint off = 0;
+  for (guint p = 0; p < self->n_parents; p++) {
+    LdpVar *x = self->parents[p];
+    guint c = x->value->cols;
+    if (x->needs_grad) {
+      LdpTensor *d = ldp_var_grad_buf(x);
+      LDP_OMP_FOR(ldp_par(ldp_tensor_size(d)))
+      for (guint i = 0; i < G->rows; i++) {
+        const float *gr = ldp_tensor_row(G, i) + off;
+        float *dr = ldp_tensor_row(d, i);
+        for (guint k = 0; k < c; k++)
+          dr[k] += gr[k];
+      }
+    }
+    off += c;
+  }
+}
+
+LdpVar *ldp_op_concat_cols(LdpTape *tape, LdpVar *const *xs, guint n)
+{
+  g_return_val_if_fail(tape != NULL && xs != NULL && n >= 1, NULL);
+  guint rows = 0, cols = 0;
+  for (guint p = 0; p < n; p++) {
+    CHECK_VAR(tape, xs[p], NULL);
+    if (p == 0)
+      rows = xs[p]->value->rows;
+    g_return_val_if_fail(xs[p]->value->rows == rows, NULL);
+    cols += xs[p]->value->cols;
+  }
+  const MemoKey key = memo_key(MEMO_CONCAT, n, 0, 0.0f, xs[0], n == 2 ? xs[1] : NULL, NULL);
+  LdpVar *hit = n <= 2 ? memo_find(tape, &key) : NULL;
+  if (hit)
+    return hit;
+  LdpTensor *out = ldp_tensor_new_uninit(rows, cols);
+  guint off = 0;
+  for (guint p = 0; p < n; p++) {
+    const LdpTensor *X = xs[p]->value;
+    for (guint i = 0; i < rows; i++)
+      memcpy(ldp_tensor_row(out, i) + off, ldp_tensor_row(X, i), X->cols * sizeof(float));
+    off += X->cols;
+  }
+  LdpVar *v = ldp_var_record(tape, out, xs, n, concat_backward);
+  return n <= 2 ? memo_put(tape, &key, v) : v;
+}
+
+static void slice_backward(LdpVar *self)
+{
+  const guint start = GPOINTER_TO_UINT(self->saved);
+  LdpVar *x = self->parents[0];
+  const LdpTensor *G = self->grad;
+  LdpTensor *d = ldp_var_grad_buf(x);
+  LDP_OMP_FOR(ldp_par(ldp_tensor_size(G)))
+  for (guint i = 0; i < G->rows; i++) {
+    const float *gr = ldp_tensor_row(G, i);
+    float *dr = ldp_tensor_row(d, i) + start;
+    for (guint k = 0; k < G->cols; k++)
+      dr[k] += gr[k];
+  }
+}
+
+LdpVar *ldp_op_slice_cols(LdpTape *tape, LdpVar *x, guint start, guint count)
+{
+  CHECK_VAR(tape, x, NULL);
+  g_return_val_if_fail(start <= x->value->cols && count <= x->value->cols - start, NULL);
+  const MemoKey key = memo_key(MEMO_SLICE, start, count, 0.0f, x, NULL, NULL);
+  LdpVar *hit = memo_find(tape, &key);
+  if (hit)
+    return hit;
+  const LdpTensor *X = x->value;
+  LdpTensor *out = ldp_tensor_new_uninit(X->rows, count);
+  for (guint i = 0; i < X->rows; i++)
+    memcpy(ldp_tensor_row(out, i), ldp_tensor_row(X, i) + start, count * sizeof(float));
+  LdpVar *v = ldp_var_record(tape, out, &x, 1, slice_backward);
+  ldp_var_save(v, GUINT_TO_POINTER(start), NULL);
+  return memo_put(tape, &key, v);
+}
+
+/* ---- scalar reductions ---- */
+
+typedef enum { RED_SUM, RED_L1, RED_SQ, RED_MEAN } ReduceKind;
+
+static void reduce_backward(LdpVar *self)
+{
+  const ReduceKind kind = GPOINTER_TO_UINT(self->saved);
+  LdpVar *x = self->parents[0];
+  const gsize n = ldp_tensor_size(x->value);
+  const float g = self->grad->data[0];
+  const float *xv = x->value->data;
+  float *d = ldp_var_grad_buf(x)->data;
+  const float gm = n ? g / (float)n : 0.0f;
+  LDP_OMP_FOR(ldp_par(n))
+  for (gsize i = 0; i < n; i++) {
+    switch (kind) {
+    case RED_SUM:
+      d[i] += g;
+      break;
+    case RED_MEAN:
+      d[i] += gm;
+      break;
+    case RED_L1:
+      /* Subgradient 0 at 0, as torch.sign. */
+      d[i] += xv[i] > 0.0f ? g : xv[i] < 0.0f ? -g : 0.0f;
+      break;
+    case RED_SQ:
+      d[i] += 2.0f * g * xv[i];
+      break;
+    }
+  }
+}
+
+static LdpVar *reduce_op(LdpTape *tape, LdpVar *x, ReduceKind kind)
+{
+  CHECK_VAR(tape, x, NULL);
+  const gsize n = ldp_tensor_size(x->value);
+  double s = ldp_tape_reduce(x->value->data, n, kind == RED_L1 ? 1 : kind == RED_SQ ? 2 : 0);
+  if (kind == RED_MEAN)
+    s = n ? s / n : NAN;   /* mean of nothing, as torch.mean */
+  LdpVar *v = ldp_var_record(tape, ldp_scalar_tensor(s), &x, 1, reduce_backward);
+  ldp_var_save(v, GUINT_TO_POINTER(kind), NULL);
+  return v;
+}
+
+LdpVar *ldp_op_l1(LdpTape *tape, LdpVar *x)
+{
+  return reduce_op(tape, x, RED_L1);
+}
+
+LdpVar *ldp_op_sq_frobenius(LdpTape *tape, LdpVar *x)
+{
+  return reduce_op(tape, x, RED_SQ);
+}
+
+LdpVar *ldp_op_sum(LdpTape *tape, LdpVar *x)
+{
+  return reduce_op(tape, x, RED_SUM);
+}
+
+LdpVar *ldp_op_mean(LdpTape *tape, LdpVar *x)
+{
+  return reduce_op(tape, x, RED_MEAN);
+}

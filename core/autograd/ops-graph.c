@@ -1,0 +1,516 @@
+/* ops-graph.c: graph ops: propagation (one step, GIN aggregation, several steps), edge
+ * gather and edge softmax, graph readout (tape.c describes the tape and its determinism rules). */
+#include <ldpgnn/ldpgnn.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "autograd/autograd.h"
+#include "autograd/tape.h"
+#include "numerics/numerics.h"
+
+/* ---- propagate ---- */
+
+typedef struct {
+  LdpGraph *g;   /* reference held */
+  guint heads;   /* columns of the edge weights (0 without weights) */
+  float *coef;   /* nnz x heads: coefficient times edge weight (weighted case only) */
+} PropSaved;
+
+static void prop_saved_free(gpointer data)
+{
+  PropSaved *s = data;
+  ldp_graph_unref(s->g);
+  g_free(s->coef);
+  g_free(s);
+}
+
+/* Effective coefficient of each edge and head, coef_e * w_e[h], in edge order. One
+ * array instead of values/origin/weights keeps the transposed (random-order) walk of
+ * the backward pass at one cache miss per edge instead of three. */
+static float *prop_coefficients(const LdpCsr *A, const gint *origin, const LdpTensor *w)
+{
+  const guint heads = w->cols;
+  float *coef = g_new(float, MAX((gsize)A->nnz * heads, 1));
+  LDP_OMP_FOR(ldp_par((gsize)A->nnz * heads))
+  for (guint e = 0; e < A->nnz; e++) {
+    gint o = origin ? origin[e] : (gint)e;
+    for (guint h = 0; h < heads; h++)
+      coef[(gsize)e * heads + h] = o < 0 ? A->values[e] : A->values[e] * w->data[(gsize)o * heads + h];
+  }
+  return coef;
+}
+
+static void propagate_backward(LdpVar *self)
+{
+  PropSaved *s = self->saved;
+  LdpVar *x = self->parents[0];
+  LdpVar *wv = self->n_parents > 1 ? self->parents[1] : NULL;
+  const LdpTensor *G = self->grad;
+  const LdpCsr *A = ldp_graph_csr(s->g);
+  const guint C = G->cols;
+  const gsize work = (gsize)A->nnz * C + A->rows;
+
+  if (x->needs_grad) {
+    const LdpCsr *At = ldp_graph_csr_t(s->g);
+    if (!wv) {
+      /* dX = A^T G, row-parallel through the cached transpose. */
+      gboolean fresh;
+      LdpTensor *dx = ldp_var_grad_dst(x, &fresh);
+      ldp_graph_spmm(s->g, TRUE, 1.0f, G, fresh ? 0.0f : 1.0f, dx);
+    } else {
+      LdpTensor *dx = ldp_var_grad_buf(x);
+      const guint *map = ldp_graph_transpose_edge_map(s->g);
+      const float *coef = s->coef;
+      const guint heads = s->heads, f = C / heads;
+      LDP_OMP_FOR(ldp_par(work))
+      for (guint j = 0; j < At->rows; j++) {
+        float *restrict dr = ldp_tensor_row(dx, j);
+        for (guint t = At->indptr[j]; t < At->indptr[j + 1]; t++) {
+          const float *ce = coef + (gsize)map[t] * heads;
+          const float *restrict gr = ldp_tensor_row(G, At->indices[t]);
+          for (guint h = 0; h < heads; h++) {
+            const float c = ce[h];
+            for (guint k = h * f; k < (h + 1) * f; k++)
+              dr[k] += c * gr[k];
+          }
+        }
+      }
+    }
+  }
+
+  if (wv && wv->needs_grad) {
+    /* d w_e[h] = coef_e * <G[i], X[j]> over head h's block. Per-edge values first
+     * (each written once), then a sequential scatter into the origin's rows. */
+    LdpTensor *dw = ldp_var_grad_buf(wv);
+    const gint *origin = ldp_graph_edge_origin(s->g);
+    const guint heads = s->heads, f = C / heads;
+    const LdpTensor *X = x->value;
+    float *contrib = origin ? g_new(float, (gsize)A->nnz * heads) : NULL;
+    LDP_OMP_FOR(ldp_par(work))
+    for (guint i = 0; i < A->rows; i++) {
+      const float *gr = ldp_tensor_row(G, i);
+      for (guint e = A->indptr[i]; e < A->indptr[i + 1]; e++) {
+        const float *xr = ldp_tensor_row(X, A->indices[e]);
+        for (guint h = 0; h < heads; h++) {
+          float dot = 0.0f;
+          for (guint k = h * f; k < (h + 1) * f; k++)
+            dot += gr[k] * xr[k];
+          if (origin)
+            contrib[(gsize)e * heads + h] = A->values[e] * dot;
+          else
+            dw->data[(gsize)e * heads + h] += A->values[e] * dot;
+        }
+      }
+    }
+    if (origin) {
+      for (guint e = 0; e < A->nnz; e++) {
+        if (origin[e] < 0)
+          continue;
+        float *dr = ldp_tensor_row(dw, (guint)origin[e]);
+        for (guint h = 0; h < heads; h++)
+          dr[h] += contrib[(gsize)e * heads + h];
+      }
+      g_free(contrib);
+    }
+  }
+}
+
+LdpVar *ldp_op_propagate(LdpTape *tape, LdpGraph *g, LdpVar *edge_w, LdpVar *x)
+{
+  g_return_val_if_fail(tape != NULL && g != NULL, NULL);
+  CHECK_VAR(tape, x, NULL);
+  const LdpCsr *A = ldp_graph_csr(g);
+  const guint C = x->value->cols;
+  g_return_val_if_fail(x->value->rows == A->cols, NULL);
+  const gint *origin = ldp_graph_edge_origin(g);
+  guint heads = 0;
+  if (edge_w) {
+    CHECK_VAR(tape, edge_w, NULL);
+    heads = edge_w->value->cols;
+    g_return_val_if_fail(heads >= 1 && C % heads == 0, NULL);
+    if (origin) {
+      for (guint e = 0; e < A->nnz; e++)
+        g_return_val_if_fail(origin[e] < (gint)edge_w->value->rows, NULL);
+    } else {
+      g_return_val_if_fail(edge_w->value->rows == A->nnz, NULL);
+    }
+  }
+
+  const MemoKey key = memo_key(MEMO_PROPAGATE, 0, 0, 0.0f, g, edge_w, x);
+  LdpVar *hit = memo_find(tape, &key);
+  if (hit)
+    return hit;
+
+  /* The weighted path accumulates into zeros; the SpMM path writes every element. */
+  LdpTensor *out = edge_w ? ldp_tensor_new(A->rows, C) : ldp_tensor_new_uninit(A->rows, C);
+  float *coef = NULL;
+  if (!edge_w) {
+    ldp_graph_spmm(g, FALSE, 1.0f, x->value, 0.0f, out);
+  } else {
+    const LdpTensor *w = edge_w->value, *X = x->value;
+    const guint f = C / heads;
+    coef = prop_coefficients(A, origin, w);
+    LDP_OMP_FOR(ldp_par((gsize)A->nnz * C))
+    for (guint i = 0; i < A->rows; i++) {
+      float *restrict o = ldp_tensor_row(out, i);
+      for (guint e = A->indptr[i]; e < A->indptr[i + 1]; e++) {
+        const float *restrict xr = ldp_tensor_row(X, A->indices[e]);
+        const float *ce = coef + (gsize)e * heads;
+        for (guint h = 0; h < heads; h++) {
+          const float c = ce[h];
+          for (guint k = h * f; k < (h + 1) * f; k++)
+            o[k] += c * xr[k];
+        }
+      }
+    }
+  }
+
+  LdpVar *parents[2] = { x, edge_w };
+  LdpVar *v = ldp_var_record(tape, out, parents, edge_w ? 2 : 1, propagate_backward);
+  PropSaved *s = g_new(PropSaved, 1);
+  s->g = ldp_graph_ref(g);
+  s->heads = heads;
+  s->coef = coef;
+  ldp_var_save(v, s, prop_saved_free);
+  return memo_put(tape, &key, v);
+}
+
+/* ---- GIN aggregation: (A + I) x + 1 b^T ----
+ * The numbers of ldp_op_bias_add(ldp_op_add(ldp_op_propagate(g, NULL, x), x), b), bit
+ * for bit: each element is ((A x) + x) + b in that order, the backward gives x the
+ * gradient G first and adds A^T G after it (the order of add's and propagate's
+ * backward), and b the column sums of G in double in row order. One output tensor and
+ * one element-wise pass instead of three tensors and two passes each way. */
+
+typedef struct {
+  LdpGraph *g;   /* reference held */
+  gboolean has_bias;
+} AggSaved;
+
+static void agg_saved_free(gpointer data)
+{
+  AggSaved *s = data;
+  ldp_graph_unref(s->g);
+  g_free(s);
+}
+
+static void propagate_self_backward(LdpVar *self)
+{
+  const AggSaved *s = self->saved;
+  LdpVar *x = self->parents[0];
+  LdpVar *b = s->has_bias ? self->parents[1] : NULL;
+  const LdpTensor *G = self->grad;
+  if (b && b->needs_grad) {
+    const guint C = G->cols;
+    double *restrict acc = g_new0(double, MAX(C, 1u));
+    for (guint i = 0; i < G->rows; i++) {
+      const float *restrict gr = ldp_tensor_row(G, i);
+      for (guint c = 0; c < C; c++)
+        acc[c] += gr[c];
+    }
+    float *db = ldp_var_grad_buf(b)->data;
+    for (guint c = 0; c < C; c++)
+      db[c] += (float)acc[c];
+    g_free(acc);
+  }
+  if (x->needs_grad) {
+    ldp_var_grad_add(x, 1.0f, G);
+    ldp_graph_spmm(s->g, TRUE, 1.0f, G, 1.0f, x->grad);
+  }
+}
+
+LdpVar *ldp_op_propagate_self(LdpTape *tape, LdpGraph *g, LdpVar *x, LdpVar *b)
+{
+  g_return_val_if_fail(tape != NULL && g != NULL, NULL);
+  CHECK_VAR(tape, x, NULL);
+  const LdpCsr *A = ldp_graph_csr(g);
+  const guint C = x->value->cols;
+  g_return_val_if_fail(A->rows == A->cols && x->value->rows == A->cols, NULL);
+  if (b) {
+    CHECK_VAR(tape, b, NULL);
+    g_return_val_if_fail(b->value->rows == 1 && b->value->cols == C, NULL);
+  }
+  const MemoKey key = memo_key(MEMO_PROPAGATE, 1, 0, 0.0f, g, x, b);
+  LdpVar *hit = memo_find(tape, &key);
+  if (hit)
+    return hit;
+  LdpTensor *out = ldp_tensor_new_uninit(A->rows, C);
+  ldp_graph_spmm(g, FALSE, 1.0f, x->value, 0.0f, out);
+  const LdpTensor *X = x->value;
+  const float *restrict bias = b ? b->value->data : NULL;
+  LDP_OMP_FOR(ldp_par(ldp_tensor_size(out)))
+  for (guint i = 0; i < A->rows; i++) {
+    float *restrict o = ldp_tensor_row(out, i);
+    const float *restrict xr = ldp_tensor_row(X, i);
+    if (bias)
+      for (guint c = 0; c < C; c++)
+        o[c] = (o[c] + xr[c]) + bias[c];
+    else
+      for (guint c = 0; c < C; c++)
+        o[c] = o[c] + xr[c];
+  }
+  LdpVar *parents[2] = { x, b };
+  LdpVar *v = ldp_var_record(tape, out, parents, b ? 2 : 1, propagate_self_backward);
+  AggSaved *s = g_new(AggSaved, 1);
+  s->g = ldp_graph_ref(g);
+  s->has_bias = b != NULL;
+  ldp_var_save(v, s, agg_saved_free);
+  return memo_put(tape, &key, v);
+}
+
+/* ---- multi-step propagation ---- */
+
+/* Backward state of the graph ops that need only the graph and one small argument. */
+typedef struct {
+  LdpGraph *g;   /* reference held */
+  guint arg;     /* propagate_steps: the steps; edge ops: the LdpEdgeEnd */
+} GraphSaved;
+
+static void graph_saved_free(gpointer data)
+{
+  GraphSaved *s = data;
+  ldp_graph_unref(s->g);
+  g_free(s);
+}
+
+static void graph_save(LdpVar *v, LdpGraph *g, guint arg)
+{
+  GraphSaved *s = g_new(GraphSaved, 1);
+  s->g = ldp_graph_ref(g);
+  s->arg = arg;
+  ldp_var_save(v, s, graph_saved_free);
+}
+
+/* A^steps @x into @out (same shape as x), A = @g or its transpose. Narrow x (fewer than 8 columns) is widened to
+ * 8 zero-padded columns for the duration: the 8-column kernel is one vector operation
+ * per edge, and the padding columns stay zero. Each output element sums its terms in
+ * CSR order per step, exactly as a chain of ldp_csr_spmm calls would. */
+static void spmm_power(LdpGraph *g, gboolean transposed, guint steps, const LdpTensor *x, LdpTensor *out)
+{
+  const guint n = x->rows, C = x->cols;
+  const gboolean pad = C > 0 && C < 8;
+  const guint w = pad ? 8 : C;
+  LdpTensor *buf[2] = { ldp_tensor_new_uninit(n, w), steps > 1 || pad ? ldp_tensor_new_uninit(n, w) : NULL };
+  const LdpTensor *cur = x;
+  if (pad) {
+    LdpTensor *wide = buf[1];
+    for (guint i = 0; i < n; i++) {
+      float *dst = ldp_tensor_row(wide, i);
+      memcpy(dst, ldp_tensor_row(x, i), C * sizeof(float));
+      memset(dst + C, 0, (w - C) * sizeof(float));
+    }
+    cur = wide;
+  }
+  for (guint k = 0; k < steps; k++) {
+    LdpTensor *dst = (!pad && k + 1 == steps) ? out : buf[k & 1];
+    ldp_graph_spmm(g, transposed, 1.0f, cur, 0.0f, dst);
+    cur = dst;
+  }
+  if (pad)
+    for (guint i = 0; i < n; i++)
+      memcpy(ldp_tensor_row(out, i), ldp_tensor_row(cur, i), C * sizeof(float));
+  ldp_tensor_free(buf[0]);
+  if (buf[1])
+    ldp_tensor_free(buf[1]);
+}
+
+static void propagate_steps_backward(LdpVar *self)
+{
+  const GraphSaved *s = self->saved;
+  LdpVar *x = self->parents[0];
+  /* dX = (A^T)^steps G, through the cached transpose */
+  const LdpTensor *G = self->grad;
+  gboolean fresh;
+  LdpTensor *dx = ldp_var_grad_dst(x, &fresh);
+  if (fresh) {
+    spmm_power(s->g, TRUE, s->arg, G, dx);
+  } else {
+    LdpTensor *t = ldp_tensor_new_uninit(G->rows, G->cols);
+    spmm_power(s->g, TRUE, s->arg, G, t);
+    ldp_tensor_axpy(1.0f, t, dx);
+    ldp_tensor_free(t);
+  }
+}
+
+LdpVar *ldp_op_propagate_steps(LdpTape *tape, LdpGraph *g, guint steps, LdpVar *x)
+{
+  g_return_val_if_fail(tape != NULL && g != NULL, NULL);
+  CHECK_VAR(tape, x, NULL);
+  const LdpCsr *A = ldp_graph_csr(g);
+  g_return_val_if_fail(A->rows == A->cols && x->value->rows == A->cols, NULL);
+  if (steps == 0)
+    return x;
+  const MemoKey key = memo_key(MEMO_PROPAGATE_STEPS, steps, 0, 0.0f, g, x, NULL);
+  LdpVar *hit = memo_find(tape, &key);
+  if (hit)
+    return hit;
+  LdpTensor *out = ldp_tensor_new_uninit(A->rows, x->value->cols);
+  spmm_power(g, FALSE, steps, x->value, out);
+  LdpVar *v = ldp_var_record(tape, out, &x, 1, propagate_steps_backward);
+  graph_save(v, g, steps);
+  return memo_put(tape, &key, v);
+}
+
+/* ---- edge ops ---- */
+
+
+static void edge_gather_backward(LdpVar *self)
+{
+  const GraphSaved *s = self->saved;
+  LdpVar *x = self->parents[0];
+  const LdpTensor *G = self->grad;
+  LdpTensor *d = ldp_var_grad_buf(x);
+  const guint C = G->cols;
+  /* Each node's row collects its edges' rows: destination rows straight from the CSR,
+   * source rows through the transpose, so every node is written by one thread. */
+  const LdpCsr *M = s->arg == LDP_EDGE_DST ? ldp_graph_csr(s->g) : ldp_graph_csr_t(s->g);
+  const guint *map = s->arg == LDP_EDGE_DST ? NULL : ldp_graph_transpose_edge_map(s->g);
+  LDP_OMP_FOR(ldp_par((gsize)M->nnz * C))
+  for (guint v = 0; v < M->rows; v++) {
+    float *dr = ldp_tensor_row(d, v);
+    for (guint t = M->indptr[v]; t < M->indptr[v + 1]; t++) {
+      const float *gr = ldp_tensor_row(G, map ? map[t] : t);
+      for (guint c = 0; c < C; c++)
+        dr[c] += gr[c];
+    }
+  }
+}
+
+LdpVar *ldp_op_edge_gather(LdpTape *tape, LdpGraph *g, LdpVar *x, LdpEdgeEnd end)
+{
+  g_return_val_if_fail(tape != NULL && g != NULL, NULL);
+  g_return_val_if_fail(end == LDP_EDGE_SRC || end == LDP_EDGE_DST, NULL);
+  CHECK_VAR(tape, x, NULL);
+  const LdpCsr *A = ldp_graph_csr(g);
+  g_return_val_if_fail(x->value->rows == A->rows && A->rows == A->cols, NULL);
+  const guint C = x->value->cols;
+  const guint *node = end == LDP_EDGE_SRC ? A->indices : ldp_graph_edge_dst(g);
+  LdpTensor *out = ldp_tensor_new_uninit(A->nnz, C);
+  LDP_OMP_FOR(ldp_par((gsize)A->nnz * C))
+  for (guint e = 0; e < A->nnz; e++)
+    memcpy(ldp_tensor_row(out, e), ldp_tensor_row(x->value, node[e]), C * sizeof(float));
+  LdpVar *v = ldp_var_record(tape, out, &x, 1, edge_gather_backward);
+  graph_save(v, g, end);
+  return v;
+}
+
+static void edge_softmax_backward(LdpVar *self)
+{
+  const GraphSaved *s = self->saved;
+  const LdpCsr *A = ldp_graph_csr(s->g);
+  LdpVar *x = self->parents[0];
+  const LdpTensor *G = self->grad, *Y = self->value;
+  LdpTensor *d = ldp_var_grad_buf(x);
+  const guint H = G->cols;
+  LDP_OMP_FOR(ldp_par((gsize)A->nnz * H))
+  for (guint i = 0; i < A->rows; i++) {
+    for (guint h = 0; h < H; h++) {
+      double dot = 0.0;
+      for (guint e = A->indptr[i]; e < A->indptr[i + 1]; e++)
+        dot += (double)G->data[(gsize)e * H + h] * Y->data[(gsize)e * H + h];
+      for (guint e = A->indptr[i]; e < A->indptr[i + 1]; e++) {
+        gsize k = (gsize)e * H + h;
+        d->data[k] += Y->data[k] * (G->data[k] - (float)dot);
+      }
+    }
+  }
+}
+
+LdpVar *ldp_op_edge_softmax(LdpTape *tape, LdpGraph *g, LdpVar *scores)
+{
+  g_return_val_if_fail(tape != NULL && g != NULL, NULL);
+  CHECK_VAR(tape, scores, NULL);
+  const LdpCsr *A = ldp_graph_csr(g);
+  g_return_val_if_fail(scores->value->rows == A->nnz, NULL);
+  const LdpTensor *S = scores->value;
+  const guint H = S->cols;
+  LdpTensor *out = ldp_tensor_new_uninit(A->nnz, H);
+  LDP_OMP_FOR(ldp_par((gsize)A->nnz * H))
+  for (guint i = 0; i < A->rows; i++) {
+    guint lo = A->indptr[i], hi = A->indptr[i + 1];
+    if (lo == hi)
+      continue;
+    for (guint h = 0; h < H; h++) {
+      float m = S->data[(gsize)lo * H + h];
+      for (guint e = lo + 1; e < hi; e++)
+        m = MAX(m, S->data[(gsize)e * H + h]);
+      double sum = 0.0;
+      for (guint e = lo; e < hi; e++)
+        sum += expf(S->data[(gsize)e * H + h] - m);
+      float inv = (float)(1.0 / sum);
+      for (guint e = lo; e < hi; e++) {
+        gsize k = (gsize)e * H + h;
+        out->data[k] = expf(S->data[k] - m) * inv;
+      }
+    }
+  }
+  LdpVar *v = ldp_var_record(tape, out, &scores, 1, edge_softmax_backward);
+  graph_save(v, g, LDP_EDGE_DST);
+  return v;
+}
+
+/* ---- readout ---- */
+
+typedef struct {
+  const guint *ptr;   /* borrowed */
+  guint n_graphs;
+  LdpReadout how;
+} ReadoutSaved;
+
+static void readout_backward(LdpVar *self)
+{
+  const ReadoutSaved *s = self->saved;
+  LdpVar *x = self->parents[0];
+  const LdpTensor *G = self->grad;
+  LdpTensor *d = ldp_var_grad_buf(x);
+  const guint C = G->cols;
+  /* Graphs own disjoint row ranges, so each row of dX is written by one thread. */
+  LDP_OMP_FOR(ldp_par(ldp_tensor_size(x->value)))
+  for (guint g = 0; g < s->n_graphs; g++) {
+    guint lo = s->ptr[g], hi = s->ptr[g + 1];
+    if (lo == hi)
+      continue;
+    float scale = s->how == LDP_READOUT_MEAN ? 1.0f / (float)(hi - lo) : 1.0f;
+    const float *gr = ldp_tensor_row(G, g);
+    for (guint r = lo; r < hi; r++) {
+      float *dr = ldp_tensor_row(d, r);
+      for (guint c = 0; c < C; c++)
+        dr[c] += gr[c] * scale;
+    }
+  }
+}
+
+LdpVar *ldp_op_readout(LdpTape *tape, LdpVar *x, const guint *graph_ptr, guint n_graphs,
+                       LdpReadout how)
+{
+  CHECK_VAR(tape, x, NULL);
+  g_return_val_if_fail(graph_ptr != NULL || n_graphs == 0, NULL);
+  g_return_val_if_fail(how == LDP_READOUT_SUM || how == LDP_READOUT_MEAN, NULL);
+  for (guint g = 0; g < n_graphs; g++)
+    g_return_val_if_fail(graph_ptr[g] <= graph_ptr[g + 1], NULL);
+  g_return_val_if_fail(n_graphs == 0 || graph_ptr[n_graphs] <= x->value->rows, NULL);
+  const LdpTensor *X = x->value;
+  const guint C = X->cols;
+  LdpTensor *out = ldp_tensor_new(n_graphs, C);
+  LDP_OMP_FOR(ldp_par(ldp_tensor_size(X)))
+  for (guint g = 0; g < n_graphs; g++) {
+    guint lo = graph_ptr[g], hi = graph_ptr[g + 1];
+    float *o = ldp_tensor_row(out, g);
+    for (guint r = lo; r < hi; r++) {
+      const float *xr = ldp_tensor_row(X, r);
+      for (guint c = 0; c < C; c++)
+        o[c] += xr[c];
+    }
+    if (how == LDP_READOUT_MEAN && hi > lo)
+      for (guint c = 0; c < C; c++)
+        o[c] /= (float)(hi - lo);
+  }
+  LdpVar *v = ldp_var_record(tape, out, &x, 1, readout_backward);
+  ReadoutSaved *s = g_new(ReadoutSaved, 1);
+  s->ptr = graph_ptr;
+  s->n_graphs = n_graphs;
+  s->how = how;
+  ldp_var_save(v, s, g_free);
+  return v;
+}
