@@ -122,7 +122,7 @@ static gboolean plot_axis(const char *dir, const char *fig_dir, const char *axis
     return FALSE;
   double k = t->percent ? 100 : 1;
   GString *dat = g_string_new("# x mean ci_low ci_high, one block per method\n");
-  gboolean all_pos = TRUE;
+  gboolean all_pos = TRUE, any_band = FALSE;
   double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
   for (guint r = 0; r < t->rows->len; r++) {
     g_string_append_printf(dat, "# %s\n", (char *)t->rows->pdata[r]);
@@ -138,6 +138,7 @@ static gboolean plot_axis(const char *dir, const char *fig_dir, const char *axis
       /* too few seeds for an interval (report.c): no band, only the mean */
       pts[4 * n + 2] = k * (isnan(x->lo) ? x->mean : x->lo);
       pts[4 * n + 3] = k * (isnan(x->hi) ? x->mean : x->hi);
+      any_band |= !isnan(x->lo) && !isnan(x->hi);
       all_pos &= xv > 0;
       xmin = MIN(xmin, xv);
       xmax = MAX(xmax, xv);
@@ -162,7 +163,10 @@ static gboolean plot_axis(const char *dir, const char *fig_dir, const char *axis
   GString *gp = g_string_new(NULL);
   script_begin(gp);
   g_string_append(gp, "set title ");
-  g_autofree char *title = g_strdup_printf("%s: mean over seeds, 95%% bootstrap CI bands", t->name ? t->name : "");
+  /* the title claims bands only when some cell has one (5 seeds or more, report.c) */
+  g_autofree char *title =
+    g_strdup_printf("%s: mean over seeds%s", t->name ? t->name : "",
+                    any_band ? ", 95% bootstrap CI bands" : " (no CI bands: fewer than 5 seeds)");
   gp_quote(gp, title);
   g_string_append(gp, "\nset xlabel ");
   if (xl && (logx || !strstr(xl, "log scale")))
