@@ -49,7 +49,8 @@ static LdpParams *params_of(const LdpPlugin *p, const char *const *assign, GErro
 static double time_training(const BenchCase *bc, const LdpDataset *ds, const guint8 *roles,
                             const LdpPlugin *bbp, const LdpParams *bbparams, guint eval_every, GError **error)
 {
-  const LdpBackboneVTable *bb = ldp_plugin_desc(bbp)->vtable.backbone;
+  const LdpPluginDesc *desc = ldp_plugin_desc(bbp);
+  const LdpBackboneVTable *bb = desc->vtable.backbone;
   LdpRng init, rng;
   ldp_rng_init(&init, 1);
   ldp_rng_init(&rng, 2);
@@ -60,7 +61,7 @@ static double time_training(const BenchCase *bc, const LdpDataset *ds, const gui
   LdpTrainConfig cfg = { .epochs = bc->epochs, .lr = 0.01, .batch_size = 64, .eval_every = eval_every,
                          .selection = LDP_SELECT_BEST_VAL_LOSS };
   LdpTrainResult res;
-  gboolean ok = ldp_train(&cfg, ds, roles, ldp_dataset_labels(ds), bb, model, NULL, &rng, &res, error);
+  gboolean ok = ldp_train(&cfg, ds, roles, ldp_dataset_labels(ds), desc, model, NULL, &rng, &res, error);
   bb->destroy(model);
   double ms = ok ? 1e3 * res.seconds / res.epochs_run : -1;
   ldp_train_result_clear(&res);

@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "yamltree.h"
+#include "host/yamltree.h"
 
 int main(void)
 {
