@@ -242,15 +242,7 @@ static gboolean ldpgcn_estimate(gpointer inst, const LdpReportSet *reports, LdpD
   }
   if (ent->len > 1)
     qsort(ent->data, ent->len, sizeof(guint64), ldpgcn_cmp_u64);
-  const guint64 *e = (const guint64 *)ent->data;
-  LdpCsr *adj = ldp_csr_new(n, n, ent->len);
-  for (guint i = 0; i < ent->len; i++) {
-    adj->indices[i] = (guint)(e[i] & 0xffffffffu);
-    adj->values[i] = 1.0f;
-    adj->indptr[(e[i] >> 32) + 1]++;
-  }
-  for (guint r = 0; r < n; r++)
-    adj->indptr[r + 1] += adj->indptr[r];
+  LdpCsr *adj = mech_csr_from_pair_keys((const guint64 *)ent->data, ent->len, n);
   g_array_unref(ent);
   ldp_dataset_set_adjacency(noisy, adj, TRUE);
   return TRUE;

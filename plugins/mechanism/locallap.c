@@ -227,14 +227,7 @@ static gboolean locallap_estimate(gpointer inst, const LdpReportSet *reports, Ld
   for (guint i = 0; i < ent->len; i++)
     if (m == 0 || e[m - 1] != e[i])
       e[m++] = e[i];
-  LdpCsr *adj = ldp_csr_new(n, n, m);
-  for (guint i = 0; i < m; i++) {
-    adj->indices[i] = (guint)(e[i] & 0xffffffffu);
-    adj->values[i] = 1.0f;
-    adj->indptr[(e[i] >> 32) + 1]++;
-  }
-  for (guint r = 0; r < n; r++)
-    adj->indptr[r + 1] += adj->indptr[r];
+  LdpCsr *adj = mech_csr_from_pair_keys(e, m, n);
   g_array_unref(ent);
   ldp_dataset_set_adjacency(noisy, adj, TRUE);
   return TRUE;

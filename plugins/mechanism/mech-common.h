@@ -273,3 +273,18 @@ static inline double mech_features_report_bits(gpointer inst)
   const MechFeatures *m = inst;
   return 32.0 * m->d;
 }
+
+/* The unweighted graph of sorted, distinct pair keys (row << 32 | column), for edge
+ * mechanisms whose server keeps a set of pairs (locallap, ldpgcn); transfer full. */
+static inline LdpCsr *mech_csr_from_pair_keys(const guint64 *keys, guint n_keys, guint n)
+{
+  LdpCsr *adj = ldp_csr_new(n, n, n_keys);
+  for (guint i = 0; i < n_keys; i++) {
+    adj->indices[i] = (guint)(keys[i] & 0xffffffffu);
+    adj->values[i] = 1.0f;
+    adj->indptr[(keys[i] >> 32) + 1]++;
+  }
+  for (guint r = 0; r < n; r++)
+    adj->indptr[r + 1] += adj->indptr[r];
+  return adj;
+}
