@@ -308,18 +308,7 @@ static int train(const char *variant, double eps, double delta, guint epochs)
   g_autoptr(LdpRegistry) reg = ldp_test_registry();
   g_autoptr(GString) summary = g_string_new(NULL);
   LdpPipeline *p = ldp_pipeline_load(path, reg, NULL, &error);
-  fflush(stdout);
-  int saved = dup(STDOUT_FILENO), null_fd = open("/dev/null", O_WRONLY);
-  if (saved >= 0 && null_fd >= 0)
-    dup2(null_fd, STDOUT_FILENO);
-  gboolean ok = p && ldp_run_pipeline(p, out, NULL, FALSE, summary, &error);
-  fflush(stdout);
-  if (saved >= 0 && null_fd >= 0)
-    dup2(saved, STDOUT_FILENO);
-  if (null_fd >= 0)
-    close(null_fd);
-  if (saved >= 0)
-    close(saved);
+  gboolean ok = p && ldp_run_pipeline_observed(p, out, NULL, NULL, summary, &error) /* silent */;
   g_clear_pointer(&p, ldp_pipeline_free);
   if (!ok) {
     fprintf(stderr, "bench-blink: %s\n", error ? error->message : "run failed");

@@ -71,22 +71,10 @@ static gboolean run_once(const LdpRegistry *reg, const char *path, guint epochs,
     return FALSE;
   }
   LdpPipeline *p = ldp_pipeline_load(path, reg, sets, &error);
-  fflush(stdout);
-  int saved = dup(STDOUT_FILENO);
-  int null_fd = open("/dev/null", O_WRONLY);
-  if (saved >= 0 && null_fd >= 0)
-    dup2(null_fd, STDOUT_FILENO);
   g_autoptr(GString) summary = g_string_new(NULL);
   double c0 = cpu_seconds();
-  gboolean ok = p && ldp_run_pipeline(p, out, NULL, FALSE, summary, &error);
+  gboolean ok = p && ldp_run_pipeline_observed(p, out, NULL, NULL, summary, &error) /* silent */;
   *cpu = cpu_seconds() - c0;
-  fflush(stdout);
-  if (saved >= 0 && null_fd >= 0)
-    dup2(saved, STDOUT_FILENO);
-  if (null_fd >= 0)
-    close(null_fd);
-  if (saved >= 0)
-    close(saved);
   *ms = ok ? read_ms_per_epoch(out) : -1;
   bench_remove_run_dir(out);
   g_clear_pointer(&p, ldp_pipeline_free);

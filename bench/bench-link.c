@@ -42,18 +42,7 @@ int main(void)
   g_autofree char *out = g_dir_make_tmp("ldpgnn-bench-link-XXXXXX", &error);
   g_autoptr(GString) summary = g_string_new(NULL);
   LdpPipeline *p = out ? ldp_pipeline_load(path, reg, sets, &error) : NULL;
-  fflush(stdout);
-  int saved = dup(STDOUT_FILENO), null_fd = open("/dev/null", O_WRONLY);
-  if (saved >= 0 && null_fd >= 0)
-    dup2(null_fd, STDOUT_FILENO);
-  gboolean ok = p && ldp_run_pipeline(p, out, NULL, FALSE, summary, &error);
-  fflush(stdout);
-  if (saved >= 0 && null_fd >= 0)
-    dup2(saved, STDOUT_FILENO);
-  if (null_fd >= 0)
-    close(null_fd);
-  if (saved >= 0)
-    close(saved);
+  gboolean ok = p && ldp_run_pipeline_observed(p, out, NULL, NULL, summary, &error) /* silent */;
   g_clear_pointer(&p, ldp_pipeline_free);
   if (!ok) {
     fprintf(stderr, "bench-link: %s\n", error ? error->message : "?");

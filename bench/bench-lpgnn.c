@@ -54,20 +54,7 @@ static gboolean bench_one(const LdpRegistry *reg, const char *path)
   g_autoptr(GString) summary = g_string_new(NULL);
   gint64 t0 = g_get_monotonic_time();
   LdpPipeline *p = ldp_pipeline_load(path, reg, sets, &error);
-  /* The runner reports on stdout; keep the bench's table readable. */
-  fflush(stdout);
-  int saved = dup(STDOUT_FILENO);
-  int null_fd = open("/dev/null", O_WRONLY);
-  if (saved >= 0 && null_fd >= 0)
-    dup2(null_fd, STDOUT_FILENO);
-  gboolean ok = p && ldp_run_pipeline(p, out, NULL, FALSE, summary, &error);
-  fflush(stdout);
-  if (saved >= 0 && null_fd >= 0)
-    dup2(saved, STDOUT_FILENO);
-  if (null_fd >= 0)
-    close(null_fd);
-  if (saved >= 0)
-    close(saved);
+  gboolean ok = p && ldp_run_pipeline_observed(p, out, NULL, NULL, summary, &error) /* silent */;
   double wall = (g_get_monotonic_time() - t0) / 1e6;
   double ms = ok ? read_ms_per_epoch(out) : -1;
   bench_remove_run_dir(out);

@@ -101,6 +101,43 @@ int ldp_cli_report(const LdpCliGlobal *g, int argc, char **argv);
 /* exit status 3 when gnuplot is missing (cli/cmd-report.c) */
 int ldp_cli_plot(const LdpCliGlobal *g, int argc, char **argv);
 
+/* What the command shows while a run or a sweep works (cli/observer.c): an observer
+ * of the library. */
+typedef struct {
+  LdpObserver obs;              /* hand &obs to the library */
+  LdpObserver run_log;          /* the run log (ldp_observer_init_run_log) on stdout */
+  gboolean epoch_progress;      /* the epoch line on stderr (a terminal, no --quiet) */
+  gboolean epoch_line_shown;
+  gboolean sweep_progress;      /* the sweep's progress line on stdout (a terminal, no --quiet) */
+  gint64 t0;
+  guint total, done, skipped;   /* a sweep's cells */
+} LdpCliObserver;
+
+/* `ldpgnn run`: the run log on stdout, the epoch line on stderr when @progress and
+ * stderr is a terminal. */
+void ldp_cli_observer_init(LdpCliObserver *c, gboolean progress);
+/* `ldpgnn sweep`: one line per cell of @total on stdout and, when @progress and stdout
+ * is a terminal, a progress line with the ETA; the cells' run logs go to their run.log. */
+void ldp_cli_observer_init_sweep(LdpCliObserver *c, gboolean progress, guint total);
+/* Clears a progress line still shown (before an error message, or at the end). */
+void ldp_cli_observer_finish(LdpCliObserver *c);
+void ldp_cli_sweep_progress_show(LdpCliObserver *c);
+void ldp_cli_sweep_progress_clear(LdpCliObserver *c);
+/* Accounts for one cell: its line, then the progress line again. */
+void ldp_cli_sweep_cell_done(LdpCliObserver *c, const LdpCellDoneEvent *ev);
+
+/* `sweep -j N` (cli/sweep-jobs.c): writes sweep.json, then runs the incomplete cells
+ * of shard @shard of @n_shards (0/0: all), @jobs at a time, each as a child process
+ * running @self_command (NULL-terminated argv) with "--cell" "I" appended. Fails if a
+ * cell failed, after the others have finished; dies of a stop signal it forwarded. */
+gboolean ldp_cli_sweep_jobs(LdpSweep *s, const char *out_dir, guint jobs, const char *const *self_command,
+                            guint shard, guint n_shards, LdpCliObserver *c, GError **error);
+
+/* `ldpgnn plot` and `sweep` (cli/cmd-report.c): writes the figures' data and scripts
+ * of @dir (ldp_plot_dir_scripts) and runs gnuplot on each; appends the PNG paths to
+ * @written. LDP_RUN_ERROR_NOT_FOUND when gnuplot is missing. */
+gboolean ldp_cli_plot_dir(const char *dir, const char *metric, GPtrArray *written, GError **error);
+
 #ifdef LDP_WITH_MPI
 /* MPI (cli/sweep-mpi.c, built --with-mpi). Initialises MPI once; FALSE on failure
  * (reported on stderr). */

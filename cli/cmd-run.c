@@ -70,10 +70,13 @@ int ldp_cli_run(const LdpCliGlobal *g, int argc, char **argv)
   ldp_pipeline_set_private_outputs(p, run_private_outputs);
   g_autofree char *default_out = g_build_filename("runs", ldp_pipeline_name(p), NULL);
   g_autoptr(GString) line = g_string_new(NULL);
-  if (!ldp_run_pipeline(p, out_dir ? out_dir : default_out, data_dir, !quiet, line, &error)) {
+  LdpCliObserver shown;
+  ldp_cli_observer_init(&shown, !quiet);  /* the run log ends with the summary line */
+  gboolean ok = ldp_run_pipeline_observed(p, out_dir ? out_dir : default_out, data_dir, &shown.obs, line, &error);
+  ldp_cli_observer_finish(&shown);
+  if (!ok) {
     fprintf(stderr, "ldpgnn run: %s: %s\n", file, error->message);
     return 1;
   }
-  printf("%s\n", line->str);
   return 0;
 }

@@ -1,7 +1,7 @@
 /* cmd-sweep.c: `ldpgnn sweep PIPELINE`: a grid of runs, then its report and figures
  * (doc/workbench.md). With -j N the cells run as N child processes of this same
- * program (`... sweep PIPELINE ... --cell I`); under mpirun/srun (built --with-mpi) the
- * ranks share the cells (cli/sweep-mpi.c). */
+ * program (`... sweep PIPELINE ... --cell I`, cli/sweep-jobs.c); under mpirun/srun
+ * (built --with-mpi) the ranks share the cells (cli/sweep-mpi.c). */
 #include "config.h"
 
 #include <stdio.h>
@@ -30,7 +30,7 @@ static int finish(const char *out, gboolean plot)
   printf("report: %s/report-*.{md,csv,json}\n", out);
   if (plot) {
     g_autoptr(GPtrArray) written = g_ptr_array_new_with_free_func(g_free);
-    if (!ldp_plot_dir(out, NULL, written, &error)) {
+    if (!ldp_cli_plot_dir(out, NULL, written, &error)) {
       /* A missing gnuplot costs the figures, not the results. */
       fprintf(stderr, "ldpgnn sweep: no figures: %s\n", error->message);
       if (!g_error_matches(error, LDP_RUN_ERROR, LDP_RUN_ERROR_NOT_FOUND) &&
@@ -192,12 +192,24 @@ int ldp_cli_sweep(const LdpCliGlobal *g, int argc, char **argv)
   }
   g_ptr_array_add(self, NULL);
 
-  LdpSweepOptions opt = { .jobs = (guint)jobs, .self_command = (const char *const *)self->pdata,
-                          .data_dir = data_dir, .shard = (guint)shard, .n_shards = (guint)n_shards,
-                          .progress = progress, .log = stdout };
+  guint total = 0;
+  for (guint i = 0; i < ldp_sweep_n_cells(s); i++)
+    total += !(n_shards > 1 && i % n_shards != shard);
+  LdpCliObserver shown;
+  ldp_cli_observer_init_sweep(&shown, progress, total);
   printf("sweep %s: %u cells, %u at a time → %s\n", file, ldp_sweep_n_cells(s), (guint)jobs, out);
   fflush(stdout);
-  if (!ldp_sweep_run(s, out, &opt, &error)) {
+  ldp_cli_sweep_progress_show(&shown);
+  gboolean ok;
+  if (jobs > 1) {
+    ok = ldp_cli_sweep_jobs(s, out, (guint)jobs, (const char *const *)self->pdata, (guint)shard, (guint)n_shards,
+                            &shown, &error);
+  } else {
+    LdpSweepOptions opt = { .data_dir = data_dir, .shard = (guint)shard, .n_shards = (guint)n_shards };
+    ok = ldp_sweep_run_observed(s, out, &opt, &shown.obs, &error);
+  }
+  ldp_cli_observer_finish(&shown);
+  if (!ok) {
     fprintf(stderr, "ldpgnn sweep: %s: %s\n", file, error->message);
     return 1;
   }

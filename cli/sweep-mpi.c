@@ -65,8 +65,13 @@ gboolean ldp_cli_sweep_mpi(LdpSweep *s, const char *out_dir, const char *data_di
   guint n = ldp_sweep_n_cells(s);
 
   if (size == 1) {
-    LdpSweepOptions opt = { .jobs = 1, .data_dir = data_dir, .progress = progress, .log = stdout };
-    return ldp_sweep_lock(out_dir, FALSE, error) >= 0 && ldp_sweep_run(s, out_dir, &opt, error);
+    LdpSweepOptions opt = { .data_dir = data_dir };
+    LdpCliObserver shown;
+    ldp_cli_observer_init_sweep(&shown, progress, n);
+    ldp_cli_sweep_progress_show(&shown);
+    gboolean ok = ldp_sweep_lock(out_dir, FALSE, error) >= 0 && ldp_sweep_run_observed(s, out_dir, &opt, &shown.obs, error);
+    ldp_cli_observer_finish(&shown);
+    return ok;
   }
 
   if (rank != 0) {

@@ -49,15 +49,6 @@ static const char *metric_label(const char *metric, gboolean percent)
   return percent ? NULL : metric;
 }
 
-static const char *find_gnuplot(char **owned)
-{
-  const char *env = g_getenv("LDPGNN_GNUPLOT");
-  if (env && *env)
-    return env;
-  *owned = g_find_program_in_path("gnuplot");
-  return *owned;
-}
-
 /* Header of a script drawing to @name.svg, then to @name.png with the same plot. */
 static void script_begin(GString *gp)
 {
@@ -73,36 +64,17 @@ static void script_outputs(GString *gp, const char *name, const char *plot)
                          name, plot, name, plot);
 }
 
-static gboolean run_gnuplot(const char *fig_dir, const char *name, const char *script, const char *data,
-                            GPtrArray *written, GError **error)
+/* Writes @fig_dir/@name.gp and .dat and appends the script's path to @scripts. */
+static gboolean write_script(const char *fig_dir, const char *name, const char *script, const char *data,
+                             GPtrArray *scripts, GError **error)
 {
-  g_autofree char *owned = NULL;
-  const char *gnuplot = find_gnuplot(&owned);
-  if (!gnuplot) {
-    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_NOT_FOUND,
-                "gnuplot not found: install it (Debian: apt-get install gnuplot-nox) or set $LDPGNN_GNUPLOT");
-    return FALSE;
-  }
   g_autofree char *gp_name = g_strdup_printf("%s.gp", name);
   g_autofree char *dat_name = g_strdup_printf("%s.dat", name);
   g_autofree char *gp_path = g_build_filename(fig_dir, gp_name, NULL);
   g_autofree char *dat_path = g_build_filename(fig_dir, dat_name, NULL);
   if (!g_file_set_contents(gp_path, script, -1, error) || !g_file_set_contents(dat_path, data, -1, error))
     return FALSE;
-  const char *argv[] = { gnuplot, gp_name, NULL };
-  g_autofree char *err = NULL;
-  gint status = 0;
-  if (!g_spawn_sync(fig_dir, (char **)argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
-                    NULL, &err, &status, error)) {
-    g_prefix_error(error, "%s: ", gnuplot);
-    return FALSE;
-  }
-  if (!g_spawn_check_wait_status(status, NULL) || (err && *err)) {
-    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "gnuplot failed on %s: %s", gp_path,
-                err && *err ? err : "no message");
-    return FALSE;
-  }
-  g_ptr_array_add(written, g_strdup_printf("%s/%s.png", fig_dir, name));
+  g_ptr_array_add(scripts, g_steal_pointer(&gp_path));
   return TRUE;
 }
 
@@ -210,7 +182,7 @@ static gboolean plot_axis(const char *dir, const char *fig_dir, const char *axis
   }
   script_outputs(gp, name, plot->str);
   g_string_free(plot, TRUE);
-  gboolean ok = run_gnuplot(fig_dir, name, gp->str, dat->str, written, error);
+  gboolean ok = write_script(fig_dir, name, gp->str, dat->str, written, error);
   g_string_free(gp, TRUE);
   g_string_free(dat, TRUE);
   return ok;
@@ -281,7 +253,7 @@ static gboolean plot_history(const char *dir, const char *fig_dir, GPtrArray *wr
   g_string_append(plot, "\nunset multiplot");
   script_outputs(gp, "training-curves", plot->str);
   g_string_free(plot, TRUE);
-  gboolean ok = run_gnuplot(fig_dir, "training-curves", gp->str, dat->str, written, error);
+  gboolean ok = write_script(fig_dir, "training-curves", gp->str, dat->str, written, error);
   g_string_free(gp, TRUE);
   g_string_free(dat, TRUE);
   return ok;
@@ -454,7 +426,7 @@ static gboolean plot_degrees(const char *dir, const char *path, const char *fig_
   g_string_append(plot, ", x with lines linecolor rgb '#606060' dashtype 2 title 'noisy = true'");
   script_outputs(gp, "degree-scatter", plot->str);
   g_string_free(plot, TRUE);
-  gboolean ok = run_gnuplot(fig_dir, "degree-scatter", gp->str, dat->str, written, error);
+  gboolean ok = write_script(fig_dir, "degree-scatter", gp->str, dat->str, written, error);
   g_string_free(gp, TRUE);
   g_string_free(dat, TRUE);
   return ok;
@@ -493,7 +465,7 @@ static gboolean check_run_metric(const char *dir, const char *metric, GError **e
   return FALSE;
 }
 
-gboolean ldp_plot_dir(const char *dir, const char *metric, GPtrArray *written, GError **error)
+gboolean ldp_plot_dir_scripts(const char *dir, const char *metric, GPtrArray *written, GError **error)
 {
   g_return_val_if_fail(dir != NULL && written != NULL, FALSE);
   if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
@@ -543,6 +515,43 @@ gboolean ldp_plot_dir(const char *dir, const char *metric, GPtrArray *written, G
                 "%s: nothing to plot (no sweep.json with a numeric axis, no history.csv, no private/degrees.csv)",
                 dir);
     return FALSE;
+  }
+  return TRUE;
+}
+
+/* The 1.x entry point, kept for programs built against it: the scripts, then gnuplot
+ * on each. The ldpgnn command runs gnuplot itself (cli/cmd-report.c). */
+gboolean ldp_plot_dir(const char *dir, const char *metric, GPtrArray *written, GError **error)
+{
+  g_return_val_if_fail(dir != NULL && written != NULL, FALSE);
+  g_autoptr(GPtrArray) scripts = g_ptr_array_new_with_free_func(g_free);
+  if (!ldp_plot_dir_scripts(dir, metric, scripts, error))
+    return FALSE;
+  const char *env = g_getenv("LDPGNN_GNUPLOT");
+  g_autofree char *found = env && *env ? g_strdup(env) : g_find_program_in_path("gnuplot");
+  if (!found) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_NOT_FOUND,
+                "gnuplot not found: install it (Debian: apt-get install gnuplot-nox) or set $LDPGNN_GNUPLOT");
+    return FALSE;
+  }
+  for (guint i = 0; i < scripts->len; i++) {
+    const char *gp = scripts->pdata[i];
+    g_autofree char *fig_dir = g_path_get_dirname(gp), *gp_name = g_path_get_basename(gp);
+    const char *argv[] = { found, gp_name, NULL };
+    g_autofree char *err = NULL;
+    gint status = 0;
+    if (!g_spawn_sync(fig_dir, (char **)argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
+                      NULL, &err, &status, error)) {
+      g_prefix_error(error, "%s: ", found);
+      return FALSE;
+    }
+    if (!g_spawn_check_wait_status(status, NULL) || (err && *err)) {
+      g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "gnuplot failed on %s: %s", gp,
+                  err && *err ? err : "no message");
+      return FALSE;
+    }
+    g_autofree char *stem = g_strndup(gp, strlen(gp) - strlen(".gp"));
+    g_ptr_array_add(written, g_strdup_printf("%s.png", stem));
   }
   return TRUE;
 }

@@ -14,7 +14,7 @@
 #include "train/train.h"
 
 gboolean ldp_run_link_seed(const LdpRunSpec *spec, const LdpRunConfig *rc, const LdpDataset *base, guint64 split_key, guint64 key,
-                           gboolean progress, LdpTrainResult *result, LdpLedger *ledger, GError **error)
+                           const LdpTrainWatch *watch, LdpTrainResult *result, LdpLedger *ledger, GError **error)
 {
   memset(result, 0, sizeof *result);
   const LdpPluginDesc *bdesc = ldp_plugin_desc(spec->backbone.plugin);
@@ -58,7 +58,6 @@ gboolean ldp_run_link_seed(const LdpRunSpec *spec, const LdpRunConfig *rc, const
   }
 
   LdpTrainConfig cfg = rc->train;
-  cfg.progress = progress;
   const LdpLinkConfig lcfg = rc->link;
   LdpRng init_rng, train_rng;
   ldp_rng_init(&init_rng, ldp_rng_derive_key(key, LDP_STREAM_INIT));
@@ -67,7 +66,7 @@ gboolean ldp_run_link_seed(const LdpRunSpec *spec, const LdpRunConfig *rc, const
   model = ldp_host_backbone_create(bdesc, spec->backbone.params, ldp_dataset_n_features(data), lcfg.hidden,
                                    LDP_TASK_NODE, &init_rng, error);
   if (model)
-    ok = ldp_train_link(&cfg, &lcfg, data, split, bdesc, model, &init_rng, &train_rng, result, error);
+    ok = ldp_train_link(&cfg, &lcfg, data, split, bdesc, model, &init_rng, &train_rng, watch, result, error);
 
 out:
   if (model)

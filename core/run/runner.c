@@ -124,7 +124,7 @@ static void free_calibrators(GArray *cals)
  * degrees.csv lines of its edge mechanisms to @degrees and the calibrators'
  * diagnostics against the clean graph to @diag (both nullable: private outputs). */
 static gboolean run_seed(const LdpRunSpec *spec, const LdpRunConfig *rc, const LdpDataset *base, const guint8 *roles, guint64 key,
-                         gboolean progress, LdpTrainResult *result, LdpLedger *ledger, GArray *diag,
+                         const LdpTrainWatch *watch, LdpTrainResult *result, LdpLedger *ledger, GArray *diag,
                          GString *degrees, GError **error)
 {
   guint n_items = ldp_dataset_n_labels(base);
@@ -213,9 +213,8 @@ static gboolean run_seed(const LdpRunSpec *spec, const LdpRunConfig *rc, const L
   if (!model)
     goto out;
   LdpTrainConfig cfg = rc->train;
-  cfg.progress = progress;
-  ok = ldp_train(&cfg, data, roles, clean, ldp_plugin_desc(spec->backbone.plugin), model, cals, &train_rng, result,
-                 error);
+  ok = ldp_train_watched(&cfg, data, roles, clean, ldp_plugin_desc(spec->backbone.plugin), model, cals, &train_rng,
+                         watch, result, error);
   /* Reporting only: the graph before the mechanisms reaches the calibrators after
    * training is over. */
   for (guint c = 0; ok && diag && c < cals->len; c++) {
@@ -484,45 +483,6 @@ static gboolean write_outputs(const char *dir, LdpPipeline *p, RunRecord *recs, 
   return ok;
 }
 
-static void format_epsilon(char *buf, gsize len, double eps)
-{
-  if (isinf(eps))
-    g_strlcpy(buf, "\u221e", len);
-  else
-    g_snprintf(buf, len, "%g", eps);
-}
-
-/* The side-by-side table of a pipeline with variants: accuracy and budget per run. */
-static void print_comparison(const RunRecord *recs, guint n_runs)
-{
-  guint width = 4;
-  for (guint r = 0; r < n_runs; r++)
-    width = MAX(width, (guint)strlen(recs[r].spec->name));
-  printf("\n%-*s  %-17s %9s %7s %7s %7s\n", (int)width, "run",
-         recs[0].headline ? "test AUC (%)" : "test accuracy (%)", "features", "labels",
-         "edges", "total");
-  /* "∞" is 3 bytes but one column: pad by hand */
-  for (guint r = 0; r < n_runs; r++) {
-    double mean, std;
-    mean_std(recs[r].values[recs[r].headline], &mean, &std);
-    char eps[4][32];
-    for (guint t = 0; t < 4; t++) {
-      format_epsilon(eps[t], sizeof eps[t], recs[r].epsilon[t]);
-      if (recs[r].has_public[t] && !isinf(recs[r].epsilon[t]))
-        g_strlcat(eps[t], "*", sizeof eps[t]);
-    }
-    printf("%-*s  %6.2f ± %-8.2f", (int)width, recs[r].spec->name, 100 * mean, 100 * std);
-    const int cols[4] = { 9, 7, 7, 7 };
-    for (guint t = 0; t < 4; t++) {
-      int pad = cols[t] - (isinf(recs[r].epsilon[t]) ? 1 : (int)strlen(eps[t]));
-      printf(" %*s%s", MAX(pad, 0), "", eps[t]);
-    }
-    printf("\n");
-  }
-  printf("(features, labels, total = features + labels: epsilon per private user; edges: per edge\n"
-         " bit; \u221e = not private, raw data used; * = some users public, \u221e for them)\n\n");
-}
-
 typedef struct {
   char *key;
   LdpDataset *ds;
@@ -539,12 +499,20 @@ static void cached_dataset_free(gpointer p)
 gboolean ldp_run_pipeline(LdpPipeline *p, const char *out_dir, const char *data_dir_override,
                           gboolean progress, GString *summary_line, GError **error)
 {
+  (void)progress;  /* the library prints nothing: progress goes to an observer */
   g_autoptr(GPtrArray) files = NULL;
-  return ldp_run_pipeline_recorded(p, out_dir, data_dir_override, progress, summary_line, &files, error);
+  return ldp_run_pipeline_recorded(p, out_dir, data_dir_override, NULL, summary_line, &files, error);
+}
+
+gboolean ldp_run_pipeline_observed(LdpPipeline *p, const char *out_dir, const char *data_dir_override,
+                                   const LdpObserver *obs, GString *summary_line, GError **error)
+{
+  g_autoptr(GPtrArray) files = NULL;
+  return ldp_run_pipeline_recorded(p, out_dir, data_dir_override, obs, summary_line, &files, error);
 }
 
 gboolean ldp_run_pipeline_recorded(LdpPipeline *p, const char *out_dir, const char *data_dir_override,
-                                   gboolean progress, GString *summary_line, GPtrArray **data_files,
+                                   const LdpObserver *obs, GString *summary_line, GPtrArray **data_files,
                                    GError **error)
 {
   *data_files = NULL;
@@ -557,6 +525,9 @@ gboolean ldp_run_pipeline_recorded(LdpPipeline *p, const char *out_dir, const ch
   if (!check_out_dir(out_dir, error))
     return FALSE;
   RunRecord *recs = g_new0(RunRecord, n_runs);
+  LdpRunDoneEvent *done = g_new0(LdpRunDoneEvent, n_runs);
+  g_autofree char *priv_dir = NULL;
+  g_autoptr(GString) line = NULL;
   g_autoptr(GPtrArray) cache = g_ptr_array_new_with_free_func(cached_dataset_free);
   gboolean ok = FALSE;
   ldp_data_files_begin();  /* the loaders report every file they read */
@@ -590,14 +561,13 @@ gboolean ldp_run_pipeline_recorded(LdpPipeline *p, const char *out_dir, const ch
       c->key = g_steal_pointer(&key);
       c->ds = base;
       g_ptr_array_add(cache, c);
-      g_autofree char *stats = ldp_dataset_describe(base);
-      printf("dataset %s (loaded in %.0f ms)\n%s", ldp_dataset_name(base),
-             (g_get_monotonic_time() - t0) / 1e3, stats);
-      if (stats[0] && stats[strlen(stats) - 1] != '\n')
-        printf("\n");
+      const LdpDatasetLoadedEvent ev = { .name = ldp_dataset_name(base), .dataset = base,
+                                         .load_ms = (g_get_monotonic_time() - t0) / 1e3 };
+      LDP_OBSERVER_EMIT(obs, dataset_loaded, &ev);
     }
 
-    printf("== %s\n", spec->name);
+    const LdpRunStartEvent start = { .run = spec->name, .index = r, .n_runs = n_runs, .n_seeds = n_seeds };
+    LDP_OBSERVER_EMIT(obs, run_start, &start);
     const gboolean per_seed_split = rec->config.split.per_seed;
     const gboolean link = rec->config.split.edges;
     rec->headline = link ? 3 : 0;
@@ -617,15 +587,16 @@ gboolean ldp_run_pipeline_recorded(LdpPipeline *p, const char *out_dir, const ch
       ldp_ledger_note_preprocessing(ledger, spec->dataset.core);
       LdpTrainResult res = { 0 };
       g_autoptr(GArray) diag = g_array_new(FALSE, TRUE, sizeof(LdpDiagnostic));
+      const LdpTrainWatch watch = { .obs = obs, .run = spec->name, .seed = seed };
       gboolean seed_ok =
-        link ? ldp_run_link_seed(spec, &rec->config, base, per_seed_split ? seed : base_seed, seed, progress, &res, ledger, error)
-             : run_seed(spec, &rec->config, base, own_roles ? own_roles : shared_roles, seed, progress, &res, ledger,
+        link ? ldp_run_link_seed(spec, &rec->config, base, per_seed_split ? seed : base_seed, seed, &watch, &res, ledger, error)
+             : run_seed(spec, &rec->config, base, own_roles ? own_roles : shared_roles, seed, &watch, &res, ledger,
                         private_out ? diag : NULL, s == 0 && private_out ? rec->degrees : NULL, error);
       if (seed_ok)
         add_diagnostics(rec, diag);
       if (seed_ok && s == 0) {
-        g_autofree char *text = ldp_ledger_format(ledger);
-        printf("%s", text);
+        const LdpLedgerEvent lev = { .run = spec->name, .seed = seed, .ledger = ledger };
+        LDP_OBSERVER_EMIT(obs, ledger, &lev);
         rec->ledger = ldp_ledger_to_json(ledger);
         rec->epsilon[0] = ldp_ledger_target_epsilon(ledger, LDP_TARGET_FEATURES);
         rec->epsilon[1] = ldp_ledger_target_epsilon(ledger, LDP_TARGET_LABELS);
@@ -662,36 +633,42 @@ gboolean ldp_run_pipeline_recorded(LdpPipeline *p, const char *out_dir, const ch
       }
       g_array_append_val(rec->seconds, res.seconds);
       g_array_append_val(rec->ms_per_epoch, ms);
-      if (link)
-        printf("  seed %" G_GUINT64_FORMAT ": test AUC %.4f, AP %.4f (selected epoch %u of %u, %.2f ms/epoch)\n",
-               seed, res.test_auc, res.test_ap, b->epoch, res.epochs_run, ms);
-      else
-        printf("  seed %" G_GUINT64_FORMAT ": test accuracy %.4f (selected epoch %u of %u, %.2f ms/epoch)\n",
-               seed, b->test_acc, b->epoch, res.epochs_run, ms);
-      fflush(stdout);
+      const LdpSeedDoneEvent sev = { .run = spec->name, .seed = seed, .index = s, .result = &res,
+                                     .headline = metric_names[rec->headline],
+                                     .headline_value = link ? res.test_auc : b->test_acc, .ms_per_epoch = ms };
+      LDP_OBSERVER_EMIT(obs, seed_done, &sev);
       ldp_train_result_clear(&res);
     }
+    LdpRunDoneEvent *d = &done[r];
+    *d = (LdpRunDoneEvent){ .run = spec->name, .index = r, .n_runs = n_runs, .headline = metric_names[rec->headline],
+                            .n_seeds = n_seeds };
+    mean_std(rec->values[rec->headline], &d->mean, &d->std);
+    memcpy(d->epsilon, rec->epsilon, sizeof d->epsilon);
+    memcpy(d->has_public, rec->has_public, sizeof d->has_public);
+    LDP_OBSERVER_EMIT(obs, run_done, d);
   }
 
   *data_files = ldp_data_files_end();
   if (!write_outputs(out_dir, p, recs, n_runs, n_seeds, *data_files, data_dir, error))
     goto out;
-  if (n_runs > 1)
-    print_comparison(recs, n_runs);
-  if (private_out) {
-    g_autofree char *priv_dir = g_build_filename(out_dir, "private", NULL);
-    if (g_file_test(priv_dir, G_FILE_TEST_IS_DIR))
-      printf("private outputs (raw private data, evaluation only; do not publish): %s\n", priv_dir);
-  }
-  g_string_append_printf(summary_line, "%s:", ldp_pipeline_name(p));
+  priv_dir = g_build_filename(out_dir, "private", NULL);
+  line = g_string_new(NULL);
+  g_string_append_printf(line, "%s:", ldp_pipeline_name(p));
   for (guint r = 0; r < n_runs; r++) {
     double mean, std;
     mean_std(recs[r].values[recs[r].headline], &mean, &std);
-    g_string_append_printf(summary_line, "%s %s %.1f%% ± %.1f", r ? ";" : "", recs[r].spec->name, 100 * mean,
+    g_string_append_printf(line, "%s %s %.1f%% ± %.1f", r ? ";" : "", recs[r].spec->name, 100 * mean,
                            100 * std);
   }
-  g_string_append_printf(summary_line, " (%s, %u seed%s) → %s/summary.json",
+  g_string_append_printf(line, " (%s, %u seed%s) → %s/summary.json",
                          recs[0].headline ? "test AUC" : "test accuracy", n_seeds, n_seeds == 1 ? "" : "s", out_dir);
+  const LdpPipelineDoneEvent pev = {
+    .pipeline = ldp_pipeline_name(p), .out_dir = out_dir, .n_runs = n_runs, .runs = done,
+    .private_dir = private_out && g_file_test(priv_dir, G_FILE_TEST_IS_DIR) ? priv_dir : NULL,
+    .summary_line = line->str,
+  };
+  LDP_OBSERVER_EMIT(obs, pipeline_done, &pev);
+  g_string_append(summary_line, line->str);
   ok = TRUE;
 
 out:
@@ -700,5 +677,6 @@ out:
   for (guint r = 0; r < n_runs; r++)
     run_record_clear(&recs[r]);
   g_free(recs);
+  g_free(done);
   return ok;
 }

@@ -14,23 +14,18 @@
  * file listed still has its hash: another value, another build, a rebuilt plugin, an
  * edited data file or a damaged output each make the cell run again.
  *
- * One sweep at a time per output directory: ldp_sweep_lock. Parallel cells run as
- * child processes; a SIGTERM, SIGINT or SIGHUP to the sweep is forwarded to them, and
- * the sweep waits for them before it dies of the same signal.
+ * One sweep at a time per output directory: ldp_sweep_lock. The library runs cells in
+ * the calling process, one at a time, and reports to an observer (observer.h); a host
+ * that runs cells in parallel starts its own processes (cli/sweep-jobs.c).
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <glib/gstdio.h>
 #include <unistd.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 
 #include "data/data-files.h"
 #include "host/host.h"
@@ -451,6 +446,12 @@ static gboolean write_mark(const char *dir, const char *hash, const GPtrArray *d
 
 gboolean ldp_sweep_run_cell(LdpSweep *s, guint cell, const char *out_dir, const char *data_dir, GError **error)
 {
+  return ldp_sweep_run_cell_observed(s, cell, out_dir, data_dir, NULL, error);
+}
+
+gboolean ldp_sweep_run_cell_observed(LdpSweep *s, guint cell, const char *out_dir, const char *data_dir,
+                                     const LdpObserver *obs, GError **error)
+{
   g_return_val_if_fail(cell < s->n_cells, FALSE);
   Cell *c = &s->cells[cell];
   g_autofree char *dir = g_build_filename(out_dir, c->dir, NULL);
@@ -467,25 +468,24 @@ gboolean ldp_sweep_run_cell(LdpSweep *s, guint cell, const char *out_dir, const 
     g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: cannot remove: %s", mark, g_strerror(errno));
     return FALSE;
   }
-  int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
+  FILE *log_file = g_fopen(log, "we");
+  if (!log_file) {
     g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: %s", log, g_strerror(errno));
     return FALSE;
   }
-  /* The run prints its report on stdout; in a sweep that report belongs in the cell. */
-  fflush(stdout);
-  int saved = dup(STDOUT_FILENO);
-  dup2(fd, STDOUT_FILENO);
-  close(fd);
+  /* The cell's run log goes to its own file; the caller hears the same events. */
+  LdpObserver cell_log, both;
+  ldp_observer_init_run_log(&cell_log, log_file);
+  const LdpObserver *pair[2] = { &cell_log, obs };
+  ldp_observer_tee(&both, pair);
   g_autoptr(GString) line = g_string_new(NULL);
   g_autoptr(GPtrArray) data_files = NULL;
-  gboolean ok = ldp_run_pipeline_recorded(c->pipeline, dir, data_dir, FALSE, line, &data_files, error);
-  if (ok)
-    printf("%s\n", line->str);
-  fflush(stdout);
-  if (saved >= 0) {
-    dup2(saved, STDOUT_FILENO);
-    close(saved);
+  gboolean ok = ldp_run_pipeline_recorded(c->pipeline, dir, data_dir, &both, line, &data_files, error);
+  const gboolean log_ok = !ferror(log_file);
+  if (fclose(log_file) != 0 || !log_ok) {
+    if (ok)
+      g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: cannot write the run log", log);
+    ok = FALSE;
   }
   if (!ok) {
     g_prefix_error(error, "sweep cell %s: ", c->dir);
@@ -575,254 +575,75 @@ gboolean ldp_sweep_write_index(const LdpSweep *s, const char *out_dir, GError **
 
 /* ---- running ---- */
 
-typedef struct {
-  const LdpSweepOptions *opt;
-  gint64 t0;
-  guint total, done, skipped;
-  gboolean tty;
-} Progress;
-
-static void progress_clear(Progress *pg)
+void ldp_sweep_cell_clean_partial(const LdpSweep *s, guint cell, const char *out_dir)
 {
-  if (pg->tty) {
-    printf("\r%*s\r", 72, "");
-    fflush(stdout);
-  }
+  g_return_if_fail(cell < s->n_cells);
+  g_autofree char *tmp = g_build_filename(out_dir, s->cells[cell].dir, MARK_TEMP, NULL);
+  g_unlink(tmp);
 }
 
-static void progress_show(Progress *pg)
+/* One cell accounted for: the observer's event and the caller's log line. */
+static void cell_finished(const LdpSweepOptions *opt, const LdpObserver *obs, const LdpSweep *s, guint i,
+                          LdpCellOutcome outcome, double seconds, const char *message)
 {
-  if (!pg->tty)
-    return;
-  double el = (g_get_monotonic_time() - pg->t0) / 1e6;
-  guint ran = pg->done - pg->skipped, left = pg->total - pg->done;
-  char eta[32] = "?";
-  if (ran > 0) {
-    guint e = (guint)(el / ran * left + 0.5);
-    g_snprintf(eta, sizeof eta, "%u:%02u", e / 60, e % 60);
-  }
-  guint ie = (guint)el;
-  printf("\r  sweep: %u/%u cells  elapsed %u:%02u  ETA %s   ", pg->done, pg->total, ie / 60, ie % 60, eta);
-  fflush(stdout);
-}
-
-static void cell_finished(Progress *pg, const LdpSweep *s, guint i, const char *what, double seconds)
-{
-  pg->done++;
-  progress_clear(pg);
-  if (pg->opt->log) {
+  if (opt->log) {
+    static const char *const what[] = { [LDP_CELL_DONE] = "done", [LDP_CELL_SKIPPED] = "complete, not run again",
+                                        [LDP_CELL_FAILED] = "FAILED", [LDP_CELL_INTERRUPTED] = "interrupted" };
     if (seconds >= 0)
-      fprintf(pg->opt->log, "  cell %u/%u %s: %s (%.1f s)\n", i + 1, s->n_cells, s->cells[i].dir, what, seconds);
+      fprintf(opt->log, "  cell %u/%u %s: %s (%.1f s)\n", i + 1, s->n_cells, s->cells[i].dir, what[outcome], seconds);
     else
-      fprintf(pg->opt->log, "  cell %u/%u %s: %s\n", i + 1, s->n_cells, s->cells[i].dir, what);
-    fflush(pg->opt->log);
+      fprintf(opt->log, "  cell %u/%u %s: %s\n", i + 1, s->n_cells, s->cells[i].dir, what[outcome]);
+    fflush(opt->log);
   }
-  progress_show(pg);
-}
-
-static char **child_env(guint jobs)
-{
-  char **env = g_get_environ();
-  /* N cells at once share the cores: one OpenMP team per core, not per process.
-   * Results do not depend on the thread count (tests/test-run.sh). */
-  if (!g_environ_getenv(env, "OMP_NUM_THREADS")) {
-    guint per = MAX(1u, g_get_num_processors() / MAX(jobs, 1u));
-    g_autofree char *v = g_strdup_printf("%u", per);
-    env = g_environ_setenv(env, "OMP_NUM_THREADS", v, TRUE);
-  }
-  return env;
-}
-
-typedef struct {
-  GPid pid;
-  guint cell;
-  gint64 t0;
-} Child;
-
-/* ---- stopping: a signal to the sweep reaches its cell processes ---- */
-
-#define MAX_FORWARD 1024 /* -j is at most 1024 (cmd-sweep.c) */
-static const int stop_signals[] = { SIGTERM, SIGINT, SIGHUP };
-static volatile sig_atomic_t stop_signal;
-static volatile pid_t forward_to[MAX_FORWARD]; /* running cell processes; 0: free slot */
-
-/* Async-signal-safe: note the signal and pass it on to every running cell at once, so
- * that none runs on (and none is run twice by an immediate resume). */
-static void on_stop_signal(int sig)
-{
-  stop_signal = sig;
-  for (guint i = 0; i < MAX_FORWARD; i++)
-    if (forward_to[i] > 0)
-      kill(forward_to[i], sig);
-}
-
-static void forward_add(pid_t pid)
-{
-  for (guint i = 0; i < MAX_FORWARD; i++)
-    if (forward_to[i] == 0) {
-      forward_to[i] = pid;
-      break;
-    }
-  if (stop_signal)  /* the signal came while this cell was being started */
-    kill(pid, stop_signal);
-}
-
-static void forward_remove(pid_t pid)
-{
-  for (guint i = 0; i < MAX_FORWARD; i++)
-    if (forward_to[i] == pid)
-      forward_to[i] = 0;
-}
-
-/* In the cell process, before it runs: die with the sweep, whatever kills the sweep
- * (even SIGKILL, which cannot be forwarded). */
-static void cell_child_setup(gpointer data)
-{
-#ifdef __linux__
-  pid_t parent = (pid_t)GPOINTER_TO_INT(data);
-  prctl(PR_SET_PDEATHSIG, SIGTERM);
-  if (getppid() != parent)
-    _exit(1);
-#else
-  (void)data;
-#endif
+  const LdpCellDoneEvent ev = { .cell = i, .n_cells = s->n_cells, .dir = s->cells[i].dir, .outcome = outcome,
+                                .seconds = seconds, .message = message };
+  LDP_OBSERVER_EMIT(obs, cell_done, &ev);
 }
 
 gboolean ldp_sweep_run(LdpSweep *s, const char *out_dir, const LdpSweepOptions *opt, GError **error)
 {
+  return ldp_sweep_run_observed(s, out_dir, opt, NULL, error);
+}
+
+gboolean ldp_sweep_run_observed(LdpSweep *s, const char *out_dir, const LdpSweepOptions *opt,
+                                const LdpObserver *obs, GError **error)
+{
   g_return_val_if_fail(s != NULL && out_dir != NULL && opt != NULL, FALSE);
-  guint jobs = MAX(opt->jobs, 1u);
-  if (jobs > 1 && !opt->self_command) {
-    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "parallel sweeps need a command that runs one cell");
-    return FALSE;
+  if (opt->jobs > 1) {
+    g_autofree char *msg = g_strdup_printf("the library runs sweep cells one at a time in this process, not %u at "
+                                           "once: parallel cells are the host program's processes", opt->jobs);
+    const LdpWarningEvent ev = { .message = msg };
+    LDP_OBSERVER_EMIT(obs, warning, &ev);
   }
   if (!ldp_sweep_write_index(s, out_dir, error))
     return FALSE;
-  Progress pg = { .opt = opt, .t0 = g_get_monotonic_time(), .tty = opt->progress && isatty(STDOUT_FILENO) };
-  g_autoptr(GArray) todo = g_array_new(FALSE, FALSE, sizeof(guint));
+  guint failed = 0, total = 0;
+  g_autoptr(GString) errors = g_string_new(NULL);
   for (guint i = 0; i < s->n_cells; i++) {
     if (opt->n_shards > 1 && i % opt->n_shards != opt->shard)
       continue;
-    pg.total++;
-    g_array_append_val(todo, i);
-  }
-  progress_show(&pg);
-
-  guint failed = 0;
-  GString *errors = g_string_new(NULL);
-  char **env = jobs > 1 ? child_env(jobs) : NULL;
-  struct sigaction old_actions[G_N_ELEMENTS(stop_signals)];
-  if (jobs > 1) {
-    /* no SA_RESTART: the signal also wakes the waitpid below */
-    struct sigaction sa = { .sa_handler = on_stop_signal };
-    sigemptyset(&sa.sa_mask);
-    stop_signal = 0;
-    for (guint k = 0; k < G_N_ELEMENTS(stop_signals); k++)
-      sigaction(stop_signals[k], &sa, &old_actions[k]);
-  }
-  g_autoptr(GArray) running = g_array_new(FALSE, FALSE, sizeof(Child));
-  guint next = 0;
-  while (next < todo->len || running->len > 0) {
-    /* Start what fits; finished and skipped cells are accounted for at once. */
-    while (next < todo->len && running->len < jobs && !stop_signal) {
-      guint i = g_array_index(todo, guint, next++);
-      if (ldp_sweep_cell_done(s, i, out_dir)) {
-        pg.skipped++;
-        cell_finished(&pg, s, i, "complete, not run again", -1);
-        continue;
-      }
-      if (jobs == 1) {
-        gint64 t0 = g_get_monotonic_time();
-        GError *e = NULL;
-        if (ldp_sweep_run_cell(s, i, out_dir, opt->data_dir, &e)) {
-          cell_finished(&pg, s, i, "done", (g_get_monotonic_time() - t0) / 1e6);
-        } else {
-          failed++;
-          g_string_append_printf(errors, "\n  %s", e->message);
-          cell_finished(&pg, s, i, "FAILED", (g_get_monotonic_time() - t0) / 1e6);
-          g_error_free(e);
-        }
-        continue;
-      }
-      g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func(g_free);
-      for (const char *const *a = opt->self_command; *a; a++)
-        g_ptr_array_add(argv, g_strdup(*a));
-      g_ptr_array_add(argv, g_strdup("--cell"));
-      g_ptr_array_add(argv, g_strdup_printf("%u", i));
-      g_ptr_array_add(argv, NULL);
-      Child ch = { .cell = i, .t0 = g_get_monotonic_time() };
-      GError *e = NULL;
-      if (!g_spawn_async(NULL, (char **)argv->pdata, env, G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL,
-                         cell_child_setup, GINT_TO_POINTER((int)getpid()), &ch.pid, &e)) {
-        failed++;
-        g_string_append_printf(errors, "\n  sweep cell %s: cannot start: %s", s->cells[i].dir, e->message);
-        g_error_free(e);
-        cell_finished(&pg, s, i, "FAILED", 0);
-        continue;
-      }
-      g_array_append_val(running, ch);
-      forward_add(ch.pid);
-    }
-    if (stop_signal && running->len == 0)
-      break;
-    if (running->len == 0)
+    total++;
+    if (ldp_sweep_cell_done(s, i, out_dir)) {
+      cell_finished(opt, obs, s, i, LDP_CELL_SKIPPED, -1, NULL);
       continue;
-    int status = 0;
-    pid_t pid = waitpid(-1, &status, 0);
-    if (pid < 0) {
-      if (errno == EINTR)
-        continue;
-      break;  /* no children left: cannot happen while running->len > 0 */
     }
-    for (guint r = 0; r < running->len; r++) {
-      Child *ch = &g_array_index(running, Child, r);
-      if (ch->pid != pid)
-        continue;
-      guint i = ch->cell;
-      double sec = (g_get_monotonic_time() - ch->t0) / 1e6;
-      forward_remove(ch->pid);
-      g_spawn_close_pid(ch->pid);
-      g_array_remove_index(running, r);
-      if (stop_signal) {
-        /* Interrupted: no half-written mark may stay (a whole one is kept). */
-        g_autofree char *tmp = g_build_filename(out_dir, s->cells[i].dir, MARK_TEMP, NULL);
-        g_unlink(tmp);
-        cell_finished(&pg, s, i, ldp_sweep_cell_done(s, i, out_dir) ? "done" : "interrupted", sec);
-      } else if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && ldp_sweep_cell_done(s, i, out_dir)) {
-        cell_finished(&pg, s, i, "done", sec);
-      } else {
-        failed++;
-        g_string_append_printf(errors, "\n  sweep cell %s: the cell process %s (see its messages above)",
-                               s->cells[i].dir, WIFSIGNALED(status) ? "was killed" : "failed");
-        cell_finished(&pg, s, i, "FAILED", sec);
-      }
-      break;
-    }
-  }
-  g_strfreev(env);
-  progress_clear(&pg);
-  if (jobs > 1) {
-    for (guint k = 0; k < G_N_ELEMENTS(stop_signals); k++)
-      sigaction(stop_signals[k], &old_actions[k], NULL);
-    if (stop_signal) {
-      /* Every cell process has ended: die of the same signal, as the shell expects. */
-      int sig = stop_signal;
-      fprintf(stderr, "ldpgnn sweep: stopped by %s after its cell processes ended; run the same sweep again "
-                      "to resume\n", sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "SIGHUP");
-      fflush(NULL);
-      g_string_free(errors, TRUE);
-      signal(sig, SIG_DFL);
-      raise(sig);
-      _exit(128 + sig);
+    const LdpCellStartEvent start = { .cell = i, .n_cells = s->n_cells, .dir = s->cells[i].dir };
+    LDP_OBSERVER_EMIT(obs, cell_start, &start);
+    gint64 t0 = g_get_monotonic_time();
+    g_autoptr(GError) e = NULL;
+    if (ldp_sweep_run_cell_observed(s, i, out_dir, opt->data_dir, obs, &e)) {
+      cell_finished(opt, obs, s, i, LDP_CELL_DONE, (g_get_monotonic_time() - t0) / 1e6, NULL);
+    } else {
+      failed++;
+      g_string_append_printf(errors, "\n  %s", e->message);
+      cell_finished(opt, obs, s, i, LDP_CELL_FAILED, (g_get_monotonic_time() - t0) / 1e6, e->message);
     }
   }
   if (failed) {
-    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "%u of %u sweep cells failed:%s", failed, pg.total,
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "%u of %u sweep cells failed:%s", failed, total,
                 errors->str);
-    g_string_free(errors, TRUE);
     return FALSE;
   }
-  g_string_free(errors, TRUE);
   return TRUE;
 }
 

@@ -182,7 +182,7 @@ static PairScores score_pairs(const LdpLinkConfig *lcfg, const LdpTensor *z, con
 
 gboolean ldp_train_link(const LdpTrainConfig *cfg, const LdpLinkConfig *lcfg, const LdpDataset *data,
                         const LdpEdgeSplit *split, const LdpPluginDesc *backbone, gpointer model, LdpRng *init,
-                        LdpRng *rng, LdpTrainResult *result, GError **error)
+                        LdpRng *rng, const LdpTrainWatch *watch, LdpTrainResult *result, GError **error)
 {
   g_return_val_if_fail(cfg && lcfg && data && split && backbone && model && init && rng && result, FALSE);
   g_return_val_if_fail(backbone->kind == LDP_PLUGIN_BACKBONE, FALSE);
@@ -229,7 +229,6 @@ gboolean ldp_train_link(const LdpTrainConfig *cfg, const LdpLinkConfig *lcfg, co
   g_autoptr(LdpTensor) noise = ldp_tensor_new(n, lcfg->embedding);
 
   const guint saved = ldp_train_flush_denormals_begin(cfg->flush_denormals);
-  const gboolean progress = cfg->progress && isatty(STDERR_FILENO);
   gint64 t0 = g_get_monotonic_time();
   gboolean ok = TRUE, have_sel = FALSE;
   double best_val = -INFINITY;
@@ -298,14 +297,14 @@ gboolean ldp_train_link(const LdpTrainConfig *cfg, const LdpLinkConfig *lcfg, co
     } else {
       since_best += MAX(cfg->eval_every, 1);
     }
-    if (progress)
-      fprintf(stderr, "\r  epoch %u/%u  loss %.4f  val auc %.4f  test auc %.4f   ", e, cfg->epochs, st.train_loss,
-              vs.auc, ts.auc);
+    if (watch) {
+      const LdpEpochEvent ev = { .run = watch->run, .seed = watch->seed, .epochs = cfg->epochs, .stats = &st,
+                                 .selected_epoch = sel_stats.epoch, .val_auc = vs.auc, .test_auc = ts.auc };
+      LDP_OBSERVER_EMIT(watch->obs, epoch, &ev);
+    }
     if (cfg->patience > 0 && since_best >= cfg->patience && e >= cfg->min_epochs)
       break;
   }
-  if (progress)
-    fprintf(stderr, "\r%*s\r", 90, "");
   ldp_train_flush_denormals_end(cfg->flush_denormals, saved);
   if (ok) {
     result->selected = sel_stats;

@@ -6,6 +6,20 @@
 
 G_BEGIN_DECLS
 
+/* Who hears a training's epochs: @obs (nullable) gets an LdpEpochEvent naming @run
+ * (nullable) and @seed after every evaluated epoch. */
+typedef struct _LdpTrainWatch {
+  const LdpObserver *obs;
+  const char *run;
+  guint64 seed;
+} LdpTrainWatch;
+
+/* ldp_train, its epochs reported to @watch (nullable). */
+gboolean ldp_train_watched(const LdpTrainConfig *cfg, const LdpDataset *data, const guint8 *roles,
+                           const gint *test_labels, const LdpPluginDesc *backbone, gpointer model,
+                           GArray *calibrators, LdpRng *rng, const LdpTrainWatch *watch, LdpTrainResult *result,
+                           GError **error);
+
 /* One forward unit: the whole graph (node tasks) or a mini-batch of graphs. */
 typedef struct {
   LdpBatch view;
@@ -132,6 +146,6 @@ typedef struct {
  * last evaluation, otherwise the one with the highest validation AUC. */
 gboolean ldp_train_link(const LdpTrainConfig *cfg, const LdpLinkConfig *lcfg, const LdpDataset *data,
                         const LdpEdgeSplit *split, const LdpPluginDesc *backbone, gpointer model, LdpRng *init,
-                        LdpRng *rng, LdpTrainResult *result, GError **error);
+                        LdpRng *rng, const LdpTrainWatch *watch, LdpTrainResult *result, GError **error);
 
 G_END_DECLS

@@ -304,7 +304,7 @@ static double binary_auc(const LdpTensor *z, const gint *labels, const guint *ro
 
 /* Model selection and early stopping over the evaluated epochs. */
 typedef struct {
-  gboolean progress;
+  const LdpTrainWatch *watch;  /* nullable */
   gboolean select_last;
   const LdpCalibratorSlot *accept_cal;
   LdpEpochStats best;
@@ -338,9 +338,11 @@ static gboolean selection_record(Selection *sel, const LdpTrainConfig *cfg, LdpT
     sel->best_f1_macro = ldp_metric_f1_macro(z, score_labels, score_rows, n_test, n_classes);
     sel->best_auc = binary_auc(z, score_labels, score_rows, n_test);
   }
-  if (sel->progress)
-    fprintf(stderr, "\r  epoch %u/%u  loss %.4f  val loss %.4f  val acc %.3f  selected %u   ", st->epoch,
-            cfg->epochs, st->train_loss, st->val_loss, st->val_acc, sel->best.epoch);
+  if (sel->watch) {
+    const LdpEpochEvent ev = { .run = sel->watch->run, .seed = sel->watch->seed, .epochs = cfg->epochs,
+                               .stats = st, .selected_epoch = sel->best.epoch, .val_auc = NAN, .test_auc = NAN };
+    LDP_OBSERVER_EMIT(sel->watch->obs, epoch, &ev);
+  }
 
   return ldp_stop_state_offer(cfg, &sel->stop, st->epoch, st->val_loss);
 }
@@ -624,7 +626,8 @@ static void context_clear(LdpTrainContext *c)
 
 static gboolean train_run(const LdpTrainConfig *cfg, const LdpDataset *data, const guint8 *roles,
                           const gint *test_labels, const LdpPluginDesc *backbone, gpointer model,
-                          GArray *calibrators, LdpRng *rng, LdpTrainResult *result, GError **error)
+                          GArray *calibrators, LdpRng *rng, const LdpTrainWatch *watch, LdpTrainResult *result,
+                          GError **error)
 {
   memset(result, 0, sizeof *result);
   result->history = g_array_new(FALSE, TRUE, sizeof(LdpEpochStats));
@@ -673,7 +676,7 @@ static gboolean train_run(const LdpTrainConfig *cfg, const LdpDataset *data, con
 
   LdpTrainContext c;
   context_init(&c, cfg, data, backbone, model, calibrators, rng);
-  Selection sel = { .progress = cfg->progress && isatty(STDERR_FILENO),
+  Selection sel = { .watch = watch,
                     .select_last = cfg->selection == LDP_SELECT_LAST || r.n_val == 0,
                     .accept_cal = FIRST_WITH(calibrators, accept), .best_auc = NAN };
   ldp_stop_state_init(&sel.stop);
@@ -681,8 +684,6 @@ static gboolean train_run(const LdpTrainConfig *cfg, const LdpDataset *data, con
   guint epochs_run = 0;
   gboolean ok = c.graph_task ? train_graphs(&c, &r, &sel, result, &epochs_run, error)
                              : train_nodes(&c, &r, &sel, result, &epochs_run, error);
-  if (sel.progress)
-    fprintf(stderr, "\r%*s\r", 90, "");
   if (ok) {
     result->epochs_run = epochs_run;
     result->selected = sel.best;
@@ -696,17 +697,35 @@ static gboolean train_run(const LdpTrainConfig *cfg, const LdpDataset *data, con
   return ok;
 }
 
-gboolean ldp_train(const LdpTrainConfig *cfg, const LdpDataset *data, const guint8 *roles,
-                   const gint *test_labels, const LdpPluginDesc *backbone, gpointer model,
-                   GArray *calibrators, LdpRng *rng, LdpTrainResult *result, GError **error)
+gboolean ldp_train_watched(const LdpTrainConfig *cfg, const LdpDataset *data, const guint8 *roles,
+                           const gint *test_labels, const LdpPluginDesc *backbone, gpointer model,
+                           GArray *calibrators, LdpRng *rng, const LdpTrainWatch *watch, LdpTrainResult *result,
+                           GError **error)
 {
   g_return_val_if_fail(cfg && data && roles && backbone && result, FALSE);
   g_return_val_if_fail(backbone->kind == LDP_PLUGIN_BACKBONE, FALSE);
   const guint saved = ldp_train_flush_denormals_begin(cfg->flush_denormals);
-  gboolean ok = train_run(cfg, data, roles, test_labels, backbone, model, calibrators, rng,
+  gboolean ok = train_run(cfg, data, roles, test_labels, backbone, model, calibrators, rng, watch,
                           result, error);
   ldp_train_flush_denormals_end(cfg->flush_denormals, saved);
   return ok;
+}
+
+gboolean ldp_train(const LdpTrainConfig *cfg, const LdpDataset *data, const guint8 *roles,
+                   const gint *test_labels, const LdpPluginDesc *backbone, gpointer model,
+                   GArray *calibrators, LdpRng *rng, LdpTrainResult *result, GError **error)
+{
+  return ldp_train_watched(cfg, data, roles, test_labels, backbone, model, calibrators, rng, NULL, result, error);
+}
+
+gboolean ldp_train_observed(const LdpTrainConfig *cfg, const LdpDataset *data, const guint8 *roles,
+                            const gint *test_labels, const LdpPluginDesc *backbone, gpointer model,
+                            GArray *calibrators, LdpRng *rng, const LdpObserver *obs, LdpTrainResult *result,
+                            GError **error)
+{
+  const LdpTrainWatch watch = { .obs = obs };
+  return ldp_train_watched(cfg, data, roles, test_labels, backbone, model, calibrators, rng, obs ? &watch : NULL,
+                           result, error);
 }
 
 void ldp_train_result_clear(LdpTrainResult *result)

@@ -14,6 +14,7 @@
 #include <ldpgnn/audit.h>
 #include <ldpgnn/json.h>
 #include <ldpgnn/workbench.h>
+#include <ldpgnn/observer.h>
 
 G_BEGIN_DECLS
 

@@ -65,11 +65,12 @@ LDP_API JsonNode *ldp_pipeline_to_json(const LdpPipeline *p);
 LDP_API void ldp_pipeline_set_private_outputs(LdpPipeline *p, gboolean on);
 LDP_API gboolean ldp_pipeline_private_outputs(const LdpPipeline *p);
 
-/* Runs every variant of @p over its seeds, prints progress, the privacy ledger and
- * per-seed results on stdout, and writes @out_dir/summary.json (per metric: mean, std
+/* Runs every variant of @p over its seeds and writes @out_dir/summary.json (per metric: mean, std
  * (ddof 1), n, values; the ledger; the resolved pipeline; the version), seeds.csv and
  * timing.csv; with ldp_pipeline_set_private_outputs, also @out_dir/private/. @data_dir_override (nullable) beats the pipeline's data_dir and
- * $LDPGNN_DATA. Appends a one-line human summary to @summary_line. */
+ * $LDPGNN_DATA. Appends a one-line human summary to @summary_line. Prints nothing
+ * (@progress is unused): ldp_run_pipeline_observed (observer.h) reports the dataset,
+ * the ledger and every seed as they happen. */
 LDP_API gboolean ldp_run_pipeline(LdpPipeline *p, const char *out_dir, const char *data_dir_override,
                                   gboolean progress, GString *summary_line, GError **error);
 

@@ -32,7 +32,8 @@ typedef struct {
   guint eval_every;      /* evaluate every k epochs (the last epoch is always evaluated) */
   gboolean flush_denormals; /* flush subnormal floats to zero while training (x86 FTZ/DAZ) */
   LdpSelection selection;
-  gboolean progress;     /* progress line on stderr */
+  gboolean progress;     /* unused: the library prints nothing; epochs are reported to an
+                            LdpObserver (observer.h, ldp_train_observed) */
   /* appended after ABI 1.1's fields; zero = off, the former behaviour */
   gboolean drop_last;    /* graph tasks: skip the last training batch when it is incomplete */
   guint lr_step;         /* StepLR: multiply lr by lr_gamma every lr_step epochs; 0 = constant */

@@ -63,26 +63,26 @@ LDP_API LdpPipeline *ldp_sweep_cell_pipeline(const LdpSweep *s, guint cell);
  * the cell's identity (pipeline, build, plugins) and every output and data file it
  * lists still has the SHA-256 recorded there. */
 LDP_API gboolean ldp_sweep_cell_done(const LdpSweep *s, guint cell, const char *out_dir);
-/* Runs one cell in this process: its run log goes to @out_dir/CELL/run.log instead of
- * stdout, then the completion mark is written. @data_dir (nullable) as ldp_run_pipeline. */
+/* Runs one cell in this process: its run log goes to @out_dir/CELL/run.log, then the
+ * completion mark is written. @data_dir (nullable) as ldp_run_pipeline.
+ * ldp_sweep_run_cell_observed (observer.h) also reports the run's events. */
 LDP_API gboolean ldp_sweep_run_cell(LdpSweep *s, guint cell, const char *out_dir, const char *data_dir,
                                     GError **error);
 
 typedef struct {
-  guint jobs;                         /* cells at once; 0 or 1: in this process, one by one */
-  const char *const *self_command;    /* for jobs > 1: argv (NULL-terminated) that runs one
-                                         cell when "--cell" "I" is appended (transfer none) */
+  guint jobs;                         /* unused since the library starts no process: cells run
+                                         one by one in this process (ldp_sweep_run_observed) */
+  const char *const *self_command;    /* unused (was: the command that runs one cell) */
   const char *data_dir;               /* (nullable) */
   guint shard, n_shards;              /* run only cells with index % n_shards == shard (0/0: all) */
-  gboolean progress;                  /* cells done/total, elapsed, ETA on stdout if it is a TTY */
-  FILE *log;                          /* (nullable) one line per cell finished */
+  gboolean progress;                  /* unused: progress goes to an observer */
+  FILE *log;                          /* (nullable, transfer none) one line per cell finished */
 } LdpSweepOptions;
 
-/* Runs every cell of @s that is not complete (resume), @opt->jobs at a time, then
- * writes @out_dir/sweep.json (axes, cells and their hashes). Fails if a cell failed,
- * after the others have finished. Results do not depend on @opt->jobs. With jobs > 1,
- * SIGTERM, SIGINT and SIGHUP are forwarded to the running cell processes; once they
- * have ended (half-written marks removed) the process dies of the same signal. */
+/* Writes @out_dir/sweep.json (axes, cells and their hashes), then runs every cell of
+ * @s that is not complete (resume) in this process, one at a time. Fails if a cell
+ * failed, after the others have finished. Results do not depend on how many cells run
+ * at once. ldp_sweep_run_observed (observer.h) reports progress. */
 LDP_API gboolean ldp_sweep_run(LdpSweep *s, const char *out_dir, const LdpSweepOptions *opt, GError **error);
 /* Claims @out_dir (created if needed) for one sweep: a lock on OUT_DIR/.sweep.lock,
  * exclusive, or shared with the other shards of the same sweep when @shared (--shard:
@@ -90,6 +90,9 @@ LDP_API gboolean ldp_sweep_run(LdpSweep *s, const char *out_dir, const LdpSweepO
  * holds the lock (close it, or exit, to release), or -1 with @error saying which
  * process holds the directory. Cell processes of a sweep do not lock. */
 LDP_API int ldp_sweep_lock(const char *out_dir, gboolean shared, GError **error);
+/* Removes the half-written completion mark that a cell process stopped by a signal may
+ * have left in @out_dir/CELL (a whole mark is kept). */
+LDP_API void ldp_sweep_cell_clean_partial(const LdpSweep *s, guint cell, const char *out_dir);
 /* Writes @out_dir/sweep.json. */
 LDP_API gboolean ldp_sweep_write_index(const LdpSweep *s, const char *out_dir, GError **error);
 
@@ -123,7 +126,8 @@ LDP_API gboolean ldp_report_write_runs(const char *const *dirs, guint n_dirs, co
 
 /* ---- figures ---- */
 
-/* Draws the figures of @dir with gnuplot ($LDPGNN_GNUPLOT, or gnuplot on the PATH)
+/* (1.x; the library's one child process: new hosts call ldp_plot_dir_scripts and run
+ * gnuplot themselves.) Draws the figures of @dir with gnuplot ($LDPGNN_GNUPLOT, or gnuplot on the PATH)
  * into @dir/figures/NAME.svg and NAME.png, keeping the data and script next to them:
  * for a sweep, @metric (NULL: as LdpReportOptions.metric) against every numeric axis, one line per
  * method with its bootstrap CI band; for a run, training curves (history.csv) and the
@@ -131,6 +135,13 @@ LDP_API gboolean ldp_report_write_runs(const char *const *dirs, guint n_dirs, co
  * @written (element: char *, transfer full). Fails with LDP_RUN_ERROR_NOT_FOUND when
  * gnuplot is missing. */
 LDP_API gboolean ldp_plot_dir(const char *dir, const char *metric, GPtrArray *written, GError **error);
+/* The figures of @dir as ldp_plot_dir describes them, without drawing them: writes each
+ * figure's data (NAME.dat) and gnuplot script (NAME.gp) and appends the script's path
+ * to @scripts (element: char *, transfer full). Running gnuplot with the script's name
+ * as argument in the script's directory draws NAME.svg and NAME.png there; the
+ * library leaves that to the host (the ldpgnn command does it). Fails as ldp_plot_dir
+ * when there is nothing to plot. */
+LDP_API gboolean ldp_plot_dir_scripts(const char *dir, const char *metric, GPtrArray *scripts, GError **error);
 
 /* ---- diagnostics: degrees of an edge mechanism ---- */
 
