@@ -467,18 +467,18 @@ static LdpParams *build_core_section(const LdpYamlNode *base, const LdpYamlNode 
 static gboolean check_edge_weights(const Ctx *c, const LdpRunSpec *r, const LdpYamlNode *backbone, GError **error)
 {
   const LdpPluginDesc *bb = ldp_plugin_desc(r->backbone.plugin);
-  if (LDP_BACKBONE_SLOT(bb, capabilities) & LDP_BACKBONE_EDGE_WEIGHTS)
+  if (ldp_host_backbone_capabilities(bb) & LDP_BACKBONE_EDGE_WEIGHTS)
     return TRUE;
   for (guint i = 0; i < r->calibrators->len; i++) {
     const LdpStageSpec *st = r->calibrators->pdata[i];
     const LdpPluginDesc *cal = ldp_plugin_desc(st->plugin);
-    if (LDP_CALIBRATOR_SLOT(cal, edge_weights) == NULL)
+    if (!LDP_HOST_CALIBRATOR_HAS(cal, edge_weights))
       continue;
     g_autoptr(GString) able = g_string_new(NULL);
     g_autoptr(GPtrArray) all = ldp_registry_list(c->reg, LDP_PLUGIN_BACKBONE);
     for (guint k = 0; k < all->len; k++) {
       const LdpPluginDesc *d = ldp_plugin_desc(all->pdata[k]);
-      if (LDP_BACKBONE_SLOT(d, capabilities) & LDP_BACKBONE_EDGE_WEIGHTS)
+      if (ldp_host_backbone_capabilities(d) & LDP_BACKBONE_EDGE_WEIGHTS)
         g_string_append_printf(able, "%s%s", able->len ? ", " : "", d->name);
     }
     const LdpYamlNode *at = ldp_yaml_mapping_get(backbone, "plugin", NULL);
@@ -512,7 +512,7 @@ static gboolean check_composition(const LdpRunSpec *r, const LdpYamlNode *list, 
       const LdpPluginDesc *e = ldp_plugin_desc(((const LdpStageSpec *)r->mechanisms->pdata[j])->plugin);
       if (ldp_host_mechanism_target(e) != target)
         continue;
-      if (LDP_MECHANISM_SLOT(d, post_processes))
+      if (ldp_host_mechanism_post_processes(d))
         break;
       return ldp_yaml_error(error, stage_plugin_node(list, i), LDP_PIPELINE_ERROR_INVALID,
                             "mechanism '%s' would randomise the %s, which mechanism '%s' (mechanisms[%u]) "
@@ -523,13 +523,13 @@ static gboolean check_composition(const LdpRunSpec *r, const LdpYamlNode *list, 
                             "post-processes the earlier release declares post_processes",
                             d->name, tname, e->name, j, tname);
     }
-    const LdpSideReleaseSpec *sr = LDP_MECHANISM_SLOT(d, side_releases);
-    const guint n = sr ? LDP_MECHANISM_SLOT(d, n_side_releases) : 0;
+    guint n = 0;
+    const LdpSideReleaseSpec *sr = ldp_host_mechanism_side_releases(d, &n);
     for (guint k = 0; k < n; k++)
       for (guint j = 0; j < i; j++) {
         const LdpPluginDesc *e = ldp_plugin_desc(((const LdpStageSpec *)r->mechanisms->pdata[j])->plugin);
-        const LdpSideReleaseSpec *esr = LDP_MECHANISM_SLOT(e, side_releases);
-        const guint en = esr ? LDP_MECHANISM_SLOT(e, n_side_releases) : 0;
+        guint en = 0;
+        const LdpSideReleaseSpec *esr = ldp_host_mechanism_side_releases(e, &en);
         for (guint q = 0; q < en; q++)
           if (strcmp(esr[q].name, sr[k].name) == 0)
             return ldp_yaml_error(error, stage_plugin_node(list, i), LDP_PIPELINE_ERROR_INVALID,
@@ -544,8 +544,8 @@ static gboolean check_composition(const LdpRunSpec *r, const LdpYamlNode *list, 
 /* TRUE when @d (a mechanism) declares side release @name. */
 static gboolean provides_side(const LdpPluginDesc *d, const char *name)
 {
-  const LdpSideReleaseSpec *sr = LDP_MECHANISM_SLOT(d, side_releases);
-  const guint n = sr ? LDP_MECHANISM_SLOT(d, n_side_releases) : 0;
+  guint n = 0;
+  const LdpSideReleaseSpec *sr = ldp_host_mechanism_side_releases(d, &n);
   for (guint k = 0; k < n; k++)
     if (strcmp(sr[k].name, name) == 0)
       return TRUE;
@@ -558,7 +558,7 @@ static gboolean check_side_reads(const Ctx *c, const LdpRunSpec *r, const LdpYam
 {
   for (guint i = 0; i < r->calibrators->len; i++) {
     const LdpPluginDesc *cal = ldp_plugin_desc(((const LdpStageSpec *)r->calibrators->pdata[i])->plugin);
-    const char *const *reads = LDP_CALIBRATOR_SLOT(cal, reads_side_releases);
+    const char *const *reads = ldp_host_calibrator_reads_side_releases(cal);
     for (guint k = 0; reads && reads[k]; k++) {
       gboolean found = FALSE;
       for (guint m = 0; m < r->mechanisms->len && !found; m++)

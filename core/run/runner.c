@@ -96,7 +96,7 @@ static LdpDataset *load_dataset(const LdpStageSpec *st, const char *data_dir, gu
   if (!ds)
     return NULL;
   if (!ldp_dataset_preprocess(ds, st->core, error)) {
-    g_prefix_error(error, "dataset '%s': ", desc->name);
+    ldp_host_prefix_error(desc, error);
     ldp_dataset_free(ds);
     return NULL;
   }
@@ -180,12 +180,9 @@ static gboolean run_seed(const LdpRunSpec *spec, const LdpRunConfig *rc, const L
     if (!slot.inst)
       goto out;
     g_array_append_val(cals, slot);
-    gboolean (*prepare)(gpointer, LdpDataset *, LdpRng *, GError **) = LDP_CALIBRATOR_SLOT(desc, prepare);
-    if (prepare && !prepare(slot.inst, data, &cal_rng, error)) {
-      g_prefix_error(error, "calibrator '%s': ", desc->name);
+    if (!ldp_host_calibrator_prepare(desc, slot.inst, data, &cal_rng, error))
       goto out;
-    }
-    wants_edge_weights |= LDP_CALIBRATOR_SLOT(desc, edge_weights) != NULL;
+    wants_edge_weights |= LDP_HOST_CALIBRATOR_HAS(desc, edge_weights);
   }
   /* the clean graph goes no further than this report */
   if (noisy_degree)
@@ -220,9 +217,7 @@ static gboolean run_seed(const LdpRunSpec *spec, const LdpRunConfig *rc, const L
    * training is over. */
   for (guint c = 0; ok && diag && c < cals->len; c++) {
     const LdpCalibratorSlot *s = &g_array_index(cals, LdpCalibratorSlot, c);
-    void (*diagnostics)(gpointer, LdpGraph *, GArray *) = LDP_CALIBRATOR_SLOT(s->desc, diagnostics);
-    if (diagnostics)
-      diagnostics(s->inst, ldp_dataset_graph(base), diag);
+    ldp_host_calibrator_diagnostics(s->desc, s->inst, ldp_dataset_graph(base), diag);
   }
 
 out:
