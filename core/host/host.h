@@ -4,7 +4,7 @@
 
 #include <json-glib/json-glib.h>
 
-#include <ldpgnn/host.h>
+#include <ldpgnn/registry.h>
 
 #include "host/yamltree.h"
 

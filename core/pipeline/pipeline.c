@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <ldpgnn/pipeline.h>
+
 #include "host/host.h"
 
 /* The core schema of a slot (host/slots.c), as the (specs, n_specs) argument pair. */

@@ -2,7 +2,7 @@
  * order every run (and `ldpgnn datasets`) uses. */
 #include "config.h"
 
-#include <ldpgnn/host.h>
+#include <ldpgnn/pipeline.h>
 
 /* Each row divided by its sum (PyG's NormalizeFeatures; rows summing to 0 stay as they
  * are): every user scales her own row, so no other user's data is read. */

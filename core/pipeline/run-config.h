@@ -3,7 +3,7 @@
  * that the layers above take structs instead of reading keys by name. */
 #pragma once
 
-#include <ldpgnn/host.h>
+#include <ldpgnn/pipeline.h>
 
 #include "train/train.h"
 

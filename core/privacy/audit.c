@@ -20,7 +20,9 @@
 #include <math.h>
 #include <string.h>
 
-#include <ldpgnn/ldpgnn.h>
+#include <ldpgnn/audit.h>
+#include <ldpgnn/privacy.h>
+
 #include "host/host.h"
 
 /* Events tested on the second half (the Bonferroni factor). */

@@ -3,7 +3,8 @@
  * "Preprocessing"), and the declared public bounds, which read nothing. */
 #include "config.h"
 
-#include <ldpgnn/ldpgnn.h>
+#include <ldpgnn/privacy.h>
+
 #include "host/host.h"
 
 void ldp_ledger_note_preprocessing(LdpLedger *l, const LdpParams *core)

@@ -3,6 +3,8 @@
  * the ledger (ledger.c) read. */
 #pragma once
 
+#include <ldpgnn/privacy.h>
+
 #include "host/host.h"
 
 G_BEGIN_DECLS

@@ -17,6 +17,9 @@
 
 #include <glib/gstdio.h>
 
+#include <ldpgnn/json.h>
+#include <ldpgnn/workbench.h>
+
 #include "data/data-files.h"
 #include "host/host.h"
 #include "pipeline/run-config.h"
