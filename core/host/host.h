@@ -18,6 +18,8 @@ const char *ldp_plugin_sha256(const LdpPlugin *plugin);
 
 /* ---- parameters (params.c) ---- */
 
+/* Whether @name is in @p's schema (ldp_params_has would complain when it is not). */
+gboolean ldp_params_knows(const LdpParams *p, const char *name);
 /* Resolved values (given or default) as a JSON object. (transfer full) */
 JsonNode *ldp_params_to_json(const LdpParams *p);
 /* "[0, 1]", "(0, inf)": the accepted range of a number/integer spec (and of list

@@ -9,6 +9,7 @@
 #include <ldpgnn/pipeline.h>
 
 #include "host/host.h"
+#include "pipeline/run-config.h"
 
 /* The core schema of a slot (host/slots.c), as the (specs, n_specs) argument pair. */
 static const LdpParamSpec *slot_specs(LdpSlot slot)
@@ -376,27 +377,27 @@ static LdpYamlNode *merge_sections(const LdpYamlNode *base, const LdpYamlNode *o
   return m;
 }
 
-/* Cross-field rules of the core sections. */
+/* Cross-field rules of the core sections, on their typed settings (run-config.h). */
 static gboolean check_split(const LdpParams *split, const LdpYamlNode *at, GError **error)
 {
-  if (ldp_params_has(split, "seed") && ldp_params_get_bool(split, "per_seed"))
+  LdpSplitConfig s;
+  ldp_split_config_read(split, &s);
+  if (s.has_seed && s.per_seed)
     return ldp_yaml_error(error, at, LDP_PIPELINE_ERROR_INVALID,
                           "split seed fixes the one shared split; it cannot be combined with per_seed: true");
-  if (strcmp(ldp_params_get_string(split, "kind"), "standard") == 0)
+  if (!s.edges && s.kind == LDP_SPLIT_STANDARD)
     return TRUE;
-  if (strcmp(ldp_params_get_string(split, "kind"), "edges") == 0) {
+  if (s.edges) {
     /* link prediction: the training edges are always the rest */
-    if (ldp_params_get_number(split, "train") != 0)
+    if (s.train != 0)
       return ldp_yaml_error(error, at, LDP_PIPELINE_ERROR_INVALID,
                             "split kind edges takes val and test only (training edges are the rest)");
-    if (ldp_params_get_number(split, "val") + ldp_params_get_number(split, "test") >= 1 - 1e-9)
+    if (s.val + s.test >= 1 - 1e-9)
       return ldp_yaml_error(error, at, LDP_PIPELINE_ERROR_INVALID,
-                            "val %g + test %g leave no training edges", ldp_params_get_number(split, "val"),
-                            ldp_params_get_number(split, "test"));
+                            "val %g + test %g leave no training edges", s.val, s.test);
     return TRUE;
   }
-  double tr = ldp_params_get_number(split, "train"), va = ldp_params_get_number(split, "val"),
-         te = ldp_params_get_number(split, "test");
+  const double tr = s.train, va = s.val, te = s.test;
   /* A tiny slack so that 0.7 + 0.1 + 0.2 is accepted despite rounding. */
   if (tr > 0 && tr + va + te > 1 + 1e-9)
     return ldp_yaml_error(error, at, LDP_PIPELINE_ERROR_INVALID,
@@ -414,34 +415,34 @@ static gboolean check_split(const LdpParams *split, const LdpYamlNode *at, GErro
  * it would be silently ignored. */
 static gboolean check_dataset_core(const LdpParams *core, const LdpYamlNode *at, GError **error)
 {
-  gboolean pb = strcmp(ldp_params_get_string(core, "normalize"), "public_bounds") == 0;
-  gboolean has = ldp_params_has(core, "feature_bounds");
+  LdpPreprocessConfig pre;
+  ldp_preprocess_config_read(core, &pre);
+  const gboolean pb = pre.normalize == LDP_NORMALIZE_PUBLIC_BOUNDS;
+  const gboolean has = pre.has_feature_bounds;
   if (pb && !has)
     return ldp_yaml_error(error, at, LDP_PIPELINE_ERROR_MISSING,
                           "normalize: public_bounds needs feature_bounds: [lo, hi]");
   if (!pb && has)
     return ldp_yaml_error(error, at, LDP_PIPELINE_ERROR_INVALID,
                           "feature_bounds is only used with normalize: public_bounds");
-  if (has) {
-    guint n = 0;
-    const double *b = ldp_params_get_number_list(core, "feature_bounds", &n);
-    if (n != 2 || !(isfinite(b[0]) && isfinite(b[1]) && b[0] < b[1]))
-      return ldp_yaml_error(error, at, LDP_PIPELINE_ERROR_INVALID,
-                            "feature_bounds must be [lo, hi] with finite lo < hi");
-  }
+  const double *b = pre.feature_bounds;
+  if (has && (pre.n_feature_bounds != 2 || !(isfinite(b[0]) && isfinite(b[1]) && b[0] < b[1])))
+    return ldp_yaml_error(error, at, LDP_PIPELINE_ERROR_INVALID,
+                          "feature_bounds must be [lo, hi] with finite lo < hi");
   return TRUE;
 }
 
 static gboolean check_train(const LdpParams *train, const LdpYamlNode *at, GError **error)
 {
-  if (ldp_params_get_int(train, "min_epochs") > ldp_params_get_int(train, "epochs"))
-    return ldp_yaml_error(error, at, LDP_PIPELINE_ERROR_INVALID, "min_epochs (%" G_GINT64_FORMAT
-                          ") exceeds epochs (%" G_GINT64_FORMAT ")",
-                          ldp_params_get_int(train, "min_epochs"), ldp_params_get_int(train, "epochs"));
-  if (ldp_params_get_int(train, "select_from") > ldp_params_get_int(train, "epochs"))
-    return ldp_yaml_error(error, at, LDP_PIPELINE_ERROR_INVALID, "select_from (%" G_GINT64_FORMAT
-                          ") exceeds epochs (%" G_GINT64_FORMAT "): no epoch could be selected",
-                          ldp_params_get_int(train, "select_from"), ldp_params_get_int(train, "epochs"));
+  LdpTrainConfig t;
+  ldp_train_config_read(train, &t);
+  if (t.min_epochs > t.epochs)
+    return ldp_yaml_error(error, at, LDP_PIPELINE_ERROR_INVALID, "min_epochs (%u) exceeds epochs (%u)",
+                          t.min_epochs, t.epochs);
+  if (t.watch_from > t.epochs)
+    return ldp_yaml_error(error, at, LDP_PIPELINE_ERROR_INVALID,
+                          "select_from (%u) exceeds epochs (%u): no epoch could be selected", t.watch_from,
+                          t.epochs);
   return TRUE;
 }
 
@@ -620,7 +621,9 @@ static LdpRunSpec *build_run(const Ctx *c, const char *name, const LdpYamlNode *
       (r->calibrators->len && !check_side_reads(c, r, calibrators, error)))
     goto fail;
   /* Calibrator hooks are written for labelled node/graph tasks (doc/link-prediction.md). */
-  if (r->calibrators->len > 0 && strcmp(ldp_params_get_string(r->split, "kind"), "edges") == 0) {
+  LdpSplitConfig split;
+  ldp_split_config_read(r->split, &split);
+  if (r->calibrators->len > 0 && split.edges) {
     ldp_yaml_error(error, calibrators, LDP_PIPELINE_ERROR_INVALID,
                    "calibrators are not supported with split kind edges (link prediction)");
     goto fail;
@@ -942,7 +945,9 @@ LdpPipeline *ldp_pipeline_load(const char *path, const LdpRegistry *reg, const c
       goto out;
     }
   }
-  name = ldp_params_has(top, "name") ? g_strdup(ldp_params_get_string(top, "name")) : default_name(path);
+  LdpTopConfig tc;
+  ldp_top_config_read(top, &tc);
+  name = tc.name ? g_strdup(tc.name) : default_name(path);
   const LdpYamlNode *name_node = ldp_yaml_mapping_get(root, "name", NULL);
   if (name_node && !check_run_name(name_node, name, "pipeline name", error))
     goto out;
@@ -958,17 +963,16 @@ LdpPipeline *ldp_pipeline_load(const char *path, const LdpRegistry *reg, const c
     g_ptr_array_add(runs, r);
   }
 
-  if (ldp_params_has(top, "only") &&
-      !keep_only(runs, ldp_params_get_string(top, "only"), ldp_yaml_mapping_get(root, "only", NULL), error))
+  if (tc.only && !keep_only(runs, tc.only, ldp_yaml_mapping_get(root, "only", NULL), error))
     goto out;
 
   p = g_new0(LdpPipeline, 1);
   p->path = g_strdup(path);
   p->name = g_steal_pointer(&name);
-  p->description = g_strdup(ldp_params_get_string(top, "description"));
-  p->seed = (guint64)ldp_params_get_int(top, "seed");
-  p->n_seeds = (guint)ldp_params_get_int(top, "seeds");
-  const char *dd = ldp_params_get_string(top, "data_dir");
+  p->description = g_strdup(tc.description);
+  p->seed = tc.seed;
+  p->n_seeds = tc.n_seeds;
+  const char *dd = tc.data_dir;
   if (dd) {
     g_autofree char *dir = g_path_get_dirname(path);
     p->data_dir = g_path_is_absolute(dd) ? g_strdup(dd) : g_build_filename(dir, dd, NULL);

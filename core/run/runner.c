@@ -23,6 +23,7 @@
 #include "data/data-files.h"
 #include "host/host.h"
 #include "pipeline/run-config.h"
+#include "privacy/privacy.h"
 #include "run/provenance.h"
 #include "run/run.h"
 
@@ -91,14 +92,15 @@ static char *params_key(const LdpStageSpec *st)
 }
 
 /* Loads and preprocesses the dataset of @st. (transfer full) */
-static LdpDataset *load_dataset(const LdpStageSpec *st, const char *data_dir, guint64 seed, GError **error)
+static LdpDataset *load_dataset(const LdpStageSpec *st, const LdpPreprocessConfig *pre, const char *data_dir,
+                                guint64 seed, GError **error)
 {
   const LdpPluginDesc *desc = ldp_plugin_desc(st->plugin);
   LdpDatasetEnv env = { .data_dir = data_dir, .seed = seed };
   LdpDataset *ds = ldp_host_dataset_load(desc, st->params, &env, error);
   if (!ds)
     return NULL;
-  if (!ldp_dataset_preprocess(ds, st->core, error)) {
+  if (!ldp_preprocess_apply(ds, pre, error)) {
     ldp_host_prefix_error(desc, error);
     ldp_dataset_free(ds);
     return NULL;
@@ -581,7 +583,7 @@ gboolean ldp_run_pipeline_recorded(LdpPipeline *p, const char *out_dir, const ch
         base = ((CachedDataset *)cache->pdata[i])->ds;
     if (!base) {
       gint64 t0 = g_get_monotonic_time();
-      base = load_dataset(&spec->dataset, data_dir, base_seed, error);
+      base = load_dataset(&spec->dataset, &rec->config.preprocess, data_dir, base_seed, error);
       if (!base)
         goto out;
       CachedDataset *c = g_new0(CachedDataset, 1);
@@ -612,7 +614,7 @@ gboolean ldp_run_pipeline_recorded(LdpPipeline *p, const char *out_dir, const ch
       if (per_seed_split && !link && !(own_roles = make_split(base, &rec->config.split, seed, error)))
         goto out;
       LdpLedger *ledger = ldp_ledger_new();
-      ldp_ledger_note_preprocessing(ledger, spec->dataset.core);
+      ldp_ledger_note_preprocess_config(ledger, &rec->config.preprocess);
       LdpTrainResult res = { 0 };
       g_autoptr(GArray) diag = g_array_new(FALSE, TRUE, sizeof(LdpDiagnostic));
       gboolean seed_ok =
