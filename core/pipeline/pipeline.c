@@ -755,6 +755,99 @@ static gboolean build_variants(const Ctx *c, const LdpYamlNode *variants, GPtrAr
 
 /* ---- --set overrides ---- */
 
+/* The name a list item is addressed by in a path (doc/pipelines.md, "Overrides"): its
+ * `name` (variants), else its `plugin` (mechanisms, calibrators); NULL for an item
+ * without either. */
+static const char *item_name(const LdpYamlNode *item)
+{
+  if (item->kind != LDP_YAML_MAPPING)
+    return NULL;
+  static const char *const keys[] = { "name", "plugin" };
+  for (guint k = 0; k < G_N_ELEMENTS(keys); k++) {
+    const LdpYamlNode *n = ldp_yaml_mapping_get(item, keys[k], NULL);
+    if (n)
+      return n->kind == LDP_YAML_SCALAR ? n->text : NULL;
+  }
+  return NULL;
+}
+
+/* Lists the pipeline's sections address by item name, so that a name into a section the
+ * pipeline (or the variant) does not set is refused like an index into it. */
+static gboolean is_list_section(const char *key)
+{
+  return strcmp(key, "variants") == 0 || strcmp(key, "mechanisms") == 0 || strcmp(key, "calibrators") == 0;
+}
+
+/* Finds the item of @list named by the path segments from parts[i] on. Names may hold
+ * dots (a variant "eps0.5"), so the longest run of segments that names an item wins.
+ * Sets *idx and *n_parts (segments used); FALSE with @error when no item or several
+ * items have the name. @walked is the path up to the list, for messages. */
+static gboolean find_named_item(const LdpYamlNode *list, char **parts, guint i, const char *origin,
+                                const char *walked, guint64 *idx, guint *n_parts, GError **error)
+{
+  guint rest = g_strv_length(parts + i);
+  for (guint k = rest; k >= 1; k--) {
+    g_autofree char *want = NULL;
+    {
+      char *saved = parts[i + k];
+      parts[i + k] = NULL;
+      want = g_strjoinv(".", parts + i);
+      parts[i + k] = saved;
+    }
+    guint hits = 0;
+    g_autoptr(GString) where = g_string_new(NULL);
+    for (guint j = 0; j < list->items->len; j++)
+      if (g_strcmp0(item_name(list->items->pdata[j]), want) == 0) {
+        if (hits++ == 0)
+          *idx = j;
+        g_string_append_printf(where, "%s%u", where->len ? ", " : "", j);
+      }
+    if (hits > 1) {
+      g_set_error(error, LDP_PIPELINE_ERROR, LDP_PIPELINE_ERROR_UNKNOWN_KEY,
+                  "%s: '%s' has %u items named '%s' (at %s); use the index of one", origin, walked, hits, want,
+                  where->str);
+      return FALSE;
+    }
+    if (hits == 1) {
+      *n_parts = k;
+      return TRUE;
+    }
+  }
+  /* No item: suggest by the first segment (a misspelt name rarely spans a dot). */
+  g_autoptr(GPtrArray) names = g_ptr_array_new();
+  for (guint j = 0; j < list->items->len; j++) {
+    const char *n = item_name(list->items->pdata[j]);
+    if (n)
+      g_ptr_array_add(names, (gpointer)n);
+  }
+  const char *seg = parts[i];
+  if (names->len == 0) {
+    g_set_error(error, LDP_PIPELINE_ERROR, LDP_PIPELINE_ERROR_UNKNOWN_KEY,
+                "%s: the items of '%s' have no names; use an index instead of '%s'", origin, walked, seg);
+    return FALSE;
+  }
+  g_autofree char *near = ldp_did_you_mean(seg, (const char *const *)names->pdata, names->len);
+  if (!near) /* a dotted name: compare with the segments it could span */
+    for (guint k = 2; k <= rest && !near; k++) {
+      char *saved = parts[i + k];
+      parts[i + k] = NULL;
+      g_autofree char *want = g_strjoinv(".", parts + i);
+      parts[i + k] = saved;
+      near = ldp_did_you_mean(want, (const char *const *)names->pdata, names->len);
+    }
+  if (near) {
+    g_set_error(error, LDP_PIPELINE_ERROR, LDP_PIPELINE_ERROR_UNKNOWN_KEY,
+                "%s: '%s' has no item named '%s'; did you mean '%s'?", origin, walked, seg, near);
+    return FALSE;
+  }
+  g_ptr_array_add(names, NULL);
+  g_autofree char *all = g_strjoinv(", ", (char **)names->pdata);
+  g_set_error(error, LDP_PIPELINE_ERROR, LDP_PIPELINE_ERROR_UNKNOWN_KEY,
+              "%s: '%s' has no item named '%s' (its items: %s; or an index from 0 to %u)", origin, walked, seg,
+              all, list->items->len - 1);
+  return FALSE;
+}
+
 static gboolean apply_override(LdpYamlNode *root, const char *arg, GError **error)
 {
   const char *eq = strchr(arg, '=');
@@ -773,8 +866,8 @@ static gboolean apply_override(LdpYamlNode *root, const char *arg, GError **erro
       ok = g_ascii_isalnum(*ch) || *ch == '_' || *ch == '-';
     if (!ok) {
       g_set_error(error, LDP_PIPELINE_ERROR, LDP_PIPELINE_ERROR_SYNTAX,
-                  "%s: malformed path; use keys and list indices separated by dots "
-                  "(e.g. mechanisms.0.epsilon)", origin);
+                  "%s: malformed path; use keys and list items (by name or index) separated by dots "
+                  "(e.g. mechanisms.0.epsilon, variants.lpgnn.mechanisms.grr.epsilon)", origin);
       return FALSE;
     }
   }
@@ -790,18 +883,26 @@ static gboolean apply_override(LdpYamlNode *root, const char *arg, GError **erro
   GString *walked = g_string_new(NULL);
   gboolean ok = TRUE;
   for (guint i = 0; parts[i] && ok; i++) {
-    const char *seg = parts[i];
+    g_autofree char *seg = g_strdup(parts[i]);
     gboolean last = parts[i + 1] == NULL;
     if (cur->kind == LDP_YAML_MAPPING) {
       LdpYamlNode *next = ldp_yaml_mapping_get(cur, seg, NULL);
+      const gboolean index_next = !last && g_ascii_string_to_unsigned(parts[i + 1], 10, 0, G_MAXUINT, NULL, NULL);
       if (last) {
         ldp_yaml_mapping_set(cur, seg, origin, g_steal_pointer(&value));
-      } else if (!next && g_ascii_string_to_unsigned(parts[i + 1], 10, 0, G_MAXUINT, NULL, NULL)) {
+      } else if (!next && index_next) {
         /* An index into a list the pipeline does not have: creating a mapping would
          * only earn a confusing "expected a list, got a mapping" later. */
         g_set_error(error, LDP_PIPELINE_ERROR, LDP_PIPELINE_ERROR_UNKNOWN_KEY,
                     "%s: index %s is out of range ('%s%s%s' is not set in the pipeline, so it has no items)",
                     origin, parts[i + 1], walked->str, walked->len ? "." : "", seg);
+        ok = FALSE;
+      } else if (!next && is_list_section(seg)) {
+        /* ... and so is a name into it (a variant without mechanisms of its own uses
+         * the top level's: this path would not reach them). */
+        g_set_error(error, LDP_PIPELINE_ERROR, LDP_PIPELINE_ERROR_UNKNOWN_KEY,
+                    "%s: no item named '%s' ('%s%s%s' is not set in the pipeline, so it has no items)", origin,
+                    parts[i + 1], walked->str, walked->len ? "." : "", seg);
         ok = FALSE;
       } else if (!next) {
         /* Missing keys along the path are created; validation reports unknown ones. */
@@ -811,10 +912,22 @@ static gboolean apply_override(LdpYamlNode *root, const char *arg, GError **erro
       cur = next;
     } else if (cur->kind == LDP_YAML_SEQUENCE) {
       guint64 idx = 0;
+      guint n_parts = 1;
       if (!g_ascii_string_to_unsigned(seg, 10, 0, G_MAXUINT, &idx, NULL)) {
-        g_set_error(error, LDP_PIPELINE_ERROR, LDP_PIPELINE_ERROR_UNKNOWN_KEY,
-                    "%s: '%s' is a list; use an index instead of '%s'", origin, walked->str, seg);
-        ok = FALSE;
+        /* an item by name: positional paths still work, a numeric segment is an index */
+        ok = find_named_item(cur, parts, i, origin, walked->str, &idx, &n_parts, error);
+        if (ok && n_parts > 1) {
+          g_free(seg);
+          char *saved = parts[i + n_parts];
+          parts[i + n_parts] = NULL;
+          seg = g_strjoinv(".", parts + i);
+          parts[i + n_parts] = saved;
+          i += n_parts - 1;
+          last = parts[i + 1] == NULL;
+        }
+      }
+      if (!ok) {
+        /* reported */
       } else if (idx >= cur->items->len) {
         g_set_error(error, LDP_PIPELINE_ERROR, LDP_PIPELINE_ERROR_UNKNOWN_KEY,
                     "%s: index %s is out of range ('%s' has %u item%s)", origin, seg, walked->str,
