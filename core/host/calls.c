@@ -35,7 +35,7 @@ LdpDataset *ldp_host_dataset_load(const LdpPluginDesc *d, const LdpParams *param
   g_return_val_if_fail(d != NULL && d->kind == LDP_PLUGIN_DATASET && d->vtable.dataset != NULL, NULL);
   LdpDataset *ds = d->vtable.dataset->load(params, env, error);
   if (!ds)
-    ldp_host_prefix_error(d, error);
+    fail_unless_set(d, error, "load");
   return ds;
 }
 
@@ -135,7 +135,7 @@ gpointer ldp_host_calibrator_create(const LdpPluginDesc *d, const LdpParams *par
   g_return_val_if_fail(d != NULL && d->kind == LDP_PLUGIN_CALIBRATOR && d->vtable.calibrator != NULL, NULL);
   gpointer inst = d->vtable.calibrator->create(params, noisy, error);
   if (!inst)
-    ldp_host_prefix_error(d, error);
+    fail_unless_set(d, error, "create");
   return inst;
 }
 
@@ -297,7 +297,7 @@ gpointer ldp_host_backbone_create(const LdpPluginDesc *d, const LdpParams *param
   g_return_val_if_fail(d != NULL && d->kind == LDP_PLUGIN_BACKBONE && d->vtable.backbone != NULL, NULL);
   gpointer model = d->vtable.backbone->create(params, in_dim, out_dim, level, init, error);
   if (!model)
-    ldp_host_prefix_error(d, error);
+    fail_unless_set(d, error, "create");
   return model;
 }
 
