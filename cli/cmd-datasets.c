@@ -93,11 +93,11 @@ int ldp_cli_datasets(const LdpCliGlobal *g, int argc, char **argv)
 
   const LdpPluginDesc *desc = ldp_plugin_desc(plugin);
   gint64 t0 = g_get_monotonic_time();
-  LdpDataset *ds = desc->vtable.dataset->load(params, &env, &error);
+  LdpDataset *ds = ldp_plugin_load_dataset(plugin, params, &env, &error);
   gint64 t1 = g_get_monotonic_time();
   ldp_params_free(params);
   if (ds == NULL) {
-    fprintf(stderr, "ldpgnn datasets: %s: %s\n", desc->name, error->message);
+    fprintf(stderr, "ldpgnn datasets: %s\n", error->message);
     return 1;
   }
   if (!ldp_dataset_preprocess(ds, core, &error)) {

@@ -82,7 +82,7 @@ static void test_bad_config(void)
   g_autoptr(GError) err2 = NULL;
   g_assert_null(ldp_audit_run(ldp_plugin_desc(p), &cfg2, &err2));
   g_assert_nonnull(err2);
-  g_assert_true(g_str_has_prefix(err2->message, "grr: "));
+  g_assert_true(g_str_has_prefix(err2->message, "mechanism 'grr': "));
 }
 
 int main(int argc, char **argv)

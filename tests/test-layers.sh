@@ -6,6 +6,8 @@
 #    symbols the layers' objects define, so an upward call fails even when it is
 #    declared through a public header;
 #  - no core file outside host/ reads a plugin's vtable member (host/calls.c wraps them);
+#  - no core file includes the <ldpgnn/host.h> umbrella (it declares every layer's API):
+#    each names the public headers it uses;
 #  - the ldpgnn command (cli/) uses the public headers only;
 #  - plugins include public headers and their own directory's headers, never config.h;
 #  - public headers include only public headers and system/GLib headers.
@@ -51,6 +53,11 @@ check_tree() {
     case $f in "$root"/core/host/*) continue ;; esac
     [ -f "$f" ] || continue
     grep -n -e '->vtable\.' -e 'vtable\.[a-z]*->' "$f" | sed "s#^\([0-9]*\):.*#${f#$root/}:\1: reads a vtable outside host/#"
+  done
+  for f in "$root"/core/*/*.c "$root"/core/*/*.h; do
+    [ -f "$f" ] || continue
+    grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*<ldpgnn/host\.h>' "$f" |
+      sed "s#^\([0-9]*\):.*#${f#$root/}:\1: includes the <ldpgnn/host.h> umbrella#"
   done
   for f in "$root"/cli/*.c "$root"/cli/*.h; do
     [ -f "$f" ] || continue
@@ -120,10 +127,11 @@ printf '#include "numerics/numerics.h"\n' >"$tmp/core/host/b.c" # allowed: a low
 printf '#include "host/host.h"\n' >"$tmp/cli/c.c"
 printf 'x = d->vtable.backbone->create;\n' >"$tmp/core/numerics/v.c"
 printf 'x = d->vtable.backbone->create;\n' >"$tmp/core/host/w.c" # allowed: host/
+printf '#include <ldpgnn/host.h>\n' >"$tmp/core/host/u.h"
 printf '#include "config.h"\n#include "../../core/host/host.h"\n' >"$tmp/plugins/backbone/d.c"
 printf '#include "host/host.h"\n' >"$tmp/include/ldpgnn/e.h"
 got=$(check_tree "$tmp" | sed 's/:.*//' | sort | uniq -c | awk '{print $2 "=" $1}' | tr '\n' ' ')
-want="cli/c.c=1 core/numerics/a.c=1 core/numerics/v.c=1 include/ldpgnn/e.h=1 plugins/backbone/d.c=2 "
+want="cli/c.c=1 core/host/u.h=1 core/numerics/a.c=1 core/numerics/v.c=1 include/ldpgnn/e.h=1 plugins/backbone/d.c=2 "
 if [ "$got" = "$want" ]; then echo "ok 2 - the checker reports each kind of violation"
 else echo "not ok 2 - checker self-test: got '$got', want '$want'"; status=1
 fi

@@ -331,7 +331,7 @@ static void test_labels_graph_level(void)
   g_autoptr(GError) err = NULL;
   g_assert_false(ldp_mechanism_apply_desc(&probe_labels, NULL, 0, 0.0, ds, &probe.run, NULL, &err));
   g_assert_error(err, LDP_RUN_ERROR, LDP_RUN_ERROR_INCOMPATIBLE);
-  g_assert_true(g_str_has_prefix(err->message, "probelabels: "));
+  g_assert_true(g_str_has_prefix(err->message, "mechanism 'probelabels': "));
   g_assert_cmpint(probe.calls, ==, 0);
 }
 
@@ -410,7 +410,7 @@ static void test_error_prefix(void)
   g_autoptr(GError) err = NULL;
   g_assert_false(ldp_mechanism_apply_desc(&probe_features, NULL, 0, 0.0, ds, &probe.run, NULL, &err));
   g_assert_error(err, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED);
-  g_assert_cmpstr(err->message, ==, "probe: user 7: probe failure");
+  g_assert_cmpstr(err->message, ==, "mechanism 'probe': user 7: probe failure");
   /* nothing was cleared: the dataset still has its features */
   g_assert_nonnull(ldp_dataset_features_dense(ds));
   g_autoptr(GError) err2 = NULL;

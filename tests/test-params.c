@@ -1,5 +1,6 @@
 /* test-params.c: scalar resolution, parameter validation (types, bounds, enums,
- * lists, budgets), defaults, JSON output, schema checks and the YAML tree. */
+ * lists, budgets), defaults, JSON output, schema checks, the YAML tree, and that
+ * doc/pipelines.md documents every core key. */
 #include <math.h>
 #include <string.h>
 
@@ -465,6 +466,27 @@ static void test_yaml_many_keys(void)
   ldp_yaml_node_free(root);
 }
 
+/* The core keys are declared once, as the slot schemas; doc/pipelines.md documents each
+ * in a table row "| `KEY` | ...", so a key added to a schema without its row fails here. */
+static void test_core_keys_documented(void)
+{
+  g_autofree char *doc_path = g_test_build_filename(G_TEST_DIST, "..", "doc", "pipelines.md", NULL);
+  g_autofree char *doc = NULL;
+  g_autoptr(GError) err = NULL;
+  g_assert_true(g_file_get_contents(doc_path, &doc, NULL, &err));
+  guint checked = 0;
+  for (LdpSlot slot = LDP_SLOT_TOP; slot < LDP_SLOT_COUNT; slot++) {
+    guint n = 0;
+    const LdpParamSpec *specs = ldp_slot_specs(slot, &n);
+    for (guint i = 0; i < n; i++, checked++) {
+      g_autofree char *row = g_strdup_printf("\n| `%s` |", specs[i].name);
+      if (!strstr(doc, row))
+        g_error("core key '%s' (slot %d) has no row in doc/pipelines.md", specs[i].name, (int)slot);
+    }
+  }
+  g_assert_cmpuint(checked, >, 30);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -475,6 +497,7 @@ int main(int argc, char **argv)
   g_test_add_func("/params/bounds", test_bounds);
   g_test_add_func("/params/specs-check", test_specs_check);
   g_test_add_func("/params/did-you-mean", test_did_you_mean);
+  g_test_add_func("/params/core-keys-documented", test_core_keys_documented);
   g_test_add_func("/params/yaml-tree", test_yaml_tree);
   g_test_add_func("/params/yaml-many-keys", test_yaml_many_keys);
   return g_test_run();

@@ -4,12 +4,16 @@
  *    ("FILE" stands for the path given to the loader; "# set:" lines are --set
  *    overrides);
  *  - every file of tests/pipelines/good loads, with the runs of its "# runs:" line;
- *  - defaults, variant merging, --set overrides, JSON output, `ldpgnn validate`. */
+ *  - defaults, variant merging, --set overrides, JSON output, `ldpgnn validate`;
+ *  - list items addressed by name in --set paths and sweep axes: a sweep over named
+ *    paths is the same after the variants are reordered. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+
+#include <glib/gstdio.h>
 
 #include <ldpgnn/ldpgnn.h>
 #include <ldpgnn/host.h>
@@ -388,6 +392,131 @@ static GPtrArray *list_dir(const char *sub)
   return files;
 }
 
+/* Variants and list items addressed by name give what their indices give. */
+static void test_set_by_name(void)
+{
+  const char *by_index[] = { "variants.2.mechanisms.0.epsilon=0.5", "variants.1.train.lr=0.1", NULL };
+  const char *by_name[] = { "variants.gcn-private.mechanisms.pl_mech.epsilon=0.5", "variants.sage.train.lr=0.1",
+                            NULL };
+  g_autoptr(LdpPipeline) a = load_good("variants.yaml", by_index);
+  g_autoptr(LdpPipeline) b = load_good("variants.yaml", by_name);
+  g_autoptr(JsonNode) ja = ldp_pipeline_to_json(a);
+  g_autoptr(JsonNode) jb = ldp_pipeline_to_json(b);
+  g_autofree char *sa = json_to_string(ja, TRUE), *sb = json_to_string(jb, TRUE);
+  g_assert_cmpstr(sa, ==, sb);
+  const LdpStageSpec *pm = ldp_pipeline_run(b, 2)->mechanisms->pdata[0];
+  g_assert_cmpfloat(ldp_params_get_number(pm->params, "epsilon"), ==, 0.5);
+  g_assert_cmpfloat(ldp_params_get_number(ldp_pipeline_run(b, 1)->train, "lr"), ==, 0.1);
+}
+
+/* A pipeline with variants a (mechanism pl_mech), eps0.5 (a dotted name) and plain,
+ * written in the order @order (indices into those three), and a sweep over @paths. */
+static char *write_sweep(const char *dir, const char *file, const guint order[3], const char *paths)
+{
+  static const char *const variant[] = {
+    "  - name: a\n"
+    "    mechanisms:\n"
+    "      - {plugin: pl_mech, epsilon: 2}\n",
+    "  - name: eps0.5\n"
+    "    mechanisms:\n"
+    "      - {plugin: pl_mech, epsilon: 0.5}\n"
+    "    train: {lr: 0.2}\n",
+    "  - name: plain\n",
+  };
+  g_autoptr(GString) text = g_string_new("dataset: {plugin: pl_data, nodes: 50}\n"
+                                         "backbone: {plugin: pl_gcn}\n"
+                                         "train: {epochs: 5, lr: 0.05}\n"
+                                         "variants:\n");
+  for (guint i = 0; i < 3; i++)
+    g_string_append(text, variant[order[i]]);
+  g_string_append_printf(text,
+                         "sweep:\n"
+                         "  axes:\n"
+                         "    epsilon: {paths: [%s], values: [1, 4]}\n"
+                         "    lr: {paths: [variants.eps0.5.train.lr], values: [0.01, 0.1]}\n",
+                         paths);
+  char *path = g_build_filename(dir, file, NULL);
+  g_autoptr(GError) err = NULL;
+  g_assert_true(g_file_set_contents(path, text->str, -1, &err));
+  return path;
+}
+
+/* The resolved run named @name in @p, as JSON text. (transfer full) */
+static char *run_json(const LdpPipeline *p, const char *name)
+{
+  g_autoptr(JsonNode) j = ldp_pipeline_to_json(p);
+  JsonArray *runs = json_object_get_array_member(json_node_get_object(j), "runs");
+  for (guint i = 0; i < json_array_get_length(runs); i++) {
+    JsonNode *r = json_array_get_element(runs, i);
+    if (g_strcmp0(json_object_get_string_member(json_node_get_object(r), "name"), name) == 0)
+      return json_to_string(r, TRUE);
+  }
+  return NULL;
+}
+
+/* Asserts that sweeps @x and @y have the same cells (directories, values) and that each
+ * cell resolves every variant the same way, whatever the variants' order. */
+static void assert_same_sweep(const LdpSweep *x, const LdpSweep *y)
+{
+  static const char *const names[] = { "a", "eps0.5", "plain" };
+  g_assert_cmpuint(ldp_sweep_n_cells(x), ==, ldp_sweep_n_cells(y));
+  g_assert_cmpuint(ldp_sweep_n_cells(x), ==, 4);
+  for (guint c = 0; c < ldp_sweep_n_cells(x); c++) {
+    g_assert_cmpstr(ldp_sweep_cell_dir(x, c), ==, ldp_sweep_cell_dir(y, c));
+    for (guint a = 0; a < ldp_sweep_n_axes(x); a++)
+      g_assert_cmpstr(ldp_sweep_cell_value(x, c, a), ==, ldp_sweep_cell_value(y, c, a));
+    for (guint v = 0; v < G_N_ELEMENTS(names); v++) {
+      g_autofree char *jx = run_json(ldp_sweep_cell_pipeline(x, c), names[v]);
+      g_autofree char *jy = run_json(ldp_sweep_cell_pipeline(y, c), names[v]);
+      g_assert_nonnull(jx);
+      g_assert_cmpstr(jx, ==, jy);
+    }
+  }
+}
+
+static void test_sweep_reordered(void)
+{
+  g_autoptr(GError) err = NULL;
+  g_autofree char *dir = g_dir_make_tmp("ldpgnn-sweep-names-XXXXXX", &err);
+  g_assert_no_error(err);
+  const guint order[3] = { 0, 1, 2 }, reordered[3] = { 2, 0, 1 };
+  const char *named = "variants.a.mechanisms.pl_mech.epsilon, variants.eps0.5.mechanisms.pl_mech.epsilon";
+  g_autofree char *p1 = write_sweep(dir, "named.yaml", order, named);
+  g_autofree char *p2 = write_sweep(dir, "reordered.yaml", reordered, named);
+  g_autofree char *p3 = write_sweep(dir, "indexed.yaml", order,
+                                    "variants.0.mechanisms.0.epsilon, variants.1.mechanisms.0.epsilon");
+  LdpSweep *s1 = ldp_sweep_load(p1, registry, NULL, NULL, &err);
+  g_assert_no_error(err);
+  LdpSweep *s2 = ldp_sweep_load(p2, registry, NULL, NULL, &err);
+  g_assert_no_error(err);
+  LdpSweep *s3 = ldp_sweep_load(p3, registry, NULL, NULL, &err);
+  g_assert_no_error(err);
+  assert_same_sweep(s1, s2); /* reordering the variants changes nothing */
+  assert_same_sweep(s1, s3); /* positional paths still work */
+  /* and the axes did vary what they name: cell 3 (epsilon 4, lr 0.1) */
+  const LdpRunSpec *eps = ldp_pipeline_run(ldp_sweep_cell_pipeline(s2, 3), 2);
+  g_assert_cmpstr(eps->name, ==, "eps0.5");
+  g_assert_cmpfloat(ldp_params_get_number(((LdpStageSpec *)eps->mechanisms->pdata[0])->params, "epsilon"), ==, 4);
+  g_assert_cmpfloat(ldp_params_get_number(eps->train, "lr"), ==, 0.1);
+
+  /* A misspelt name is an error that names the cell and the path and offers the close
+   * name. */
+  const char *grid[] = { "variants.eps05.train.lr=0.3", NULL };
+  LdpSweep *bad = ldp_sweep_load(p2, registry, NULL, grid, &err);
+  g_assert_null(bad);
+  g_assert_nonnull(err);
+  g_test_message("%s", err->message);
+  g_assert_nonnull(strstr(err->message, "--set variants.eps05.train.lr: 'variants' has no item named 'eps05'; "
+                                        "did you mean 'eps0.5'?"));
+  g_clear_error(&err);
+  ldp_sweep_free(s1);
+  ldp_sweep_free(s2);
+  ldp_sweep_free(s3);
+  for (const char *const *f = (const char *const[]){ p1, p2, p3, NULL }; *f; f++)
+    g_unlink(*f);
+  g_rmdir(dir);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -410,6 +539,8 @@ int main(int argc, char **argv)
   g_test_add_func("/pipeline/full", test_full);
   g_test_add_func("/pipeline/variants", test_variants);
   g_test_add_func("/pipeline/set", test_set);
+  g_test_add_func("/pipeline/set-by-name", test_set_by_name);
+  g_test_add_func("/pipeline/sweep-reordered", test_sweep_reordered);
   g_test_add_func("/pipeline/cli-validate", test_cli_validate);
   int rc = g_test_run();
   ldp_registry_free(registry);

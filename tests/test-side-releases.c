@@ -175,7 +175,7 @@ static void test_faults(void)
     g_assert_nonnull(err);
     g_test_message("%s: %s", cases[i].fault, err->message);
     g_assert_nonnull(strstr(err->message, cases[i].expect));
-    g_assert_true(g_str_has_prefix(err->message, "side_mechanism: "));
+    g_assert_true(g_str_has_prefix(err->message, "mechanism 'side_mechanism': "));
   }
   /* a stand-alone report reads its own values */
   g_autoptr(LdpReport) r = ldp_report_new();

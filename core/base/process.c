@@ -8,7 +8,8 @@
 #include <math.h>
 #include <unistd.h>
 
-#include <ldpgnn/host.h>
+#include <ldpgnn/mechanism.h>
+#include <ldpgnn/process.h>
 
 void ldp_host_tune_allocator(void)
 {

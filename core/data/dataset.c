@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <ldpgnn/host.h>
+#include <ldpgnn/dataset.h>
+#include <ldpgnn/errors.h>
 
 struct _LdpDataset {
   LdpTaskLevel level;

@@ -4,7 +4,7 @@
 
 #include <json-glib/json-glib.h>
 
-#include <ldpgnn/host.h>
+#include <ldpgnn/registry.h>
 
 #include "host/yamltree.h"
 
@@ -18,6 +18,8 @@ const char *ldp_plugin_sha256(const LdpPlugin *plugin);
 
 /* ---- parameters (params.c) ---- */
 
+/* Whether @name is in @p's schema (ldp_params_has would complain when it is not). */
+gboolean ldp_params_knows(const LdpParams *p, const char *name);
 /* Resolved values (given or default) as a JSON object. (transfer full) */
 JsonNode *ldp_params_to_json(const LdpParams *p);
 /* "[0, 1]", "(0, inf)": the accepted range of a number/integer spec (and of list
@@ -56,12 +58,17 @@ gsize ldp_vtable_size(LdpPluginKind kind, guint minor);
 
 /* ---- calls into plugins (calls.c) ----
  * The core's direct vtable dispatch: no core file outside host/ reads a vtable member
- * itself (optional slots go through ldp_plugin_has_slot, e.g. LDP_CALIBRATOR_SLOT).
- * Each wrapper forwards to the slot of the same name (ownership as the plugin headers
- * declare it); @d is a descriptor of the kind the name says. The per-user and
- * per-epoch calls (randomize_user, forward) skip the argument checks. Dataset load,
- * calibrator create and backbone create prefix their errors with the plugin
- * ("backbone 'gcn': ..."). */
+ * itself. Each wrapper forwards to the slot of the same name (ownership as the plugin
+ * headers declare it); @d is a descriptor of the kind the name says. The wrappers own:
+ *  - the optional slots: an absent one (unset, or past the plugin's ABI minor) does
+ *    nothing and succeeds (loss falls back to cross-entropy, edge_weights and
+ *    extra_loss return NULL); LDP_HOST_CALIBRATOR_HAS tests for one;
+ *  - the error prefix: a failing call's error starts with the plugin's kind and name
+ *    ("backbone 'gcn': ..."), and a plugin that fails without an error gets one. Callers
+ *    format no plugin prefix; ldp_host_prefix_error is the one format, for the core's
+ *    own errors about a plugin's output.
+ * The per-user and per-epoch calls (randomize_user, forward) skip the argument checks. */
+void ldp_host_prefix_error(const LdpPluginDesc *d, GError **error);
 /* Whether @d (nullable) has a vtable at all. */
 gboolean ldp_host_plugin_has_vtable(const LdpPluginDesc *d);
 LdpDataset *ldp_host_dataset_load(const LdpPluginDesc *d, const LdpParams *params, const LdpDatasetEnv *env,
@@ -75,12 +82,46 @@ gboolean ldp_host_mechanism_randomize_user(const LdpPluginDesc *d, gpointer inst
                                            LdpRng *rng, LdpReport *out, GError **error);
 gboolean ldp_host_mechanism_estimate(const LdpPluginDesc *d, gpointer inst, const LdpReportSet *reports,
                                      LdpDataset *noisy, GError **error);
+/* (transfer none) The declared side releases (NULL, *n = 0 when none). */
+const LdpSideReleaseSpec *ldp_host_mechanism_side_releases(const LdpPluginDesc *d, guint *n);
+gboolean ldp_host_mechanism_post_processes(const LdpPluginDesc *d);
+gboolean ldp_host_mechanism_has_audit_pair(const LdpPluginDesc *d);
+/* Only for a mechanism that has the slot. */
+gboolean ldp_host_mechanism_audit_pair(const LdpPluginDesc *d, gpointer inst, LdpUserView *a, LdpUserView *b,
+                                       const char **what);
 gpointer ldp_host_calibrator_create(const LdpPluginDesc *d, const LdpParams *params, const LdpDataset *noisy,
                                     GError **error);
 void ldp_host_calibrator_destroy(const LdpPluginDesc *d, gpointer inst);
 /* (transfer none, nullable) The calibrator slot at @offset (@size bytes) of @d's vtable,
  * or NULL when the plugin's ABI minor predates it or leaves it unset. */
 gpointer ldp_host_calibrator_slot(const LdpPluginDesc *d, gsize offset, gsize size);
+#define LDP_HOST_CALIBRATOR_HAS(d, field) \
+  (ldp_host_calibrator_slot((d), G_STRUCT_OFFSET(LdpCalibratorVTable, field), \
+                            sizeof(((LdpCalibratorVTable *)0)->field)) != NULL)
+gboolean ldp_host_calibrator_prepare(const LdpPluginDesc *d, gpointer inst, LdpDataset *noisy, LdpRng *rng,
+                                     GError **error);
+void ldp_host_calibrator_parameters(const LdpPluginDesc *d, gpointer inst, GPtrArray *out);
+void ldp_host_calibrator_param_groups(const LdpPluginDesc *d, gpointer inst, GPtrArray *out);
+LdpVar *ldp_host_calibrator_edge_weights(const LdpPluginDesc *d, gpointer inst, LdpTape *tape);
+/* @d nullable: no loss calibrator, cross-entropy. */
+LdpVar *ldp_host_calibrator_loss(const LdpPluginDesc *d, gpointer inst, LdpTape *tape, LdpVar *logits,
+                                 const gint *labels, const guint *rows, guint n, LdpLossPhase phase);
+LdpVar *ldp_host_calibrator_extra_loss(const LdpPluginDesc *d, gpointer inst, LdpTape *tape);
+gboolean ldp_host_calibrator_post_step(const LdpPluginDesc *d, gpointer inst, GError **error);
+/* Only for a calibrator that has the slot. */
+gboolean ldp_host_calibrator_accept(const LdpPluginDesc *d, gpointer inst, const LdpEpochStats *candidate,
+                                    const LdpEpochStats *best);
+/* *out (transfer full, nullable): the replacement input, which must have @n_rows rows;
+ * NULL when the calibrator has no transform or keeps the input this epoch. */
+gboolean ldp_host_calibrator_transform_input(const LdpPluginDesc *d, gpointer inst, LdpTrainContext *ctx,
+                                             guint n_rows, LdpTensor **out, GError **error);
+gboolean ldp_host_calibrator_epoch_begin(const LdpPluginDesc *d, gpointer inst, LdpTrainContext *ctx,
+                                         GError **error);
+gboolean ldp_host_calibrator_after_step(const LdpPluginDesc *d, gpointer inst, LdpTrainContext *ctx,
+                                        GError **error);
+/* (transfer none, nullable) */
+const char *const *ldp_host_calibrator_reads_side_releases(const LdpPluginDesc *d);
+void ldp_host_calibrator_diagnostics(const LdpPluginDesc *d, gpointer inst, LdpGraph *reference, GArray *out);
 guint ldp_host_backbone_capabilities(const LdpPluginDesc *d);
 gpointer ldp_host_backbone_create(const LdpPluginDesc *d, const LdpParams *params, guint in_dim, guint out_dim,
                                   LdpTaskLevel level, LdpRng *init, GError **error);

@@ -438,6 +438,12 @@ static const Value *lookup(const LdpParams *p, const char *name, const char *get
 
 #define T(x) (1u << (x))
 
+gboolean ldp_params_knows(const LdpParams *p, const char *name)
+{
+  g_return_val_if_fail(p != NULL && name != NULL, FALSE);
+  return ldp_param_specs_find(p->specs, p->n_specs, name) >= 0;
+}
+
 gboolean ldp_params_has(const LdpParams *p, const char *name)
 {
   const Value *v = lookup(p, name, G_STRFUNC, ~0u);

@@ -6,7 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <ldpgnn/pipeline.h>
+
 #include "host/host.h"
+#include "pipeline/run-config.h"
 
 /* The core schema of a slot (host/slots.c), as the (specs, n_specs) argument pair. */
 static const LdpParamSpec *slot_specs(LdpSlot slot)
@@ -374,27 +377,27 @@ static LdpYamlNode *merge_sections(const LdpYamlNode *base, const LdpYamlNode *o
   return m;
 }
 
-/* Cross-field rules of the core sections. */
+/* Cross-field rules of the core sections, on their typed settings (run-config.h). */
 static gboolean check_split(const LdpParams *split, const LdpYamlNode *at, GError **error)
 {
-  if (ldp_params_has(split, "seed") && ldp_params_get_bool(split, "per_seed"))
+  LdpSplitConfig s;
+  ldp_split_config_read(split, &s);
+  if (s.has_seed && s.per_seed)
     return ldp_yaml_error(error, at, LDP_PIPELINE_ERROR_INVALID,
                           "split seed fixes the one shared split; it cannot be combined with per_seed: true");
-  if (strcmp(ldp_params_get_string(split, "kind"), "standard") == 0)
+  if (!s.edges && s.kind == LDP_SPLIT_STANDARD)
     return TRUE;
-  if (strcmp(ldp_params_get_string(split, "kind"), "edges") == 0) {
+  if (s.edges) {
     /* link prediction: the training edges are always the rest */
-    if (ldp_params_get_number(split, "train") != 0)
+    if (s.train != 0)
       return ldp_yaml_error(error, at, LDP_PIPELINE_ERROR_INVALID,
                             "split kind edges takes val and test only (training edges are the rest)");
-    if (ldp_params_get_number(split, "val") + ldp_params_get_number(split, "test") >= 1 - 1e-9)
+    if (s.val + s.test >= 1 - 1e-9)
       return ldp_yaml_error(error, at, LDP_PIPELINE_ERROR_INVALID,
-                            "val %g + test %g leave no training edges", ldp_params_get_number(split, "val"),
-                            ldp_params_get_number(split, "test"));
+                            "val %g + test %g leave no training edges", s.val, s.test);
     return TRUE;
   }
-  double tr = ldp_params_get_number(split, "train"), va = ldp_params_get_number(split, "val"),
-         te = ldp_params_get_number(split, "test");
+  const double tr = s.train, va = s.val, te = s.test;
   /* A tiny slack so that 0.7 + 0.1 + 0.2 is accepted despite rounding. */
   if (tr > 0 && tr + va + te > 1 + 1e-9)
     return ldp_yaml_error(error, at, LDP_PIPELINE_ERROR_INVALID,
@@ -412,34 +415,34 @@ static gboolean check_split(const LdpParams *split, const LdpYamlNode *at, GErro
  * it would be silently ignored. */
 static gboolean check_dataset_core(const LdpParams *core, const LdpYamlNode *at, GError **error)
 {
-  gboolean pb = strcmp(ldp_params_get_string(core, "normalize"), "public_bounds") == 0;
-  gboolean has = ldp_params_has(core, "feature_bounds");
+  LdpPreprocessConfig pre;
+  ldp_preprocess_config_read(core, &pre);
+  const gboolean pb = pre.normalize == LDP_NORMALIZE_PUBLIC_BOUNDS;
+  const gboolean has = pre.has_feature_bounds;
   if (pb && !has)
     return ldp_yaml_error(error, at, LDP_PIPELINE_ERROR_MISSING,
                           "normalize: public_bounds needs feature_bounds: [lo, hi]");
   if (!pb && has)
     return ldp_yaml_error(error, at, LDP_PIPELINE_ERROR_INVALID,
                           "feature_bounds is only used with normalize: public_bounds");
-  if (has) {
-    guint n = 0;
-    const double *b = ldp_params_get_number_list(core, "feature_bounds", &n);
-    if (n != 2 || !(isfinite(b[0]) && isfinite(b[1]) && b[0] < b[1]))
-      return ldp_yaml_error(error, at, LDP_PIPELINE_ERROR_INVALID,
-                            "feature_bounds must be [lo, hi] with finite lo < hi");
-  }
+  const double *b = pre.feature_bounds;
+  if (has && (pre.n_feature_bounds != 2 || !(isfinite(b[0]) && isfinite(b[1]) && b[0] < b[1])))
+    return ldp_yaml_error(error, at, LDP_PIPELINE_ERROR_INVALID,
+                          "feature_bounds must be [lo, hi] with finite lo < hi");
   return TRUE;
 }
 
 static gboolean check_train(const LdpParams *train, const LdpYamlNode *at, GError **error)
 {
-  if (ldp_params_get_int(train, "min_epochs") > ldp_params_get_int(train, "epochs"))
-    return ldp_yaml_error(error, at, LDP_PIPELINE_ERROR_INVALID, "min_epochs (%" G_GINT64_FORMAT
-                          ") exceeds epochs (%" G_GINT64_FORMAT ")",
-                          ldp_params_get_int(train, "min_epochs"), ldp_params_get_int(train, "epochs"));
-  if (ldp_params_get_int(train, "select_from") > ldp_params_get_int(train, "epochs"))
-    return ldp_yaml_error(error, at, LDP_PIPELINE_ERROR_INVALID, "select_from (%" G_GINT64_FORMAT
-                          ") exceeds epochs (%" G_GINT64_FORMAT "): no epoch could be selected",
-                          ldp_params_get_int(train, "select_from"), ldp_params_get_int(train, "epochs"));
+  LdpTrainConfig t;
+  ldp_train_config_read(train, &t);
+  if (t.min_epochs > t.epochs)
+    return ldp_yaml_error(error, at, LDP_PIPELINE_ERROR_INVALID, "min_epochs (%u) exceeds epochs (%u)",
+                          t.min_epochs, t.epochs);
+  if (t.watch_from > t.epochs)
+    return ldp_yaml_error(error, at, LDP_PIPELINE_ERROR_INVALID,
+                          "select_from (%u) exceeds epochs (%u): no epoch could be selected", t.watch_from,
+                          t.epochs);
   return TRUE;
 }
 
@@ -467,18 +470,18 @@ static LdpParams *build_core_section(const LdpYamlNode *base, const LdpYamlNode 
 static gboolean check_edge_weights(const Ctx *c, const LdpRunSpec *r, const LdpYamlNode *backbone, GError **error)
 {
   const LdpPluginDesc *bb = ldp_plugin_desc(r->backbone.plugin);
-  if (LDP_BACKBONE_SLOT(bb, capabilities) & LDP_BACKBONE_EDGE_WEIGHTS)
+  if (ldp_host_backbone_capabilities(bb) & LDP_BACKBONE_EDGE_WEIGHTS)
     return TRUE;
   for (guint i = 0; i < r->calibrators->len; i++) {
     const LdpStageSpec *st = r->calibrators->pdata[i];
     const LdpPluginDesc *cal = ldp_plugin_desc(st->plugin);
-    if (LDP_CALIBRATOR_SLOT(cal, edge_weights) == NULL)
+    if (!LDP_HOST_CALIBRATOR_HAS(cal, edge_weights))
       continue;
     g_autoptr(GString) able = g_string_new(NULL);
     g_autoptr(GPtrArray) all = ldp_registry_list(c->reg, LDP_PLUGIN_BACKBONE);
     for (guint k = 0; k < all->len; k++) {
       const LdpPluginDesc *d = ldp_plugin_desc(all->pdata[k]);
-      if (LDP_BACKBONE_SLOT(d, capabilities) & LDP_BACKBONE_EDGE_WEIGHTS)
+      if (ldp_host_backbone_capabilities(d) & LDP_BACKBONE_EDGE_WEIGHTS)
         g_string_append_printf(able, "%s%s", able->len ? ", " : "", d->name);
     }
     const LdpYamlNode *at = ldp_yaml_mapping_get(backbone, "plugin", NULL);
@@ -512,7 +515,7 @@ static gboolean check_composition(const LdpRunSpec *r, const LdpYamlNode *list, 
       const LdpPluginDesc *e = ldp_plugin_desc(((const LdpStageSpec *)r->mechanisms->pdata[j])->plugin);
       if (ldp_host_mechanism_target(e) != target)
         continue;
-      if (LDP_MECHANISM_SLOT(d, post_processes))
+      if (ldp_host_mechanism_post_processes(d))
         break;
       return ldp_yaml_error(error, stage_plugin_node(list, i), LDP_PIPELINE_ERROR_INVALID,
                             "mechanism '%s' would randomise the %s, which mechanism '%s' (mechanisms[%u]) "
@@ -523,13 +526,13 @@ static gboolean check_composition(const LdpRunSpec *r, const LdpYamlNode *list, 
                             "post-processes the earlier release declares post_processes",
                             d->name, tname, e->name, j, tname);
     }
-    const LdpSideReleaseSpec *sr = LDP_MECHANISM_SLOT(d, side_releases);
-    const guint n = sr ? LDP_MECHANISM_SLOT(d, n_side_releases) : 0;
+    guint n = 0;
+    const LdpSideReleaseSpec *sr = ldp_host_mechanism_side_releases(d, &n);
     for (guint k = 0; k < n; k++)
       for (guint j = 0; j < i; j++) {
         const LdpPluginDesc *e = ldp_plugin_desc(((const LdpStageSpec *)r->mechanisms->pdata[j])->plugin);
-        const LdpSideReleaseSpec *esr = LDP_MECHANISM_SLOT(e, side_releases);
-        const guint en = esr ? LDP_MECHANISM_SLOT(e, n_side_releases) : 0;
+        guint en = 0;
+        const LdpSideReleaseSpec *esr = ldp_host_mechanism_side_releases(e, &en);
         for (guint q = 0; q < en; q++)
           if (strcmp(esr[q].name, sr[k].name) == 0)
             return ldp_yaml_error(error, stage_plugin_node(list, i), LDP_PIPELINE_ERROR_INVALID,
@@ -544,8 +547,8 @@ static gboolean check_composition(const LdpRunSpec *r, const LdpYamlNode *list, 
 /* TRUE when @d (a mechanism) declares side release @name. */
 static gboolean provides_side(const LdpPluginDesc *d, const char *name)
 {
-  const LdpSideReleaseSpec *sr = LDP_MECHANISM_SLOT(d, side_releases);
-  const guint n = sr ? LDP_MECHANISM_SLOT(d, n_side_releases) : 0;
+  guint n = 0;
+  const LdpSideReleaseSpec *sr = ldp_host_mechanism_side_releases(d, &n);
   for (guint k = 0; k < n; k++)
     if (strcmp(sr[k].name, name) == 0)
       return TRUE;
@@ -558,7 +561,7 @@ static gboolean check_side_reads(const Ctx *c, const LdpRunSpec *r, const LdpYam
 {
   for (guint i = 0; i < r->calibrators->len; i++) {
     const LdpPluginDesc *cal = ldp_plugin_desc(((const LdpStageSpec *)r->calibrators->pdata[i])->plugin);
-    const char *const *reads = LDP_CALIBRATOR_SLOT(cal, reads_side_releases);
+    const char *const *reads = ldp_host_calibrator_reads_side_releases(cal);
     for (guint k = 0; reads && reads[k]; k++) {
       gboolean found = FALSE;
       for (guint m = 0; m < r->mechanisms->len && !found; m++)
@@ -618,7 +621,9 @@ static LdpRunSpec *build_run(const Ctx *c, const char *name, const LdpYamlNode *
       (r->calibrators->len && !check_side_reads(c, r, calibrators, error)))
     goto fail;
   /* Calibrator hooks are written for labelled node/graph tasks (doc/link-prediction.md). */
-  if (r->calibrators->len > 0 && strcmp(ldp_params_get_string(r->split, "kind"), "edges") == 0) {
+  LdpSplitConfig split;
+  ldp_split_config_read(r->split, &split);
+  if (r->calibrators->len > 0 && split.edges) {
     ldp_yaml_error(error, calibrators, LDP_PIPELINE_ERROR_INVALID,
                    "calibrators are not supported with split kind edges (link prediction)");
     goto fail;
@@ -750,6 +755,99 @@ static gboolean build_variants(const Ctx *c, const LdpYamlNode *variants, GPtrAr
 
 /* ---- --set overrides ---- */
 
+/* The name a list item is addressed by in a path (doc/pipelines.md, "Overrides"): its
+ * `name` (variants), else its `plugin` (mechanisms, calibrators); NULL for an item
+ * without either. */
+static const char *item_name(const LdpYamlNode *item)
+{
+  if (item->kind != LDP_YAML_MAPPING)
+    return NULL;
+  static const char *const keys[] = { "name", "plugin" };
+  for (guint k = 0; k < G_N_ELEMENTS(keys); k++) {
+    const LdpYamlNode *n = ldp_yaml_mapping_get(item, keys[k], NULL);
+    if (n)
+      return n->kind == LDP_YAML_SCALAR ? n->text : NULL;
+  }
+  return NULL;
+}
+
+/* Lists the pipeline's sections address by item name, so that a name into a section the
+ * pipeline (or the variant) does not set is refused like an index into it. */
+static gboolean is_list_section(const char *key)
+{
+  return strcmp(key, "variants") == 0 || strcmp(key, "mechanisms") == 0 || strcmp(key, "calibrators") == 0;
+}
+
+/* Finds the item of @list named by the path segments from parts[i] on. Names may hold
+ * dots (a variant "eps0.5"), so the longest run of segments that names an item wins.
+ * Sets *idx and *n_parts (segments used); FALSE with @error when no item or several
+ * items have the name. @walked is the path up to the list, for messages. */
+static gboolean find_named_item(const LdpYamlNode *list, char **parts, guint i, const char *origin,
+                                const char *walked, guint64 *idx, guint *n_parts, GError **error)
+{
+  guint rest = g_strv_length(parts + i);
+  for (guint k = rest; k >= 1; k--) {
+    g_autofree char *want = NULL;
+    {
+      char *saved = parts[i + k];
+      parts[i + k] = NULL;
+      want = g_strjoinv(".", parts + i);
+      parts[i + k] = saved;
+    }
+    guint hits = 0;
+    g_autoptr(GString) where = g_string_new(NULL);
+    for (guint j = 0; j < list->items->len; j++)
+      if (g_strcmp0(item_name(list->items->pdata[j]), want) == 0) {
+        if (hits++ == 0)
+          *idx = j;
+        g_string_append_printf(where, "%s%u", where->len ? ", " : "", j);
+      }
+    if (hits > 1) {
+      g_set_error(error, LDP_PIPELINE_ERROR, LDP_PIPELINE_ERROR_UNKNOWN_KEY,
+                  "%s: '%s' has %u items named '%s' (at %s); use the index of one", origin, walked, hits, want,
+                  where->str);
+      return FALSE;
+    }
+    if (hits == 1) {
+      *n_parts = k;
+      return TRUE;
+    }
+  }
+  /* No item: suggest by the first segment (a misspelt name rarely spans a dot). */
+  g_autoptr(GPtrArray) names = g_ptr_array_new();
+  for (guint j = 0; j < list->items->len; j++) {
+    const char *n = item_name(list->items->pdata[j]);
+    if (n)
+      g_ptr_array_add(names, (gpointer)n);
+  }
+  const char *seg = parts[i];
+  if (names->len == 0) {
+    g_set_error(error, LDP_PIPELINE_ERROR, LDP_PIPELINE_ERROR_UNKNOWN_KEY,
+                "%s: the items of '%s' have no names; use an index instead of '%s'", origin, walked, seg);
+    return FALSE;
+  }
+  g_autofree char *near = ldp_did_you_mean(seg, (const char *const *)names->pdata, names->len);
+  if (!near) /* a dotted name: compare with the segments it could span */
+    for (guint k = 2; k <= rest && !near; k++) {
+      char *saved = parts[i + k];
+      parts[i + k] = NULL;
+      g_autofree char *want = g_strjoinv(".", parts + i);
+      parts[i + k] = saved;
+      near = ldp_did_you_mean(want, (const char *const *)names->pdata, names->len);
+    }
+  if (near) {
+    g_set_error(error, LDP_PIPELINE_ERROR, LDP_PIPELINE_ERROR_UNKNOWN_KEY,
+                "%s: '%s' has no item named '%s'; did you mean '%s'?", origin, walked, seg, near);
+    return FALSE;
+  }
+  g_ptr_array_add(names, NULL);
+  g_autofree char *all = g_strjoinv(", ", (char **)names->pdata);
+  g_set_error(error, LDP_PIPELINE_ERROR, LDP_PIPELINE_ERROR_UNKNOWN_KEY,
+              "%s: '%s' has no item named '%s' (its items: %s; or an index from 0 to %u)", origin, walked, seg,
+              all, list->items->len - 1);
+  return FALSE;
+}
+
 static gboolean apply_override(LdpYamlNode *root, const char *arg, GError **error)
 {
   const char *eq = strchr(arg, '=');
@@ -768,8 +866,8 @@ static gboolean apply_override(LdpYamlNode *root, const char *arg, GError **erro
       ok = g_ascii_isalnum(*ch) || *ch == '_' || *ch == '-';
     if (!ok) {
       g_set_error(error, LDP_PIPELINE_ERROR, LDP_PIPELINE_ERROR_SYNTAX,
-                  "%s: malformed path; use keys and list indices separated by dots "
-                  "(e.g. mechanisms.0.epsilon)", origin);
+                  "%s: malformed path; use keys and list items (by name or index) separated by dots "
+                  "(e.g. mechanisms.0.epsilon, variants.lpgnn.mechanisms.grr.epsilon)", origin);
       return FALSE;
     }
   }
@@ -785,18 +883,26 @@ static gboolean apply_override(LdpYamlNode *root, const char *arg, GError **erro
   GString *walked = g_string_new(NULL);
   gboolean ok = TRUE;
   for (guint i = 0; parts[i] && ok; i++) {
-    const char *seg = parts[i];
+    g_autofree char *seg = g_strdup(parts[i]);
     gboolean last = parts[i + 1] == NULL;
     if (cur->kind == LDP_YAML_MAPPING) {
       LdpYamlNode *next = ldp_yaml_mapping_get(cur, seg, NULL);
+      const gboolean index_next = !last && g_ascii_string_to_unsigned(parts[i + 1], 10, 0, G_MAXUINT, NULL, NULL);
       if (last) {
         ldp_yaml_mapping_set(cur, seg, origin, g_steal_pointer(&value));
-      } else if (!next && g_ascii_string_to_unsigned(parts[i + 1], 10, 0, G_MAXUINT, NULL, NULL)) {
+      } else if (!next && index_next) {
         /* An index into a list the pipeline does not have: creating a mapping would
          * only earn a confusing "expected a list, got a mapping" later. */
         g_set_error(error, LDP_PIPELINE_ERROR, LDP_PIPELINE_ERROR_UNKNOWN_KEY,
                     "%s: index %s is out of range ('%s%s%s' is not set in the pipeline, so it has no items)",
                     origin, parts[i + 1], walked->str, walked->len ? "." : "", seg);
+        ok = FALSE;
+      } else if (!next && is_list_section(seg)) {
+        /* ... and so is a name into it (a variant without mechanisms of its own uses
+         * the top level's: this path would not reach them). */
+        g_set_error(error, LDP_PIPELINE_ERROR, LDP_PIPELINE_ERROR_UNKNOWN_KEY,
+                    "%s: no item named '%s' ('%s%s%s' is not set in the pipeline, so it has no items)", origin,
+                    parts[i + 1], walked->str, walked->len ? "." : "", seg);
         ok = FALSE;
       } else if (!next) {
         /* Missing keys along the path are created; validation reports unknown ones. */
@@ -806,10 +912,22 @@ static gboolean apply_override(LdpYamlNode *root, const char *arg, GError **erro
       cur = next;
     } else if (cur->kind == LDP_YAML_SEQUENCE) {
       guint64 idx = 0;
+      guint n_parts = 1;
       if (!g_ascii_string_to_unsigned(seg, 10, 0, G_MAXUINT, &idx, NULL)) {
-        g_set_error(error, LDP_PIPELINE_ERROR, LDP_PIPELINE_ERROR_UNKNOWN_KEY,
-                    "%s: '%s' is a list; use an index instead of '%s'", origin, walked->str, seg);
-        ok = FALSE;
+        /* an item by name: positional paths still work, a numeric segment is an index */
+        ok = find_named_item(cur, parts, i, origin, walked->str, &idx, &n_parts, error);
+        if (ok && n_parts > 1) {
+          g_free(seg);
+          char *saved = parts[i + n_parts];
+          parts[i + n_parts] = NULL;
+          seg = g_strjoinv(".", parts + i);
+          parts[i + n_parts] = saved;
+          i += n_parts - 1;
+          last = parts[i + 1] == NULL;
+        }
+      }
+      if (!ok) {
+        /* reported */
       } else if (idx >= cur->items->len) {
         g_set_error(error, LDP_PIPELINE_ERROR, LDP_PIPELINE_ERROR_UNKNOWN_KEY,
                     "%s: index %s is out of range ('%s' has %u item%s)", origin, seg, walked->str,
@@ -940,7 +1058,9 @@ LdpPipeline *ldp_pipeline_load(const char *path, const LdpRegistry *reg, const c
       goto out;
     }
   }
-  name = ldp_params_has(top, "name") ? g_strdup(ldp_params_get_string(top, "name")) : default_name(path);
+  LdpTopConfig tc;
+  ldp_top_config_read(top, &tc);
+  name = tc.name ? g_strdup(tc.name) : default_name(path);
   const LdpYamlNode *name_node = ldp_yaml_mapping_get(root, "name", NULL);
   if (name_node && !check_run_name(name_node, name, "pipeline name", error))
     goto out;
@@ -956,17 +1076,16 @@ LdpPipeline *ldp_pipeline_load(const char *path, const LdpRegistry *reg, const c
     g_ptr_array_add(runs, r);
   }
 
-  if (ldp_params_has(top, "only") &&
-      !keep_only(runs, ldp_params_get_string(top, "only"), ldp_yaml_mapping_get(root, "only", NULL), error))
+  if (tc.only && !keep_only(runs, tc.only, ldp_yaml_mapping_get(root, "only", NULL), error))
     goto out;
 
   p = g_new0(LdpPipeline, 1);
   p->path = g_strdup(path);
   p->name = g_steal_pointer(&name);
-  p->description = g_strdup(ldp_params_get_string(top, "description"));
-  p->seed = (guint64)ldp_params_get_int(top, "seed");
-  p->n_seeds = (guint)ldp_params_get_int(top, "seeds");
-  const char *dd = ldp_params_get_string(top, "data_dir");
+  p->description = g_strdup(tc.description);
+  p->seed = tc.seed;
+  p->n_seeds = tc.n_seeds;
+  const char *dd = tc.data_dir;
   if (dd) {
     g_autofree char *dir = g_path_get_dirname(path);
     p->data_dir = g_path_is_absolute(dd) ? g_strdup(dd) : g_build_filename(dir, dd, NULL);

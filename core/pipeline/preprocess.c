@@ -1,8 +1,8 @@
-/* preprocess.c: the dataset slot's core keys applied to a loaded dataset, in the one
- * order every run (and `ldpgnn datasets`) uses. */
+/* preprocess.c: the dataset slot's typed settings (run-config.h) applied to a loaded
+ * dataset, in the one order every run (and `ldpgnn datasets`) uses. */
 #include "config.h"
 
-#include <ldpgnn/host.h>
+#include "pipeline/run-config.h"
 
 /* Each row divided by its sum (PyG's NormalizeFeatures; rows summing to 0 stay as they
  * are): every user scales her own row, so no other user's data is read. */
@@ -36,40 +36,45 @@ static void preprocess_normalize_rows(LdpDataset *ds)
   }
 }
 
+gboolean ldp_preprocess_apply(LdpDataset *ds, const LdpPreprocessConfig *cfg, GError **error)
+{
+  g_return_val_if_fail(ds != NULL && cfg != NULL, FALSE);
+  if (cfg->undirected)
+    ldp_dataset_simplify(ds);
+  if (cfg->top_classes > 0 && !ldp_dataset_keep_top_classes(ds, cfg->top_classes, error))
+    return FALSE;
+  if (cfg->node_features != 0)
+    ldp_dataset_set_structural_features(ds, cfg->node_features, cfg->max_degree);
+  switch (cfg->normalize) {
+  case LDP_NORMALIZE_MINMAX:
+    ldp_dataset_normalize_minmax(ds, TRUE);
+    break;
+  case LDP_NORMALIZE_MINMAX_KEEP:
+    ldp_dataset_normalize_minmax(ds, FALSE);
+    break;
+  case LDP_NORMALIZE_ROW:
+    preprocess_normalize_rows(ds);
+    break;
+  case LDP_NORMALIZE_PUBLIC_BOUNDS:
+    /* pipelines check that feature_bounds is [lo, hi]; other callers may not have */
+    if (cfg->n_feature_bounds != 2) {
+      g_set_error(error, LDP_PIPELINE_ERROR, LDP_PIPELINE_ERROR_MISSING,
+                  "normalize: public_bounds needs feature_bounds: [lo, hi]");
+      return FALSE;
+    }
+    return ldp_dataset_normalize_bounds(ds, cfg->feature_bounds[0], cfg->feature_bounds[1], error);
+  case LDP_NORMALIZE_NONE:
+    break;
+  }
+  return TRUE;
+}
+
 gboolean ldp_dataset_preprocess(LdpDataset *ds, const LdpParams *core, GError **error)
 {
   g_return_val_if_fail(ds != NULL, FALSE);
   if (core == NULL)
     return TRUE;
-  if (ldp_params_get_bool(core, "undirected"))
-    ldp_dataset_simplify(ds);
-  gint64 top = ldp_params_get_int(core, "top_classes");
-  if (top > 0 && !ldp_dataset_keep_top_classes(ds, (guint)top, error))
-    return FALSE;
-  const char *nf = ldp_params_get_string(core, "node_features");
-  guint max_degree = (guint)ldp_params_get_int(core, "max_degree");
-  if (g_strcmp0(nf, "constant") == 0)
-    ldp_dataset_set_structural_features(ds, LDP_NODE_FEATURES_CONSTANT, max_degree);
-  else if (g_strcmp0(nf, "degree") == 0)
-    ldp_dataset_set_structural_features(ds, LDP_NODE_FEATURES_DEGREE, max_degree);
-  const char *norm = ldp_params_get_string(core, "normalize");
-  if (g_strcmp0(norm, "minmax") == 0)
-    ldp_dataset_normalize_minmax(ds, TRUE);
-  else if (g_strcmp0(norm, "minmax_keep") == 0)
-    ldp_dataset_normalize_minmax(ds, FALSE);
-  else if (g_strcmp0(norm, "row") == 0)
-    preprocess_normalize_rows(ds);
-  else if (g_strcmp0(norm, "public_bounds") == 0) {
-    guint nb = 0;
-    const double *b = ldp_params_has(core, "feature_bounds") ? ldp_params_get_number_list(core, "feature_bounds", &nb)
-                                                             : NULL;
-    /* pipelines check that feature_bounds is [lo, hi]; other callers may not have */
-    if (!b || nb != 2) {
-      g_set_error(error, LDP_PIPELINE_ERROR, LDP_PIPELINE_ERROR_MISSING,
-                  "normalize: public_bounds needs feature_bounds: [lo, hi]");
-      return FALSE;
-    }
-    return ldp_dataset_normalize_bounds(ds, b[0], b[1], error);
-  }
-  return TRUE;
+  LdpPreprocessConfig cfg;
+  ldp_preprocess_config_read(core, &cfg);
+  return ldp_preprocess_apply(ds, &cfg, error);
 }

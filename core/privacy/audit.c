@@ -20,7 +20,9 @@
 #include <math.h>
 #include <string.h>
 
-#include <ldpgnn/ldpgnn.h>
+#include <ldpgnn/audit.h>
+#include <ldpgnn/privacy.h>
+
 #include "host/host.h"
 
 /* Events tested on the second half (the Bonferroni factor). */
@@ -210,9 +212,7 @@ static LdpDataset *view_dataset(LdpTarget target, const LdpUserView *v, gboolean
 static gboolean declared_pair(const LdpPluginDesc *desc, const LdpParams *params, LdpDataset **ds, char **pair,
                               GError **error)
 {
-  gboolean (*audit_pair)(gpointer, LdpUserView *, LdpUserView *, const char **) =
-    LDP_MECHANISM_SLOT(desc, audit_pair);
-  if (audit_pair == NULL)
+  if (!ldp_host_mechanism_has_audit_pair(desc))
     return TRUE;
   const LdpTarget target = ldp_host_mechanism_target(desc);
   g_autofree char *ignored = NULL;
@@ -229,7 +229,7 @@ static gboolean declared_pair(const LdpPluginDesc *desc, const LdpParams *params
   LdpUserView b = a;
   const char *what = NULL;
   gboolean ok = TRUE;
-  if (audit_pair(inst, &a, &b, &what)) {
+  if (ldp_host_mechanism_audit_pair(desc, inst, &a, &b, &what)) {
     ds[0] = view_dataset(target, &a, FALSE, error);
     ds[1] = ds[0] ? view_dataset(target, &b, TRUE, error) : NULL;
     ok = ds[1] != NULL;
@@ -398,13 +398,13 @@ LdpAuditResult *ldp_audit_run(const LdpPluginDesc *desc, const LdpAuditConfig *c
   }
   const LdpTarget target = ldp_host_mechanism_target(desc);
   if (target < LDP_TARGET_FEATURES || target > LDP_TARGET_EDGES) {
-    g_set_error(error, LDP_PLUGIN_ERROR, LDP_PLUGIN_ERROR_FAILED, "%s: unknown target %d", desc->name,
-                (int)target);
+    g_set_error(error, LDP_PLUGIN_ERROR, LDP_PLUGIN_ERROR_FAILED, "unknown target %d", (int)target);
+    ldp_host_prefix_error(desc, error);
     return NULL;
   }
   LdpParams *params = ldp_params_new_from_strings(desc->params, desc->n_params, cfg->assignments, error);
   if (!params) {
-    g_prefix_error(error, "%s: ", desc->name);
+    ldp_host_prefix_error(desc, error);
     return NULL;
   }
 
@@ -425,8 +425,8 @@ LdpAuditResult *ldp_audit_run(const LdpPluginDesc *desc, const LdpAuditConfig *c
   gboolean ok = TRUE;
   LdpRng root;
   ldp_rng_init(&root, cfg->seed);
-  const LdpSideReleaseSpec *sides = LDP_MECHANISM_SLOT(desc, side_releases);
-  const guint n_sides = sides ? LDP_MECHANISM_SLOT(desc, n_side_releases) : 0;
+  guint n_sides = 0;
+  const LdpSideReleaseSpec *sides = ldp_host_mechanism_side_releases(desc, &n_sides);
   for (int i = 0; i < 2; i++) {
     s[i].range = R;
     s[i].sides = sides;

@@ -103,30 +103,30 @@ typedef struct {
 struct _TargetOps {
   LdpTargetInfo info;
   /* Checks that @data has the target and points @c at it (read-only). */
-  gboolean (*bind)(RunCtx *c, const LdpDataset *data, const char *mech, GError **error);
+  gboolean (*bind)(RunCtx *c, const LdpDataset *data, GError **error);
   /* Fills user @u's view (graph @g) with only her own data of the target, in
    * @row_buf or in a buffer returned in *owned (freed by the caller). */
   void (*view)(const RunCtx *c, guint u, guint g, LdpUserView *v, float *row_buf, guint **owned);
   /* Removes the target from @data so that estimate cannot see raw values. */
   void (*clear)(const RunCtx *c, LdpDataset *data, const LdpReportSet *set);
   /* Checks what estimate wrote. */
-  gboolean (*check)(const RunCtx *c, const char *mech, LdpDataset *data, GError **error);
+  gboolean (*check)(const RunCtx *c, LdpDataset *data, GError **error);
 };
 
-static gboolean features_bind(RunCtx *c, const LdpDataset *data, const char *name, GError **error)
+static gboolean features_bind(RunCtx *c, const LdpDataset *data, GError **error)
 {
   c->d = ldp_dataset_n_features(data);
   c->x_dense = ldp_dataset_features_dense(data);
   c->x_sparse = ldp_dataset_features_sparse(data);
   if (!c->x_dense && !c->x_sparse) {
-    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_INCOMPATIBLE, "%s: dataset '%s' has no node features to perturb",
-                name, ldp_dataset_name(data));
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_INCOMPATIBLE, "dataset '%s' has no node features to perturb",
+                ldp_dataset_name(data));
     return FALSE;
   }
   if ((c->x_dense && (c->x_dense->rows != c->n_users || c->x_dense->cols != c->d)) ||
       (c->x_sparse && (c->x_sparse->rows != c->n_users || c->x_sparse->cols != c->d))) {
     g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
-                "%s: feature matrix shape does not match %u nodes x %u features", name, c->n_users, c->d);
+                "feature matrix shape does not match %u nodes x %u features", c->n_users, c->d);
     return FALSE;
   }
   return TRUE;
@@ -150,7 +150,7 @@ static void features_clear(const RunCtx *c, LdpDataset *data, const LdpReportSet
   ldp_dataset_clear_features(data);
 }
 
-static gboolean features_check(const RunCtx *c, const char *name, LdpDataset *data, GError **error)
+static gboolean features_check(const RunCtx *c, LdpDataset *data, GError **error)
 {
   /* Lazy (affine or propagated) features are checked without materialising them:
    * that would build a dense n x d matrix (424 MB for Facebook) for nothing. */
@@ -166,26 +166,26 @@ static gboolean features_check(const RunCtx *c, const char *name, LdpDataset *da
     have = xd || xs;
   }
   if (!have || rows != c->n_users) {
-    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "%s: estimate did not write a feature matrix with %u rows",
-                name, c->n_users);
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "estimate did not write a feature matrix with %u rows",
+                c->n_users);
     return FALSE;
   }
   return TRUE;
 }
 
-static gboolean labels_bind(RunCtx *c, const LdpDataset *data, const char *name, GError **error)
+static gboolean labels_bind(RunCtx *c, const LdpDataset *data, GError **error)
 {
   if (ldp_dataset_level(data) != LDP_TASK_NODE) {
     g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_INCOMPATIBLE,
-                "%s: label mechanisms need a node-level dataset; '%s' labels whole graphs "
+                "label mechanisms need a node-level dataset; '%s' labels whole graphs "
                 "(graph labels are not private data of a single user)",
-                name, ldp_dataset_name(data));
+                ldp_dataset_name(data));
     return FALSE;
   }
   c->labels = ldp_dataset_labels(data);
   if (!c->labels || ldp_dataset_n_labels(data) != c->n_users) {
-    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_INCOMPATIBLE, "%s: dataset '%s' has no node labels to perturb",
-                name, ldp_dataset_name(data));
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_INCOMPATIBLE, "dataset '%s' has no node labels to perturb",
+                ldp_dataset_name(data));
     return FALSE;
   }
   return TRUE;
@@ -205,21 +205,21 @@ static void labels_clear(const RunCtx *c, LdpDataset *data, const LdpReportSet *
   ldp_dataset_set_labels(data, labels, ldp_dataset_n_classes(data));
 }
 
-static gboolean labels_check(const RunCtx *c, const char *name, LdpDataset *data, GError **error)
+static gboolean labels_check(const RunCtx *c, LdpDataset *data, GError **error)
 {
   if (!ldp_dataset_labels(data)) {
-    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "%s: estimate did not write labels", name);
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "estimate did not write labels");
     return FALSE;
   }
   return TRUE;
 }
 
-static gboolean edges_bind(RunCtx *c, const LdpDataset *data, const char *name, GError **error)
+static gboolean edges_bind(RunCtx *c, const LdpDataset *data, GError **error)
 {
   LdpGraph *graph = ldp_dataset_graph(data);
   c->adj = graph ? ldp_graph_csr(graph) : NULL;
   if (!c->adj || c->adj->rows != c->n_users) {
-    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "%s: dataset '%s' has no adjacency to perturb", name,
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "dataset '%s' has no adjacency to perturb",
                 ldp_dataset_name(data));
     return FALSE;
   }
@@ -245,10 +245,10 @@ static void edges_clear(const RunCtx *c, LdpDataset *data, const LdpReportSet *s
   ldp_dataset_set_adjacency(data, ldp_csr_new(c->n_users, c->n_users, 0), FALSE);
 }
 
-static gboolean edges_check(const RunCtx *c, const char *name, LdpDataset *data, GError **error)
+static gboolean edges_check(const RunCtx *c, LdpDataset *data, GError **error)
 {
   if (!ldp_dataset_graph(data)) {
-    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "%s: estimate did not write an adjacency", name);
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "estimate did not write an adjacency");
     return FALSE;
   }
   return TRUE;
@@ -299,12 +299,10 @@ static gboolean run_user(const RunCtx *c, guint u, gboolean is_public, float *ro
 static gboolean run_ctx_prepare(RunCtx *cp, const LdpPluginDesc *desc, double public_fraction,
                                 const LdpDataset *data, GError **error)
 {
-  const char *name = desc->name;
   memset(cp, 0, sizeof *cp);
   RunCtx c = { 0 };
   c.desc = desc;
-  c.sides = LDP_MECHANISM_SLOT(desc, side_releases);
-  c.n_sides = c.sides ? LDP_MECHANISM_SLOT(desc, n_side_releases) : 0;
+  c.sides = ldp_host_mechanism_side_releases(desc, &c.n_sides);
   c.target = ldp_host_mechanism_target(desc);
   c.n_users = ldp_dataset_n_nodes(data);
   c.n_graphs = ldp_dataset_n_graphs(data);
@@ -312,25 +310,28 @@ static gboolean run_ctx_prepare(RunCtx *cp, const LdpPluginDesc *desc, double pu
 
   if (isnan(public_fraction) || public_fraction < 0.0 || public_fraction > 1.0) {
     g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
-                "%s: public_fraction %g is not in [0, 1]", name, public_fraction);
-    return FALSE;
+                "public_fraction %g is not in [0, 1]", public_fraction);
+    goto fail;
   }
   if (c.n_graphs == 0 || !c.graph_ptr || c.graph_ptr[c.n_graphs] != c.n_users) {
     g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
-                "%s: dataset '%s' has no node structure to run a mechanism on", name,
-                ldp_dataset_name(data));
-    return FALSE;
+                "dataset '%s' has no node structure to run a mechanism on", ldp_dataset_name(data));
+    goto fail;
   }
 
   if ((guint)c.target >= G_N_ELEMENTS(target_table) || target_table[c.target].bind == NULL) {
-    g_set_error(error, LDP_PLUGIN_ERROR, LDP_PLUGIN_ERROR_FAILED, "%s: unknown target %d", name, (int)c.target);
-    return FALSE;
+    g_set_error(error, LDP_PLUGIN_ERROR, LDP_PLUGIN_ERROR_FAILED, "unknown target %d", (int)c.target);
+    goto fail;
   }
   c.ops = &target_table[c.target];
-  if (!c.ops->bind(&c, data, name, error))
-    return FALSE;
+  if (!c.ops->bind(&c, data, error))
+    goto fail;
   *cp = c;
   return TRUE;
+
+fail:
+  ldp_host_prefix_error(desc, error);
+  return FALSE;
 }
 
 /* Hands the declared side releases to the server: one value per user, NaN where the
@@ -342,7 +343,8 @@ static gboolean publish_sides(const RunCtx *c, const LdpReportSet *set, LdpDatas
     const char *rel = c->sides[k].name;
     if (ldp_dataset_side_release(data, rel, NULL)) {
       g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_INCOMPATIBLE,
-                  "%s: side release '%s' was already released by an earlier mechanism", c->desc->name, rel);
+                  "side release '%s' was already released by an earlier mechanism", rel);
+      ldp_host_prefix_error(c->desc, error);
       return FALSE;
     }
     double *values = g_new(double, MAX(c->n_users, 1u));
@@ -362,13 +364,7 @@ static gboolean create_instance(RunCtx *c, const LdpPluginDesc *desc, const LdpP
   LdpMechanismShape shape;
   ldp_mechanism_shape_of(data, &shape);
   c->inst = ldp_host_mechanism_create(desc, params, &shape, error);
-  if (!c->inst) {
-    if (error && !*error)
-      g_set_error(error, LDP_PLUGIN_ERROR, LDP_PLUGIN_ERROR_FAILED, "create failed");
-    g_prefix_error(error, "%s: ", desc->name);
-    return FALSE;
-  }
-  return TRUE;
+  return c->inst != NULL;
 }
 
 gboolean ldp_mechanism_apply(const LdpPlugin *plugin, const LdpParams *params, guint index,
@@ -429,8 +425,6 @@ gboolean ldp_mechanism_apply_desc(const LdpPluginDesc *desc, const LdpParams *pa
         ldp_report_store(&set->reports[u], scratch);
         set->present[u] = 1;
       } else {
-        if (!e)
-          g_set_error(&e, LDP_PLUGIN_ERROR, LDP_PLUGIN_ERROR_FAILED, "randomize_user failed");
 #pragma omp critical
         {
           if (u < first_user) {
@@ -451,7 +445,8 @@ gboolean ldp_mechanism_apply_desc(const LdpPluginDesc *desc, const LdpParams *pa
 
   gboolean ok = FALSE;
   if (first_error) {
-    g_propagate_prefixed_error(error, first_error, "%s: user %u: ", name, first_user);
+    g_propagate_prefixed_error(error, first_error, "user %u: ", first_user);
+    ldp_host_prefix_error(desc, error);
     goto out;
   }
 
@@ -478,21 +473,19 @@ gboolean ldp_mechanism_apply_desc(const LdpPluginDesc *desc, const LdpParams *pa
   c.labels = NULL;
   c.adj = NULL;
 
-  if (!ldp_host_mechanism_estimate(desc, c.inst, set, data, error)) {
-    if (error && !*error)
-      g_set_error(error, LDP_PLUGIN_ERROR, LDP_PLUGIN_ERROR_FAILED, "estimate failed");
-    g_prefix_error(error, "%s: ", name);
+  if (!ldp_host_mechanism_estimate(desc, c.inst, set, data, error))
+    goto out;
+  if (!c.ops->check(&c, data, error)) {
+    ldp_host_prefix_error(desc, error);
     goto out;
   }
-  if (!c.ops->check(&c, name, data, error))
-    goto out;
   if (!publish_sides(&c, set, data, error))
     goto out;
 
   if (ledger) {
     /* a declared post-processor after an earlier mechanism on the target is not
      * charged (doc/privacy.md); read before this entry is added */
-    const char *earlier = LDP_MECHANISM_SLOT(desc, post_processes) ? ldp_ledger_last_mechanism(ledger, c.target)
+    const char *earlier = ldp_host_mechanism_post_processes(desc) ? ldp_ledger_last_mechanism(ledger, c.target)
                                                                     : NULL;
     g_autofree char *earlier_name = g_strdup(earlier);
     ldp_host_mechanism_budget(desc, c.inst, ldp_ledger_add_entry(ledger, name, c.target));
@@ -508,8 +501,8 @@ gboolean ldp_mechanism_apply_desc(const LdpPluginDesc *desc, const LdpParams *pa
         declared = strcmp(c.sides[k].name, charged[i]) == 0;
       if (!declared) {
         g_set_error(error, LDP_PLUGIN_ERROR, LDP_PLUGIN_ERROR_FAILED,
-                    "%s: its budget charges side release '%s', which it does not declare (side_releases)", name,
-                    charged[i]);
+                    "its budget charges side release '%s', which it does not declare (side_releases)", charged[i]);
+        ldp_host_prefix_error(desc, error);
         goto out;
       }
     }
@@ -545,8 +538,8 @@ gboolean ldp_mechanism_sample_user(const LdpPluginDesc *desc, const LdpParams *p
   if (!run_ctx_prepare(&c, desc, 0.0, data, error))
     return FALSE;
   if (user >= c.n_users) {
-    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "%s: user %u of %u", desc->name, user,
-                c.n_users);
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "user %u of %u", user, c.n_users);
+    ldp_host_prefix_error(desc, error);
     return FALSE;
   }
   if (!create_instance(&c, desc, params, data, error))
@@ -570,9 +563,8 @@ gboolean ldp_mechanism_sample_user(const LdpPluginDesc *desc, const LdpParams *p
     ldp_rng_derive(&run_rng, index, &c.mech_rng);
     GError *e = NULL;
     if (!run_user(&c, user, FALSE, row_buf, scratch, &e)) {
-      if (!e)
-        g_set_error(&e, LDP_PLUGIN_ERROR, LDP_PLUGIN_ERROR_FAILED, "randomize_user failed");
-      g_propagate_prefixed_error(error, e, "%s: user %u: ", desc->name, user);
+      g_propagate_prefixed_error(error, e, "user %u: ", user);
+      ldp_host_prefix_error(desc, error);
       ok = FALSE;
       break;
     }

@@ -3,6 +3,9 @@
  * the ledger (ledger.c) read. */
 #pragma once
 
+#include <ldpgnn/privacy.h>
+
+#include "data/preprocessing.h"
 #include "host/host.h"
 
 G_BEGIN_DECLS
@@ -59,5 +62,9 @@ void ldp_ledger_entry_set_post_processing(LdpLedger *l, guint entry, const char 
 const char *ldp_ledger_last_mechanism(const LdpLedger *l, LdpTarget target);
 /* The side releases entry @entry's budget charges (NULL-terminated, transfer full). */
 char **ldp_ledger_entry_charged_releases(const LdpLedger *l, guint entry);
+
+/* Charges what the dataset slot's preprocessing reads (ledger-assumptions.c); the
+ * public ldp_ledger_note_preprocessing reads its keys into @cfg first. */
+void ldp_ledger_note_preprocess_config(LdpLedger *l, const LdpPreprocessConfig *cfg);
 
 G_END_DECLS

@@ -8,6 +8,8 @@
  */
 #include "config.h"
 
+#include <ldpgnn/workbench.h>
+
 #include "host/host.h"
 
 guint *ldp_degrees_of(const LdpDataset *ds)

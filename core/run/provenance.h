@@ -3,7 +3,7 @@
 
 #include <json-glib/json-glib.h>
 
-#include <ldpgnn/host.h>
+#include <ldpgnn/pipeline.h>
 
 G_BEGIN_DECLS
 

@@ -1,7 +1,9 @@
 /* run.h (private): what runner.c shares with the link-prediction seed (run-link.c). */
 #pragma once
 
-#include <ldpgnn/host.h>
+#include <ldpgnn/pipeline.h>
+#include <ldpgnn/privacy.h>
+#include <ldpgnn/trainer.h>
 #include <ldpgnn/observer.h>
 
 G_BEGIN_DECLS

@@ -17,9 +17,13 @@
 
 #include <glib/gstdio.h>
 
+#include <ldpgnn/json.h>
+#include <ldpgnn/workbench.h>
+
 #include "data/data-files.h"
 #include "host/host.h"
 #include "pipeline/run-config.h"
+#include "privacy/privacy.h"
 #include "run/provenance.h"
 #include "run/run.h"
 
@@ -88,15 +92,16 @@ static char *params_key(const LdpStageSpec *st)
 }
 
 /* Loads and preprocesses the dataset of @st. (transfer full) */
-static LdpDataset *load_dataset(const LdpStageSpec *st, const char *data_dir, guint64 seed, GError **error)
+static LdpDataset *load_dataset(const LdpStageSpec *st, const LdpPreprocessConfig *pre, const char *data_dir,
+                                guint64 seed, GError **error)
 {
   const LdpPluginDesc *desc = ldp_plugin_desc(st->plugin);
   LdpDatasetEnv env = { .data_dir = data_dir, .seed = seed };
   LdpDataset *ds = ldp_host_dataset_load(desc, st->params, &env, error);
   if (!ds)
     return NULL;
-  if (!ldp_dataset_preprocess(ds, st->core, error)) {
-    g_prefix_error(error, "dataset '%s': ", desc->name);
+  if (!ldp_preprocess_apply(ds, pre, error)) {
+    ldp_host_prefix_error(desc, error);
     ldp_dataset_free(ds);
     return NULL;
   }
@@ -180,12 +185,9 @@ static gboolean run_seed(const LdpRunSpec *spec, const LdpRunConfig *rc, const L
     if (!slot.inst)
       goto out;
     g_array_append_val(cals, slot);
-    gboolean (*prepare)(gpointer, LdpDataset *, LdpRng *, GError **) = LDP_CALIBRATOR_SLOT(desc, prepare);
-    if (prepare && !prepare(slot.inst, data, &cal_rng, error)) {
-      g_prefix_error(error, "calibrator '%s': ", desc->name);
+    if (!ldp_host_calibrator_prepare(desc, slot.inst, data, &cal_rng, error))
       goto out;
-    }
-    wants_edge_weights |= LDP_CALIBRATOR_SLOT(desc, edge_weights) != NULL;
+    wants_edge_weights |= LDP_HOST_CALIBRATOR_HAS(desc, edge_weights);
   }
   /* the clean graph goes no further than this report */
   if (noisy_degree)
@@ -219,9 +221,7 @@ static gboolean run_seed(const LdpRunSpec *spec, const LdpRunConfig *rc, const L
    * training is over. */
   for (guint c = 0; ok && diag && c < cals->len; c++) {
     const LdpCalibratorSlot *s = &g_array_index(cals, LdpCalibratorSlot, c);
-    void (*diagnostics)(gpointer, LdpGraph *, GArray *) = LDP_CALIBRATOR_SLOT(s->desc, diagnostics);
-    if (diagnostics)
-      diagnostics(s->inst, ldp_dataset_graph(base), diag);
+    ldp_host_calibrator_diagnostics(s->desc, s->inst, ldp_dataset_graph(base), diag);
   }
 
 out:
@@ -554,7 +554,7 @@ gboolean ldp_run_pipeline_recorded(LdpPipeline *p, const char *out_dir, const ch
         base = ((CachedDataset *)cache->pdata[i])->ds;
     if (!base) {
       gint64 t0 = g_get_monotonic_time();
-      base = load_dataset(&spec->dataset, data_dir, base_seed, error);
+      base = load_dataset(&spec->dataset, &rec->config.preprocess, data_dir, base_seed, error);
       if (!base)
         goto out;
       CachedDataset *c = g_new0(CachedDataset, 1);
@@ -584,7 +584,7 @@ gboolean ldp_run_pipeline_recorded(LdpPipeline *p, const char *out_dir, const ch
       if (per_seed_split && !link && !(own_roles = make_split(base, &rec->config.split, seed, error)))
         goto out;
       LdpLedger *ledger = ldp_ledger_new();
-      ldp_ledger_note_preprocessing(ledger, spec->dataset.core);
+      ldp_ledger_note_preprocess_config(ledger, &rec->config.preprocess);
       LdpTrainResult res = { 0 };
       g_autoptr(GArray) diag = g_array_new(FALSE, TRUE, sizeof(LdpDiagnostic));
       const LdpTrainWatch watch = { .obs = obs, .run = spec->name, .seed = seed };

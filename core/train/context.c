@@ -22,8 +22,7 @@ LdpVar *ldp_train_edge_weights(LdpTrainContext *ctx, LdpTape *tape, const LdpTra
 {
   if (ctx->edge_cal == NULL)
     return NULL;
-  LdpVar *(*edge_weights)(gpointer, LdpTape *) = LDP_CALIBRATOR_SLOT(ctx->edge_cal->desc, edge_weights);
-  LdpVar *w = edge_weights(ctx->edge_cal->inst, tape);
+  LdpVar *w = ldp_host_calibrator_edge_weights(ctx->edge_cal->desc, ctx->edge_cal->inst, tape);
   /* A mini-batch graph holds a subset of the dataset's edges, in dataset order per
    * graph: its weights are those rows of the dataset-wide edge tensor. */
   if (w && u->edge_ids)
@@ -34,44 +33,25 @@ LdpVar *ldp_train_edge_weights(LdpTrainContext *ctx, LdpTape *tape, const LdpTra
 LdpVar *ldp_train_loss(const LdpTrainContext *ctx, LdpTape *tape, LdpVar *logits, const gint *labels,
                        const guint *rows, guint n, LdpLossPhase phase)
 {
-  if (ctx->loss_cal) {
-    LdpVar *(*loss)(gpointer, LdpTape *, LdpVar *, const gint *, const guint *, guint, LdpLossPhase) =
-      LDP_CALIBRATOR_SLOT(ctx->loss_cal->desc, loss);
-    return loss(ctx->loss_cal->inst, tape, logits, labels, rows, n, phase);
-  }
-  return ldp_op_cross_entropy(tape, logits, labels, rows, n);
+  return ldp_host_calibrator_loss(ctx->loss_cal ? ctx->loss_cal->desc : NULL,
+                                  ctx->loss_cal ? ctx->loss_cal->inst : NULL, tape, logits, labels, rows, n, phase);
 }
 
 gboolean ldp_train_hooks_epoch_begin(LdpTrainContext *ctx, GError **error)
 {
   for (guint i = 0; ctx->cals && i < ctx->cals->len; i++) {
     const LdpCalibratorSlot *c = &g_array_index(ctx->cals, LdpCalibratorSlot, i);
-    LdpTensor *(*transform)(gpointer, LdpTrainContext *, GError **) = LDP_CALIBRATOR_SLOT(c->desc, transform_input);
-    if (transform && !ctx->graph_task) {
-      GError *local = NULL;
-      LdpTensor *x = transform(c->inst, ctx, &local);
-      if (local) {
-        g_propagate_prefixed_error(error, local, "calibrator '%s': input transform: ", c->desc->name);
-        ldp_tensor_free(x);
+    if (!ctx->graph_task) {
+      LdpTensor *x = NULL;
+      if (!ldp_host_calibrator_transform_input(c->desc, c->inst, ctx, ldp_dataset_n_nodes(ctx->data), &x, error))
         return FALSE;
-      }
       if (x) {
-        const guint n = ldp_dataset_n_nodes(ctx->data);
-        if (x->rows != n) {
-          g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
-                      "calibrator '%s': input transform returned %u rows for %u nodes", c->desc->name, x->rows, n);
-          ldp_tensor_free(x);
-          return FALSE;
-        }
         ldp_tensor_free(ctx->x_override);
         ctx->x_override = x;
       }
     }
-    gboolean (*begin)(gpointer, LdpTrainContext *, GError **) = LDP_CALIBRATOR_SLOT(c->desc, epoch_begin);
-    if (begin && !begin(c->inst, ctx, error)) {
-      g_prefix_error(error, "calibrator '%s': ", c->desc->name);
+    if (!ldp_host_calibrator_epoch_begin(c->desc, c->inst, ctx, error))
       return FALSE;
-    }
   }
   return TRUE;
 }
@@ -80,11 +60,8 @@ gboolean ldp_train_hooks_after_step(LdpTrainContext *ctx, GError **error)
 {
   for (guint i = 0; ctx->cals && i < ctx->cals->len; i++) {
     const LdpCalibratorSlot *c = &g_array_index(ctx->cals, LdpCalibratorSlot, i);
-    gboolean (*after)(gpointer, LdpTrainContext *, GError **) = LDP_CALIBRATOR_SLOT(c->desc, after_step);
-    if (after && !after(c->inst, ctx, error)) {
-      g_prefix_error(error, "calibrator '%s': ", c->desc->name);
+    if (!ldp_host_calibrator_after_step(c->desc, c->inst, ctx, error))
       return FALSE;
-    }
   }
   return TRUE;
 }

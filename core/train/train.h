@@ -2,7 +2,7 @@
  * calibrators' training context (context.c). */
 #pragma once
 
-#include <ldpgnn/host.h>
+#include <ldpgnn/trainer.h>
 
 G_BEGIN_DECLS
 

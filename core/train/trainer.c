@@ -187,12 +187,9 @@ static gboolean train_on_tape(LdpTrainContext *c, LdpTape *tape, const LdpTrainU
   double main_loss = ldp_var_value(loss)->data[0];
   for (guint i = 0; c->cals && i < c->cals->len; i++) {
     const LdpCalibratorSlot *cal = &g_array_index(c->cals, LdpCalibratorSlot, i);
-    LdpVar *(*extra_loss)(gpointer, LdpTape *) = LDP_CALIBRATOR_SLOT(cal->desc, extra_loss);
-    if (extra_loss) {
-      LdpVar *extra = extra_loss(cal->inst, tape);
-      if (extra)
-        loss = ldp_op_add(tape, loss, extra);
-    }
+    LdpVar *extra = ldp_host_calibrator_extra_loss(cal->desc, cal->inst, tape);
+    if (extra)
+      loss = ldp_op_add(tape, loss, extra);
   }
   ldp_optimizer_zero_grad(c->opt);
   for (guint g = 0; g < c->groups->len; g++)
@@ -210,8 +207,7 @@ static gboolean train_on_tape(LdpTrainContext *c, LdpTape *tape, const LdpTrainU
   c->steps++;
   for (guint i = 0; c->cals && i < c->cals->len; i++) {
     const LdpCalibratorSlot *cal = &g_array_index(c->cals, LdpCalibratorSlot, i);
-    gboolean (*post_step)(gpointer, GError **) = LDP_CALIBRATOR_SLOT(cal->desc, post_step);
-    if (post_step && !post_step(cal->inst, error))
+    if (!ldp_host_calibrator_post_step(cal->desc, cal->inst, error))
       return FALSE;
   }
   LdpParam *bad = ldp_params_first_nonfinite(c->params);
@@ -328,7 +324,7 @@ static gboolean selection_record(Selection *sel, const LdpTrainConfig *cfg, LdpT
   if (sel->select_last)
     accept = TRUE;
   else if (sel->accept_cal)
-    accept = LDP_CALIBRATOR_SLOT(sel->accept_cal->desc, accept)(sel->accept_cal->inst, st, best);
+    accept = ldp_host_calibrator_accept(sel->accept_cal->desc, sel->accept_cal->inst, st, best);
   else
     accept = ldp_train_select_accepts(cfg, st, best);
   if (accept) {
@@ -579,15 +575,10 @@ static void context_init(LdpTrainContext *c, const LdpTrainConfig *cfg, const Ld
   ldp_host_backbone_parameters(bb, model, params);
   for (guint i = 0; cals && i < cals->len; i++) {
     const LdpCalibratorSlot *cal = &g_array_index(cals, LdpCalibratorSlot, i);
-    void (*parameters)(gpointer, GPtrArray *) = LDP_CALIBRATOR_SLOT(cal->desc, parameters);
-    if (parameters)
-      parameters(cal->inst, params);
-    void (*param_groups)(gpointer, GPtrArray *) = LDP_CALIBRATOR_SLOT(cal->desc, param_groups);
-    if (param_groups)
-      param_groups(cal->inst, c->groups);
-    c->hooks |= LDP_CALIBRATOR_SLOT(cal->desc, transform_input) != NULL ||
-                LDP_CALIBRATOR_SLOT(cal->desc, epoch_begin) != NULL ||
-                LDP_CALIBRATOR_SLOT(cal->desc, after_step) != NULL;
+    ldp_host_calibrator_parameters(cal->desc, cal->inst, params);
+    ldp_host_calibrator_param_groups(cal->desc, cal->inst, c->groups);
+    c->hooks |= LDP_HOST_CALIBRATOR_HAS(cal->desc, transform_input) ||
+                LDP_HOST_CALIBRATOR_HAS(cal->desc, epoch_begin) || LDP_HOST_CALIBRATOR_HAS(cal->desc, after_step);
   }
   c->loss_cal = FIRST_WITH(cals, loss);
   c->edge_cal = FIRST_WITH(cals, edge_weights);

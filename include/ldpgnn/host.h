@@ -15,18 +15,4 @@
 #include <ldpgnn/json.h>
 #include <ldpgnn/workbench.h>
 #include <ldpgnn/observer.h>
-
-G_BEGIN_DECLS
-
-/* Applies a pipeline's dataset core keys (@core: a run's dataset.core, nullable) in
- * the order every run uses: undirected simplification, top-k classes, structural node
- * features, min-max normalisation. The one preprocessing path of runs and of
- * `ldpgnn datasets`. */
-LDP_API gboolean ldp_dataset_preprocess(LdpDataset *ds, const LdpParams *core, GError **error);
-
-/* For programs (not the library): keep freed tensor memory in the process instead of
- * returning it to the OS after every op; mini-batch tensors of several MB otherwise
- * cost a page fault per page on every allocation. */
-LDP_API void ldp_host_tune_allocator(void);
-
-G_END_DECLS
+#include <ldpgnn/process.h>

@@ -76,4 +76,10 @@ LDP_API gboolean ldp_run_pipeline(LdpPipeline *p, const char *out_dir, const cha
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(LdpPipeline, ldp_pipeline_free)
 
+/* Applies a pipeline's dataset core keys (@core: a run's dataset.core, nullable) in
+ * the order every run uses: undirected simplification, top-k classes, structural node
+ * features, min-max normalisation. The one preprocessing path of runs and of
+ * `ldpgnn datasets`. */
+LDP_API gboolean ldp_dataset_preprocess(LdpDataset *ds, const LdpParams *core, GError **error);
+
 G_END_DECLS

@@ -52,6 +52,10 @@ LDP_API const LdpPluginDesc *ldp_plugin_desc(const LdpPlugin *plugin);
 LDP_API const char *ldp_plugin_path(const LdpPlugin *plugin);
 /* "dataset", "mechanism", "calibrator", "backbone" (NULL for unknown kinds). */
 LDP_API const char *ldp_plugin_kind_name(LdpPluginKind kind);
+/* Loads the dataset of dataset plugin @plugin with @params (of its schema); errors
+ * start with "dataset 'NAME': ". (transfer full, nullable) */
+LDP_API LdpDataset *ldp_plugin_load_dataset(const LdpPlugin *plugin, const LdpParams *params,
+                                            const LdpDatasetEnv *env, GError **error);
 
 
 /* ---- parameters for a plugin's schema, outside a pipeline file ---- */
