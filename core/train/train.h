@@ -2,6 +2,7 @@
  * calibrators' training context (context.c). */
 #pragma once
 
+#include <ldpgnn/observer.h>
 #include <ldpgnn/trainer.h>
 
 G_BEGIN_DECLS
