@@ -14,9 +14,11 @@
  *                                      before and after the server (one run per process
  *                                      for a clean peak)
  *   bench-blink train VARIANT EPS [DELTA [EPOCHS]]
- *                                      a pipeline run on Facebook (blink + blink_server +
- *                                      gcn, 20 epochs by default, delta 0.1): ms per
- *                                      epoch of GCN on the server's graph. At small
+ *                                      pipeline runs on Facebook (blink + blink_server +
+ *                                      gcn, 20 epochs by default, delta 0.1): CPU ms per
+ *                                      epoch of GCN on the server's graph (an EPOCHS run
+ *                                      minus a 1-epoch run) and the runner's wall ms per
+ *                                      epoch. At small
  *                                      (1 - delta) eps the reports are dense by nature
  *                                      (n^2 / (1 + e^eps_a) pairs: 146 million at eps_a =
  *                                      0.9 on Facebook), which is why Blink's tuned delta
