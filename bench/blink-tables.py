@@ -4,7 +4,7 @@
     bench/blink-tables.py tables DIR|CSV... [--csv OUT.csv]   Cora accuracy tables
     bench/blink-tables.py estimator FILE [--csv OUT.csv]      estimator targets
 
-tables: each DIR is one backbone's cell directory of bench/run-cells.sh (DIR/VARIANT/sS/
+tables: the sources are merged (per model, variant and seed; later ones win). Each DIR is one backbone's cell directory of bench/run-cells.sh (DIR/VARIANT/sS/
 summary.json; the backbone is read from the pipeline name blink-cora-MODEL), or a CSV
 of per-seed results (model,variant,seed,test_accuracy: what `--csv OUT.csv` writes from
 cell directories; doc/results/blink-cora-seeds.csv). A cell prints ours as mean ± std
@@ -112,12 +112,19 @@ def read_csv_cells(path):
 
 
 def tables(srcs, csv_out):
-    sets = []
+    # Sources are merged per model, variant and seed; a later source replaces an
+    # earlier one's value for the same seed (a CSV, then the directories that add to it).
+    merged = {}
     for d in srcs:
         if os.path.isfile(d):
-            sets += sorted(read_csv_cells(d).items(), key=lambda mc: list(PUBLISHED).index(mc[0]))
+            found = list(read_csv_cells(d).items())
         else:
-            sets.append(read_cells(d))
+            found = [read_cells(d)]
+        for model, cells in found:
+            for v, vals in cells.items():
+                merged.setdefault(model, {}).setdefault(v, {}).update(dict(vals))
+    sets = sorted(((model, {v: sorted(seeds.items()) for v, seeds in cells.items()})
+                   for model, cells in merged.items()), key=lambda mc: list(PUBLISHED).index(mc[0]))
     if csv_out:
         with open(csv_out, "w") as f:
             f.write("model,variant,seed,test_accuracy\n")
