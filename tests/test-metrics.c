@@ -37,6 +37,30 @@ static void test_accuracy(void)
   g_assert_cmpfloat(ldp_metric_accuracy(t, unl, all, 4), ==, 0.0);
 }
 
+/* Accuracy agrees with ldp_tensor_row_argmax (the definition) on every row, with
+ * values drawn from a small set so that ties, signed zeros, infinities and NaNs (in
+ * every position, one or several per row) all occur; labels include out-of-range ones. */
+static void test_accuracy_is_argmax(void)
+{
+  const float pool[] = { 0.0f, -0.0f, 1.0f, -1.0f, 0.5f, INFINITY, -INFINITY, NAN };
+  LdpRng rng_state, *rng = &rng_state;
+  ldp_rng_init(rng, 2024);
+  for (guint cols = 1; cols <= 9; cols++) {
+    const guint n = 4000;
+    g_autoptr(LdpTensor) t = ldp_tensor_new(n, cols);
+    g_autofree gint *labels = g_new(gint, n);
+    for (guint i = 0; i < n; i++) {
+      for (guint j = 0; j < cols; j++)
+        ldp_tensor_row(t, i)[j] = pool[ldp_rng_below(rng, G_N_ELEMENTS(pool))];
+      labels[i] = (gint)ldp_rng_below(rng, cols + 1) - (i % 7 == 0); /* -1 .. cols */
+    }
+    for (guint i = 0; i < n; i++) {
+      const gboolean expect = labels[i] >= 0 && ldp_tensor_row_argmax(t, i) == (guint)labels[i];
+      g_assert_cmpfloat(ldp_metric_accuracy(t, labels, &i, 1), ==, expect ? 1.0 : 0.0);
+    }
+  }
+}
+
 static void test_f1(void)
 {
   /* truth [0,0,1,1,2], prediction [0,0,0,1,0]:
@@ -110,6 +134,7 @@ int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/metrics/accuracy", test_accuracy);
+  g_test_add_func("/metrics/accuracy-is-argmax", test_accuracy_is_argmax);
   g_test_add_func("/metrics/f1", test_f1);
   g_test_add_func("/metrics/auc", test_auc);
   return g_test_run();

@@ -590,6 +590,51 @@ static void test_spmm_threads(void)
  * rows in any order (that one, a random one, storage order) gives the same bits, on
  * the single-threaded and the split multi-threaded path, for narrow, vector and tail
  * widths, with beta 0 and not. */
+/* An x larger than the prefetch threshold (512 KiB) takes the prefetching path; the
+ * same sums over a compacted x (only the referenced rows, well under the threshold)
+ * take the plain one. Every output element has the same terms in the same order, so
+ * the two must agree bit for bit, for narrow, tail and wide column counts. */
+static void test_spmm_prefetch(void)
+{
+  LdpRng r;
+  ldp_rng_init(&r, 29);
+  const guint rows = 300, per_row = 8, k = 40000;
+  const guint nnz = rows * per_row;
+  g_autofree guint *ri = g_new(guint, nnz), *ci = g_new(guint, nnz);
+  g_autofree float *v = g_new(float, nnz);
+  for (guint e = 0; e < nnz; e++) {
+    ri[e] = e / per_row;
+    /* distinct columns per row (one per stride), the last row of x among them */
+    ci[e] = e == 0 ? k - 1 : (guint)((e % per_row) * (k / per_row) + ldp_rng_below(&r, k / per_row - 1));
+    v[e] = (float)ldp_rng_normal(&r);
+  }
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LdpCsr) m = ldp_csr_from_coo(rows, k, ri, ci, v, nnz, LDP_COO_ERROR, &error);
+  g_assert_no_error(error);
+  /* The compact problem: m's structure and values in m's stored order, entry p reading
+   * row p of the compact x (a copy of x's row m->indices[p]). */
+  g_autoptr(LdpCsr) mc = ldp_csr_new(rows, m->nnz, m->nnz);
+  memcpy(mc->indptr, m->indptr, (rows + 1) * sizeof(guint));
+  memcpy(mc->values, m->values, m->nnz * sizeof(float));
+  for (guint p = 0; p < m->nnz; p++)
+    mc->indices[p] = p;
+  const guint widths[] = { 4, 7, 16, 20 };
+  for (guint w = 0; w < G_N_ELEMENTS(widths); w++) {
+    const guint c = widths[w];
+    g_assert_cmpuint((guint64)k * c * sizeof(float), >, 512u * 1024u);
+    g_assert_cmpuint((guint64)nnz * c * sizeof(float), <=, 512u * 1024u);
+    g_autoptr(LdpTensor) x = random_tensor(&r, k, c);
+    g_autoptr(LdpTensor) xc = ldp_tensor_new(m->nnz, c);
+    for (guint p = 0; p < m->nnz; p++)
+      memcpy(ldp_tensor_row(xc, p), ldp_tensor_row(x, m->indices[p]), c * sizeof(float));
+    g_autoptr(LdpTensor) y = random_tensor(&r, rows, c);
+    g_autoptr(LdpTensor) yc = ldp_tensor_copy(y);
+    ldp_csr_spmm(0.75f, m, x, -0.5f, y);
+    ldp_csr_spmm(0.75f, mc, xc, -0.5f, yc);
+    g_assert_cmpmem(y->data, ldp_tensor_size(y) * sizeof(float), yc->data, ldp_tensor_size(yc) * sizeof(float));
+  }
+}
+
 static void test_spmm_ordered(void)
 {
   LdpRng r;
@@ -678,5 +723,6 @@ int main(int argc, char **argv)
   g_test_add_func("/tensor/spmm-widths", test_spmm_widths);
   g_test_add_func("/tensor/spmm-threads", test_spmm_threads);
   g_test_add_func("/tensor/spmm-ordered", test_spmm_ordered);
+  g_test_add_func("/tensor/spmm-prefetch", test_spmm_prefetch);
   return g_test_run();
 }

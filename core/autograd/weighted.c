@@ -208,7 +208,7 @@ static void propagate_values_backward(gpointer state, LdpVar *const *inputs, gui
       vt[t] = vals[map[t]];
     LdpCsr m = *at;
     m.values = vt;
-    ldp_csr_spmm_ordered(1.0f, &m, ldp_graph_row_order(g, TRUE), G, 1.0f, in_grads[1]);
+    ldp_csr_spmm_ordered(1.0f, &m, NULL, G, 1.0f, in_grads[1]); /* storage order, as ldp_graph_spmm */
     g_free(vt);
   }
   if (in_grads[0]) {
@@ -243,7 +243,7 @@ LdpVar *ldp_op_propagate_values(LdpTape *tape, LdpGraph *g, LdpVar *values, LdpV
   LdpCsr m = *a;
   m.values = V->data;
   LdpTensor *out = ldp_tensor_new_uninit(a->rows, X->cols);
-  ldp_csr_spmm_ordered(1.0f, &m, ldp_graph_row_order(g, FALSE), X, 0.0f, out);
+  ldp_csr_spmm_ordered(1.0f, &m, NULL, X, 0.0f, out); /* storage order, as ldp_graph_spmm */
   LdpVar *in[2] = { values, x };
   LdpVar *v = ldp_tape_custom_op(tape, "propagate_values", in, 2, out, propagate_values_backward, ldp_graph_ref(g),
                                  weighted_graph_unref);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <ldpgnn/ldpgnn.h>
+#include "base/digest.h"
 #include "data/data-files.h"
 
 static GMutex files_lock;
@@ -49,7 +50,7 @@ void ldp_data_file_read(const char *path, const void *data, gsize len)
   if (!seen) {
     LdpDataFile *f = g_new0(LdpDataFile, 1);
     f->path = g_steal_pointer(&abs);
-    f->sha256 = g_compute_checksum_for_data(G_CHECKSUM_SHA256, data, len);
+    f->sha256 = ldp_sha256_hex(data, len);
     g_ptr_array_add(files, f);
   }
   g_mutex_unlock(&files_lock);

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include <ldpgnn/ldpgnn.h>
+#include "base/digest.h"
 #include "host/host.h"
 
 struct _LdpPlugin {
@@ -669,7 +670,7 @@ const char *ldp_plugin_sha256(const LdpPlugin *plugin)
     g_autofree char *data = NULL;
     gsize len = 0;
     p->sha256 = g_file_get_contents(p->path, &data, &len, NULL)
-                  ? g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)data, len)
+                  ? ldp_sha256_hex(data, len)
                   : g_strdup("unreadable");
   }
   return p->sha256;

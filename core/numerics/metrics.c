@@ -6,6 +6,28 @@
 #include <math.h>
 #include <stdlib.h>
 
+/* Whether ldp_tensor_row_argmax of @row (@cols scores) is @y < @cols, without finding
+ * the argmax: y wins when its score is a number above every earlier score and at least
+ * every later one (ties go to the lowest index), or when it is the first NaN (NaN wins,
+ * as in torch.argmax). A comparison with a NaN is false, so a NaN elsewhere makes a
+ * number lose. The comparisons are independent, not a chain of selects: per-epoch
+ * accuracies of a 500-epoch Cora run spent 4 % of the CPU in the argmax. */
+static inline gboolean metrics_row_predicts(const float *row, guint cols, guint y)
+{
+  const float v = row[y];
+  gboolean ok = TRUE;
+  if (isnan(v)) {
+    for (guint j = 0; j < y; j++)
+      ok &= !isnan(row[j]);
+    return ok;
+  }
+  for (guint j = 0; j < y; j++)
+    ok &= row[j] < v;
+  for (guint j = y + 1; j < cols; j++)
+    ok &= row[j] <= v;
+  return ok;
+}
+
 double ldp_metric_accuracy(const LdpTensor *scores, const gint *labels, const guint *rows, guint n)
 {
   if (n == 0)
@@ -17,7 +39,8 @@ double ldp_metric_accuracy(const LdpTensor *scores, const gint *labels, const gu
     guint r = rows[k];
     g_return_val_if_fail(r < scores->rows, NAN);
     /* A missing label (< 0) never matches a prediction. */
-    if (labels[r] >= 0 && ldp_tensor_row_argmax(scores, r) == (guint)labels[r])
+    if (labels[r] >= 0 && (guint)labels[r] < scores->cols &&
+        metrics_row_predicts(ldp_tensor_row(scores, r), scores->cols, (guint)labels[r]))
       correct++;
   }
   return (double)correct / n;

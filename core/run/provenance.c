@@ -14,6 +14,7 @@
 
 #include <cblas.h>
 
+#include "base/digest.h"
 #include "data/data-files.h"
 #include "host/host.h"
 #include "run/provenance.h"
@@ -54,7 +55,7 @@ char *ldp_provenance_file_sha256(const char *path)
   gsize len = 0;
   if (!g_file_get_contents(path, &data, &len, NULL))
     return NULL;
-  out = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)data, len);
+  out = ldp_sha256_hex(data, len);
   h = g_new0(FileHash, 1);
   h->size = (gint64)st.st_size;
   h->mtime_ns = mtime_ns;

@@ -53,9 +53,8 @@ LDP_API const guint *ldp_graph_degrees(LdpGraph *g);
  * entries (ldp_csr_row_order); cached. (transfer none) */
 LDP_API const guint *ldp_graph_row_order(LdpGraph *g, gboolean transposed);
 /* y = alpha A x + beta y (A^T x when @transposed) with the stored values of @g, rows
- * processed in ldp_graph_row_order when they are short on average (fewer than 16
- * entries), else in storage order: the same result as ldp_csr_spmm on the CSR, faster
- * on graphs with many short rows and on dense block-diagonal batches alike. */
+ * processed in storage order: the same result as ldp_csr_spmm on the CSR (and as
+ * processing them in ldp_graph_row_order, which measured slower on current cores). */
 LDP_API void ldp_graph_spmm(LdpGraph *g, gboolean transposed, float alpha, const LdpTensor *x, float beta,
                             LdpTensor *y);
 
