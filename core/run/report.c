@@ -765,6 +765,76 @@ static void md_reference_notes(GString *md, const LdpReportTable *t, guint n_bel
     g_string_append(md, "\nno method cell is below the floor.\n");
 }
 
+/* The selection of each cell of sweep @dir (CELL/selection.json, written by sweep.c
+ * for `sweep.select`): the grid once, then per cell and method the chosen point and
+ * its validation mean over the selection seeds. Nothing when no cell has one. */
+static void md_selection(GString *md, const char *dir, double k)
+{
+  g_autofree char *sweep_path = g_build_filename(dir, "sweep.json", NULL);
+  g_autoptr(JsonNode) sweep = g_file_test(sweep_path, G_FILE_TEST_EXISTS) ? read_json(sweep_path, NULL) : NULL;
+  JsonObject *so = sweep ? json_node_get_object(sweep) : NULL;
+  JsonArray *cells = so && json_object_has_member(so, "cells") ? json_object_get_array_member(so, "cells") : NULL;
+  gboolean head = FALSE;
+  for (guint i = 0; cells && i < json_array_get_length(cells); i++) {
+    JsonObject *co = json_array_get_object_element(cells, i);
+    const char *cdir = co ? json_object_get_string_member_with_default(co, "dir", NULL) : NULL;
+    g_autofree char *path = cdir ? g_build_filename(dir, cdir, "selection.json", NULL) : NULL;
+    g_autoptr(JsonNode) sel = path && g_file_test(path, G_FILE_TEST_EXISTS) ? read_json(path, NULL) : NULL;
+    if (!sel)
+      continue;
+    JsonObject *sl = json_node_get_object(sel);
+    JsonObject *grid = json_object_has_member(sl, "grid") ? json_object_get_object_member(sl, "grid") : NULL;
+    JsonObject *chosen = json_object_has_member(sl, "chosen") ? json_object_get_object_member(sl, "chosen") : NULL;
+    const char *metric = json_object_get_string_member_with_default(sl, "metric", "?");
+    g_autoptr(GList) paths = grid ? json_object_get_members(grid) : NULL;
+    if (!head) {
+      head = TRUE;
+      g_string_append_printf(md, "\nselection per cell and method: the grid point with the highest mean %s over "
+                                 "the selection seeds", metric);
+      JsonArray *seeds = json_object_has_member(sl, "seeds") ? json_object_get_array_member(sl, "seeds") : NULL;
+      for (guint q = 0; seeds && q < json_array_get_length(seeds); q++)
+        g_string_append_printf(md, "%s%" G_GINT64_FORMAT, q ? ", " : " (", json_array_get_int_element(seeds, q));
+      g_string_append(md, seeds && json_array_get_length(seeds) ? "; the table's seeds are others); grid:" : "; grid:");
+      for (GList *l = paths; l; l = l->next) {
+        JsonArray *vals = json_object_get_array_member(grid, l->data);
+        g_string_append_printf(md, " %s \u2208 {", (const char *)l->data);
+        for (guint q = 0; vals && q < json_array_get_length(vals); q++)
+          g_string_append_printf(md, "%s%s", q ? ", " : "", json_array_get_string_element(vals, q));
+        g_string_append_printf(md, "}%s", l->next ? "," : "");
+      }
+      g_string_append(md, "\n\n| cell | method");
+      for (GList *l = paths; l; l = l->next) {
+        g_string_append(md, " | ");
+        md_escape(md, l->data);
+      }
+      g_string_append_printf(md, " | %s (selection mean) |\n|---|---", metric);
+      for (GList *l = paths; l; l = l->next)
+        g_string_append(md, "|---:");
+      g_string_append(md, "|---:|\n");
+    }
+    g_autoptr(GList) names = chosen ? json_object_get_members(chosen) : NULL;
+    for (GList *n = names; n; n = n->next) {
+      JsonObject *ch = json_object_get_object_member(chosen, n->data);
+      JsonObject *vals = ch && json_object_has_member(ch, "values") ? json_object_get_object_member(ch, "values") : NULL;
+      JsonArray *means = ch && json_object_has_member(ch, "means") ? json_object_get_array_member(ch, "means") : NULL;
+      const gint64 pt = ch ? json_object_get_int_member_with_default(ch, "point", -1) : -1;
+      g_string_append(md, "| ");
+      md_escape(md, cdir);
+      g_string_append(md, " | ");
+      md_escape(md, n->data);
+      for (GList *l = paths; l; l = l->next)
+        g_string_append_printf(md, " | %s",
+                               vals ? json_object_get_string_member_with_default(vals, l->data, "?") : "?");
+      JsonNode *m = means && pt >= 0 && (guint)pt < json_array_get_length(means) ? json_array_get_element(means, (guint)pt)
+                                                                                 : NULL;
+      if (m && JSON_NODE_HOLDS_VALUE(m))
+        g_string_append_printf(md, " | %.1f |\n", k * json_node_get_double(m));
+      else
+        g_string_append(md, " | \u2013 |\n");
+    }
+  }
+}
+
 gboolean ldp_report_write(const char *dir, const LdpReportOptions *opt, GString *markdown, GError **error)
 {
   g_return_val_if_fail(dir != NULL, FALSE);
@@ -823,6 +893,8 @@ gboolean ldp_report_write_runs(const char *const *dirs, guint n_dirs, const char
       g_string_append(md, " |\n");
     }
   md_reference_notes(md, t, n_below);
+  if (n_dirs == 1)
+    md_selection(md, dirs[0], k);
   gboolean any_diff = FALSE;
   for (guint i = 0; i < t->rows->len * t->cols->len; i++)
     any_diff |= t->grid[i] && t->grid[i]->diff_n > 0;
