@@ -15,7 +15,7 @@ check() { # description, then a command
   d="$1"; shift
   if "$@" >"$tmp/check.out" 2>&1; then ok "$d"; else not_ok "$d" "$tmp/check.out"; fi
 }
-echo "1..8"
+echo "1..9"
 
 # The floor variant has a train key of its own (lr 0.3): the selection replaces it too.
 cat >"$tmp/sel.yaml" <<'YAML'
@@ -91,6 +91,18 @@ check "each variant of the reported run trains with its chosen setting (the floo
 check "the report records the grid and the choice per cell and method" \
   sh -c "grep -q '^selection per cell and method: .*(100, 101; the table.s seeds are others); grid: train.lr ∈ {0.001, 0.05}, train.weight_decay ∈ {0, 0.01}' '$tmp/s/report-test_accuracy.md' &&
          test \$(grep -c '^| 00[01]-epsilon=[18] | \\(lpgnn\\|floor\\) | ' '$tmp/s/report-test_accuracy.md') -eq 4"
+
+check "the report's JSON holds the same choice per cell and method as each selection.json" \
+  python3 -c "
+import json, os, sys
+rep = json.load(open(os.path.join(sys.argv[1], 'report-test_accuracy.json')))
+got = {(x['cell'], x['method']): (x['values'], x['mean']) for x in rep['selection']}
+want = {}
+for cell in sorted(d for d in os.listdir(sys.argv[1]) if d.startswith('00')):
+    sel = json.load(open(os.path.join(sys.argv[1], cell, 'selection.json')))
+    for name, ch in sel['chosen'].items():
+        want[(cell, name)] = (ch['values'], ch['means'][ch['point']])
+sys.exit(got != want or len(got) != 4)" "$tmp/s"
 
 sed 's/    seed: 100/    seed: 8/' "$tmp/sel.yaml" >"$tmp/overlap.yaml"
 check "selection seeds that meet the reported ones are refused at the seed (file:line:col)" \

@@ -767,9 +767,13 @@ static void md_reference_notes(GString *md, const LdpReportTable *t, guint n_bel
 
 /* The selection of each cell of sweep @dir (CELL/selection.json, written by sweep.c
  * for `sweep.select`): the grid once, then per cell and method the chosen point and
- * its validation mean over the selection seeds. Nothing when no cell has one. */
-static void md_selection(GString *md, const char *dir, double k)
+ * its validation mean over the selection seeds. Nothing when no cell has one. With
+ * @json, also the same as an array of {cell, method, values, mean} (transfer full;
+ * NULL when no cell has a selection). */
+static void md_selection(GString *md, const char *dir, double k, JsonNode **json)
 {
+  g_autoptr(JsonBuilder) jb = json_builder_new();
+  json_builder_begin_array(jb);
   g_autofree char *sweep_path = g_build_filename(dir, "sweep.json", NULL);
   g_autoptr(JsonNode) sweep = g_file_test(sweep_path, G_FILE_TEST_EXISTS) ? read_json(sweep_path, NULL) : NULL;
   JsonObject *so = sweep ? json_node_get_object(sweep) : NULL;
@@ -831,8 +835,23 @@ static void md_selection(GString *md, const char *dir, double k)
         g_string_append_printf(md, " | %.1f |\n", k * json_node_get_double(m));
       else
         g_string_append(md, " | \u2013 |\n");
+      json_builder_begin_object(jb);
+      json_builder_set_member_name(jb, "cell");
+      json_builder_add_string_value(jb, cdir);
+      json_builder_set_member_name(jb, "method");
+      json_builder_add_string_value(jb, n->data);
+      json_builder_set_member_name(jb, "values");
+      if (vals)
+        json_builder_add_value(jb, json_node_copy(json_object_get_member(ch, "values")));
+      else
+        json_builder_add_null_value(jb);
+      json_builder_set_member_name(jb, "mean");
+      json_num(jb, m && JSON_NODE_HOLDS_VALUE(m) ? json_node_get_double(m) : NAN);
+      json_builder_end_object(jb);
     }
   }
+  json_builder_end_array(jb);
+  *json = head ? json_builder_get_root(jb) : NULL;
 }
 
 gboolean ldp_report_write(const char *dir, const LdpReportOptions *opt, GString *markdown, GError **error)
@@ -893,8 +912,9 @@ gboolean ldp_report_write_runs(const char *const *dirs, guint n_dirs, const char
       g_string_append(md, " |\n");
     }
   md_reference_notes(md, t, n_below);
+  g_autoptr(JsonNode) selection = NULL;
   if (n_dirs == 1)
-    md_selection(md, dirs[0], k);
+    md_selection(md, dirs[0], k, &selection);
   gboolean any_diff = FALSE;
   for (guint i = 0; i < t->rows->len * t->cols->len; i++)
     any_diff |= t->grid[i] && t->grid[i]->diff_n > 0;
@@ -971,6 +991,10 @@ gboolean ldp_report_write_runs(const char *const *dirs, guint n_dirs, const char
   for (guint c = 0; c < t->cols->len; c++)
     json_builder_add_string_value(b, t->cols->pdata[c]);
   json_builder_end_array(b);
+  if (selection) {
+    json_builder_set_member_name(b, "selection");
+    json_builder_add_value(b, g_steal_pointer(&selection));
+  }
   json_builder_set_member_name(b, "cells");
   json_builder_begin_array(b);
   for (guint r = 0; r < t->rows->len; r++)
