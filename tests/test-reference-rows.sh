@@ -17,7 +17,7 @@ check() { # description, then a command
   d="$1"; shift
   if "$@" >"$tmp/check.out" 2>&1; then ok "$d"; else not_ok "$d" "$tmp/check.out"; fi
 }
-echo "1..9"
+echo "1..10"
 
 cat >"$tmp/refs.yaml" <<'YAML'
 name: refs
@@ -58,6 +58,11 @@ check "a sweep with reference rows runs" \
 check "the resolved pipeline records each declared role, and none for a method" \
   sh -c "'$bin' -v validate '$tmp/refs.yaml' >'$tmp/v.json' 2>&1 &&
          python3 -c 'import json,sys; t=open(sys.argv[1]).read(); r={x[\"name\"]: x.get(\"role\") for x in json.loads(t[t.index(\"{\"):])[\"runs\"]}; sys.exit(r != {\"lpgnn-with-a-long-name-that-the-legend-has-to-shorten\": None, \"onebit\": None, \"ceiling\": \"ceiling\", \"floor\": \"floor\", \"majority\": \"majority\"})' '$tmp/v.json'"
+# A floor is graph-free: server stages that read the graph are refused at its role.
+sed 's/^  - name: floor$/  - name: floor\n    calibrators: [{plugin: kprop, steps: 2}]/' "$tmp/refs.yaml" >"$tmp/floor-kprop.yaml"
+check "a floor with a calibrator is refused at its role (file:line:col)" \
+  sh -c "! '$bin' validate '$tmp/floor-kprop.yaml' >'$tmp/fk.out' 2>&1 &&
+         grep -q \"floor-kprop.yaml:18:11: variant 'floor' has role floor but 1 calibrator(s), which use the graph\" '$tmp/fk.out'"
 rep="$tmp/s/report-test_accuracy.json"
 # Recomputed from the report's own cells: a method cell is below the floor exactly
 # when its mean is below that of the floor row with the same qualifier and column.

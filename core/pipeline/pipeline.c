@@ -31,7 +31,7 @@ static const char *const section_keys[] = { "dataset", "split", "mechanisms", "c
                                             "sweep" };
 static const char *const variant_keys[] = { "name", "dataset", "split", "mechanisms", "calibrators",
                                             "backbone", "train", "role" };
-/* A variant's role in a comparison (doc/pipelines.md, Reference rows): the report
+/* A variant's role in a comparison (doc/workbench.md, Reference rows): the report
  * shows these rows apart from the methods and flags a method below the floor. */
 static const char *const variant_roles[] = { "ceiling", "floor", "majority" };
 
@@ -697,7 +697,7 @@ static gboolean check_run_name(const LdpYamlNode *node, const char *text, const 
 
 /* A variant's 'role': one of variant_roles, and consistent with what the role means:
  * a ceiling releases nothing privately (no mechanisms), a floor is the graph-free
- * 'mlp', the majority row is the 'prior' backbone. */
+ * 'mlp' without server stages, the majority row is the 'prior' backbone. */
 static gboolean check_role(const LdpYamlNode *node, const LdpRunSpec *r, GError **error)
 {
   if (node->kind != LDP_YAML_SCALAR) {
@@ -725,6 +725,11 @@ static gboolean check_role(const LdpYamlNode *node, const LdpRunSpec *r, GError 
     return ldp_yaml_error(error, node, LDP_PIPELINE_ERROR_INVALID,
                           "variant '%s' has role floor but backbone '%s'; a floor is the graph-free backbone 'mlp'",
                           r->name, backbone);
+  /* server stages read the graph (KProp smooths features over it, Drop propagates labels) */
+  if (strcmp(node->text, "floor") == 0 && r->calibrators->len > 0)
+    return ldp_yaml_error(error, node, LDP_PIPELINE_ERROR_INVALID,
+                          "variant '%s' has role floor but %u calibrator(s), which use the graph; a floor is "
+                          "graph-free (write 'calibrators: []')", r->name, r->calibrators->len);
   if (strcmp(node->text, "majority") == 0 && strcmp(backbone, "prior") != 0)
     return ldp_yaml_error(error, node, LDP_PIPELINE_ERROR_INVALID,
                           "variant '%s' has role majority but backbone '%s'; the majority row is the backbone 'prior'",
