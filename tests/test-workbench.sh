@@ -123,8 +123,8 @@ check "a bad sweep section is reported at file:line:col" \
   sh -c "! '$bin' sweep '$tmp/bad.yaml' --out '$tmp/bad2' >'$tmp/bad2.out' 2>&1 && grep -q \"bad.yaml:17:7: unknown key 'vals' in sweep axis 'epsilon' (known keys: paths, values)\" '$tmp/bad2.out'"
 
 if command -v "${LDPGNN_GNUPLOT:-gnuplot}" >/dev/null 2>&1; then
-  check "plot renders accuracy vs epsilon as PNG and SVG, each legend entry with its ledger" \
-    sh -c "'$bin' plot '$tmp/b' >'$tmp/p.out' 2>&1 && head -c 8 '$tmp/b/figures/test_accuracy-vs-epsilon.png' | od -An -c | grep -q 'P   N   G' && test \$(wc -c <'$tmp/b/figures/test_accuracy-vs-epsilon.png') -gt 10000 && grep -q '<svg' '$tmp/b/figures/test_accuracy-vs-epsilon.svg' && grep -q 'lpgnn: private: features, edges; ∞: labels (ε varies with x)' '$tmp/b/figures/test_accuracy-vs-epsilon.svg' && grep -q 'nonpriv: features ∞, labels ∞, edges ∞' '$tmp/b/figures/test_accuracy-vs-epsilon.svg'"
+  check "plot renders accuracy vs epsilon as PNG and SVG, each legend entry with what it keeps private" \
+    sh -c "'$bin' plot '$tmp/b' >'$tmp/p.out' 2>&1 && head -c 8 '$tmp/b/figures/test_accuracy-vs-epsilon.png' | od -An -c | grep -q 'P   N   G' && test \$(wc -c <'$tmp/b/figures/test_accuracy-vs-epsilon.png') -gt 10000 && grep -q '<svg' '$tmp/b/figures/test_accuracy-vs-epsilon.svg' && grep -q 'lpgnn (private: features, edges)' '$tmp/b/figures/test_accuracy-vs-epsilon.svg' && grep -q 'nonpriv (non-private)' '$tmp/b/figures/test_accuracy-vs-epsilon.svg'"
 else
   skip "plot renders accuracy vs epsilon as PNG and SVG" "gnuplot is not installed"
 fi

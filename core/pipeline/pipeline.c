@@ -33,7 +33,10 @@ static const char *const section_keys[] = { "dataset", "split", "mechanisms", "c
                                             /* read by sweeps (core/run/sweep.c); a run ignores it */
                                             "sweep" };
 static const char *const variant_keys[] = { "name", "dataset", "split", "mechanisms", "calibrators",
-                                            "backbone", "train" };
+                                            "backbone", "train", "role" };
+/* A variant's role in a comparison (doc/workbench.md, Reference rows): the report
+ * shows these rows apart from the methods and flags a method below the floor. */
+static const char *const variant_roles[] = { "ceiling", "floor", "majority" };
 
 /* ---- the pipeline ---- */
 
@@ -45,6 +48,7 @@ struct _LdpPipeline {
   guint n_seeds;
   char *data_dir;
   GPtrArray *runs; /* LdpRunSpec * */
+  GHashTable *roles; /* run name -> "ceiling", "floor" or "majority" (both owned); variants without a role absent */
   gboolean private_outputs; /* write OUT/private/ (raw private data); not in the JSON */
 };
 
@@ -89,6 +93,8 @@ void ldp_pipeline_free(LdpPipeline *p)
   g_free(p->data_dir);
   if (p->runs)
     g_ptr_array_unref(p->runs);
+  if (p->roles)
+    g_hash_table_unref(p->roles);
   g_free(p);
 }
 
@@ -694,7 +700,50 @@ static gboolean check_run_name(const LdpYamlNode *node, const char *text, const 
   return TRUE;
 }
 
-static gboolean build_variants(const Ctx *c, const LdpYamlNode *variants, GPtrArray *runs, GError **error)
+/* A variant's 'role': one of variant_roles, and consistent with what the role means:
+ * a ceiling releases nothing privately (no mechanisms), a floor is the graph-free
+ * 'mlp' without server stages, the majority row is the 'prior' backbone. */
+static gboolean check_role(const LdpYamlNode *node, const LdpRunSpec *r, GError **error)
+{
+  if (node->kind != LDP_YAML_SCALAR) {
+    g_autofree char *got = ldp_yaml_describe(node);
+    return ldp_yaml_error(error, node, LDP_PIPELINE_ERROR_TYPE,
+                          "expected one of ceiling, floor, majority for 'role', got %s", got);
+  }
+  guint q = 0;
+  while (q < G_N_ELEMENTS(variant_roles) && strcmp(node->text, variant_roles[q]) != 0)
+    q++;
+  if (q == G_N_ELEMENTS(variant_roles)) {
+    g_autofree char *near = ldp_did_you_mean(node->text, variant_roles, G_N_ELEMENTS(variant_roles));
+    if (near)
+      return ldp_yaml_error(error, node, LDP_PIPELINE_ERROR_ENUM, "unknown role '%s' in variant '%s'; did you mean '%s'?",
+                            node->text, r->name, near);
+    return ldp_yaml_error(error, node, LDP_PIPELINE_ERROR_ENUM,
+                          "unknown role '%s' in variant '%s' (roles: ceiling, floor, majority)", node->text, r->name);
+  }
+  const char *backbone = ldp_plugin_desc(r->backbone.plugin)->name;
+  if (strcmp(node->text, "ceiling") == 0 && r->mechanisms->len > 0)
+    return ldp_yaml_error(error, node, LDP_PIPELINE_ERROR_INVALID,
+                          "variant '%s' has role ceiling but %u mechanism(s); a ceiling is the non-private run "
+                          "(write 'mechanisms: []')", r->name, r->mechanisms->len);
+  if (strcmp(node->text, "floor") == 0 && strcmp(backbone, "mlp") != 0)
+    return ldp_yaml_error(error, node, LDP_PIPELINE_ERROR_INVALID,
+                          "variant '%s' has role floor but backbone '%s'; a floor is the graph-free backbone 'mlp'",
+                          r->name, backbone);
+  /* server stages read the graph (KProp smooths features over it, Drop propagates labels) */
+  if (strcmp(node->text, "floor") == 0 && r->calibrators->len > 0)
+    return ldp_yaml_error(error, node, LDP_PIPELINE_ERROR_INVALID,
+                          "variant '%s' has role floor but %u calibrator(s), which use the graph; a floor is "
+                          "graph-free (write 'calibrators: []')", r->name, r->calibrators->len);
+  if (strcmp(node->text, "majority") == 0 && strcmp(backbone, "prior") != 0)
+    return ldp_yaml_error(error, node, LDP_PIPELINE_ERROR_INVALID,
+                          "variant '%s' has role majority but backbone '%s'; the majority row is the backbone 'prior'",
+                          r->name, backbone);
+  return TRUE;
+}
+
+static gboolean build_variants(const Ctx *c, const LdpYamlNode *variants, GPtrArray *runs, GHashTable *roles,
+                               GError **error)
 {
   if (variants->kind != LDP_YAML_SEQUENCE) {
     g_autofree char *got = ldp_yaml_describe(variants);
@@ -749,6 +798,11 @@ static gboolean build_variants(const Ctx *c, const LdpYamlNode *variants, GPtrAr
     if (!r)
       return FALSE;
     g_ptr_array_add(runs, r);
+    const LdpYamlNode *role = ldp_yaml_mapping_get(v, "role", NULL);
+    if (role && !check_role(role, r, error))
+      return FALSE;
+    if (role)
+      g_hash_table_insert(roles, g_strdup(name->text), g_strdup(role->text));
   }
   return TRUE;
 }
@@ -1024,6 +1078,7 @@ LdpPipeline *ldp_pipeline_load(const char *path, const LdpRegistry *reg, const c
   g_autoptr(LdpParams) top = NULL;
   g_autofree char *name = NULL;
   g_autoptr(GPtrArray) runs = g_ptr_array_new_with_free_func((GDestroyNotify)run_free);
+  g_autoptr(GHashTable) roles = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   Ctx c = { .reg = reg, .root = root };
 
   if (root->kind != LDP_YAML_MAPPING) {
@@ -1067,7 +1122,7 @@ LdpPipeline *ldp_pipeline_load(const char *path, const LdpRegistry *reg, const c
 
   const LdpYamlNode *variants = ldp_yaml_mapping_get(root, "variants", NULL);
   if (variants) {
-    if (!check_top_sections(&c, error) || !build_variants(&c, variants, runs, error))
+    if (!check_top_sections(&c, error) || !build_variants(&c, variants, runs, roles, error))
       goto out;
   } else {
     LdpRunSpec *r = build_run(&c, name, NULL, error);
@@ -1091,6 +1146,7 @@ LdpPipeline *ldp_pipeline_load(const char *path, const LdpRegistry *reg, const c
     p->data_dir = g_path_is_absolute(dd) ? g_strdup(dd) : g_build_filename(dir, dd, NULL);
   }
   p->runs = g_steal_pointer(&runs);
+  p->roles = g_steal_pointer(&roles);
 
 out:
   ldp_yaml_node_free(root);
@@ -1147,6 +1203,12 @@ JsonNode *ldp_pipeline_to_json(const LdpPipeline *p)
     json_builder_begin_object(b);
     json_builder_set_member_name(b, "name");
     json_builder_add_string_value(b, r->name);
+    /* only when declared, so that the identity of a run without one is unchanged */
+    const char *role = p->roles ? g_hash_table_lookup(p->roles, r->name) : NULL;
+    if (role) {
+      json_builder_set_member_name(b, "role");
+      json_builder_add_string_value(b, role);
+    }
     json_builder_set_member_name(b, "dataset");
     stage_to_json(b, &r->dataset);
     json_builder_set_member_name(b, "split");

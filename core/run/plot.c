@@ -19,6 +19,10 @@ static void gp_quote(GString *s, const char *text)
 {
   g_string_append_c(s, '"');
   for (const char *c = text; *c; c++) {
+    if (*c == '\n') { /* a line break inside the string, not one of the script */
+      g_string_append(s, "\\n");
+      continue;
+    }
     if (*c == '"' || *c == '\\')
       g_string_append_c(s, '\\');
     g_string_append_c(s, *c);
@@ -84,7 +88,67 @@ static int cmp_x(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-/* @metric against numeric axis @axis of a sweep, one line and CI band per method. */
+/* Legend labels are cut in the middle beyond this many characters (the full names are
+ * in the .dat file and the report), so that two columns of them fit a column-wide figure. */
+#define LEGEND_MAX_CHARS 30
+
+/* (transfer full) @s, or its first and last characters around "…" when longer than @max. */
+static char *abbreviate(const char *s, guint max)
+{
+  const glong n = g_utf8_strlen(s, -1);
+  if (n <= (glong)max)
+    return g_strdup(s);
+  const glong head = (max - 1) / 2, tail = (glong)max - 1 - head;
+  const char *h_end = g_utf8_offset_to_pointer(s, head), *t_start = g_utf8_offset_to_pointer(s, n - tail);
+  return g_strdup_printf("%.*s\u2026%s", (int)(h_end - s), s, t_start);
+}
+
+/* (transfer full) What a row keeps private, from its first cell's ledger shape
+ * ("private: features, labels; ∞: edges" → "private: features, labels"), or
+ * "non-private". */
+static char *row_private(const LdpReportTable *t, guint r)
+{
+  for (guint c = 0; c < t->cols->len; c++) {
+    const LdpReportCell *x = ldp_report_at(t, r, c);
+    if (!x || !x->shape)
+      continue;
+    if (!g_str_has_prefix(x->shape, "private: "))
+      return g_strdup("non-private");
+    const char *end = strchr(x->shape, ';');
+    return end ? g_strndup(x->shape, (gsize)(end - x->shape)) : g_strdup(x->shape);
+  }
+  return g_strdup("non-private");
+}
+
+/* How a reference row is drawn: a line without points or band, in black or grey. */
+static void reference_style(const char *role, const char **colour, guint *dash)
+{
+  *colour = strcmp(role, "ceiling") == 0 ? "#000000" : strcmp(role, "floor") == 0 ? "#404040" : "#909090";
+  *dash = strcmp(role, "ceiling") == 0 ? 2 : strcmp(role, "floor") == 0 ? 4 : 3;
+}
+
+/* Colour-blind-safe colours (Okabe and Ito) for the method lines. */
+static const char *const method_colours[] = { "#0072B2", "#D55E00", "#009E73", "#CC79A7",
+                                              "#E69F00", "#56B4E9", "#F0E442", "#000000" };
+
+/* " with ..." for row @r of series @s: a method's coloured line with points, or a
+ * reference row's dashed line without points. */
+static void series_style(GString *plot, const LdpReportTable *t, guint r, guint s)
+{
+  if (ldp_report_is_reference(t, r)) {
+    const char *colour;
+    guint dash;
+    reference_style(t->row_roles->pdata[r], &colour, &dash);
+    g_string_append_printf(plot, " with lines linewidth 1.6 dashtype %u linecolor rgb '%s'", dash, colour);
+  } else
+    g_string_append_printf(plot, " with linespoints pointtype %u pointsize 1.2 linecolor rgb '%s'", 5 + 2 * (s % 4),
+                           method_colours[s % G_N_ELEMENTS(method_colours)]);
+}
+
+/* @metric against numeric axis @axis of a sweep: one line and CI band per method, the
+ * reference rows (ceiling, floor, majority) as dashed lines without band, and one
+ * panel per value of the other varying axes (e.g. per dataset or backbone), all on
+ * one y range. The legend sits below the panels, shared, and names each method once. */
 static gboolean plot_axis(const char *dir, const char *fig_dir, const char *axis, const char *metric,
                           GPtrArray *written, GError **error)
 {
@@ -96,6 +160,9 @@ static gboolean plot_axis(const char *dir, const char *fig_dir, const char *axis
   GString *dat = g_string_new("# x mean ci_low ci_high, one block per method\n");
   gboolean all_pos = TRUE, any_band = FALSE;
   double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
+  g_autoptr(GPtrArray) xs = g_ptr_array_new_with_free_func(g_free); /* the swept values, as written */
+  for (guint c = 0; c < t->cols->len; c++)
+    g_ptr_array_add(xs, g_strdup(t->cols->pdata[c]));
   for (guint r = 0; r < t->rows->len; r++) {
     g_string_append_printf(dat, "# %s\n", (char *)t->rows->pdata[r]);
     guint n = 0;
@@ -129,58 +196,183 @@ static gboolean plot_axis(const char *dir, const char *fig_dir, const char *axis
   for (char *c = name; *c; c++)
     if (!g_ascii_isalnum(*c) && *c != '-' && *c != '_')
       *c = '_';
+
+  /* Panels: the row qualifiers in order of appearance. Series: the rows without their
+   * qualifier, one colour (or reference style) and one legend entry each. */
+  g_autoptr(GPtrArray) panels = g_ptr_array_new();   /* borrowed from t->row_quals */
+  g_autoptr(GPtrArray) series = g_ptr_array_new_with_free_func(g_free);
+  guint *panel_of = g_new(guint, MAX(t->rows->len, 1)), *series_of = g_new(guint, MAX(t->rows->len, 1));
+  for (guint r = 0; r < t->rows->len; r++) {
+    const char *q = t->row_quals->pdata[r];
+    const char *rn = t->rows->pdata[r];
+    g_autofree char *base = g_strndup(rn, strlen(rn) - strlen(q));
+    guint p = 0, s = 0;
+    while (p < panels->len && strcmp(panels->pdata[p], q) != 0)
+      p++;
+    if (p == panels->len)
+      g_ptr_array_add(panels, (gpointer)q);
+    while (s < series->len && strcmp(series->pdata[s], base) != 0)
+      s++;
+    if (s == series->len)
+      g_ptr_array_add(series, g_steal_pointer(&base));
+    panel_of[r] = p;
+    series_of[r] = s;
+  }
+  /* What the method rows keep private: once in the title when they agree, else per label. */
+  g_autofree char *common_private = NULL;
+  gboolean private_agrees = TRUE;
+  for (guint r = 0; r < t->rows->len; r++) {
+    if (ldp_report_is_reference(t, r))
+      continue;
+    g_autofree char *pv = row_private(t, r);
+    if (!common_private)
+      common_private = g_steal_pointer(&pv);
+    else
+      private_agrees &= strcmp(common_private, pv) == 0;
+  }
+  gchar **labels = g_new0(gchar *, series->len + 1);
+  guint longest = 0;
+  for (guint s = 0; s < series->len; s++) {
+    guint r = 0;
+    while (series_of[r] != s)
+      r++;
+    g_autofree char *shortname = abbreviate(series->pdata[s], LEGEND_MAX_CHARS);
+    if (ldp_report_is_reference(t, r))
+      labels[s] = g_strdup_printf("%s: %s", (const char *)t->row_roles->pdata[r], shortname);
+    else if (!private_agrees) {
+      g_autofree char *pv = row_private(t, r);
+      labels[s] = g_strdup_printf("%s (%s)", shortname, pv);
+    } else
+      labels[s] = g_strdup(shortname);
+    longest = MAX(longest, (guint)g_utf8_strlen(labels[s], -1));
+  }
+
+  /* Geometry in PNG pixels (the SVG is the same at half size and half the font): a
+   * panel is 1500 x 900 alone, 900 x 800 beside others, three to a row; the legend is
+   * a strip of its own below the panels, in as many columns as its longest label lets
+   * fit the full width. Everything is placed at screen coordinates, so that panels
+   * line up and neither the title nor the legend is clipped. */
+  const guint n_panels = MAX(panels->len, 1);
+  const guint cols_layout = MIN(n_panels, 3), rows_layout = (n_panels + 2) / 3;
+  const double font_px = 22 * 4.0 / 3, char_px = 0.6 * font_px, line_px = 1.35 * font_px;
+  const guint width = n_panels == 1 ? 1500 : 900 * cols_layout;
+  const double panel_h = n_panels == 1 ? 900 : 800;
+  const double key_col_px = (longest + 8) * char_px;
+  const guint key_cols = MAX(1, MIN(series->len, (guint)((width - 2 * char_px) / key_col_px)));
+  const guint key_rows = (series->len + key_cols - 1) / key_cols;
+  const double key_px = (key_rows + 1) * line_px;
+  const double title_px = (2 + (n_panels > 1)) * line_px + 1.1 * line_px; /* two title lines, a panel title */
+  const double xlabel_px = 2.6 * line_px, ylabel_px = 4.2 * line_px, gap_px = 3.0 * line_px;
+  const guint height = (guint)(rows_layout * panel_h + key_px);
+  const double plot_w = (width - ylabel_px - 0.8 * line_px - (cols_layout - 1) * gap_px) / cols_layout;
+  const double plot_h = panel_h - title_px - xlabel_px;
+
   const char *xl = axis_label(axis);
   gboolean logx = all_pos && strstr(axis, "epsilon") && xmax / xmin >= 3.9;
   const char *yl = metric_label(metric, t->percent);
   GString *gp = g_string_new(NULL);
-  script_begin(gp);
-  g_string_append(gp, "set title ");
-  /* the title claims bands only when some cell has one (5 seeds or more, report.c) */
-  g_autofree char *title =
-    g_strdup_printf("%s: mean over seeds%s", t->name ? t->name : "",
-                    any_band ? ", 95% bootstrap CI bands" : " (no CI bands: fewer than 5 seeds)");
-  gp_quote(gp, title);
-  g_string_append(gp, "\nset xlabel ");
+  g_string_append_printf(gp, "set encoding utf8\n"
+                             "set terminal svg size %u,%u dynamic noenhanced font 'sans,11' linewidth 1.5\n",
+                         width / 2, height / 2);
+  g_autofree char *title_name = abbreviate(t->name ? t->name : "", 60);
+  g_autofree char *title = g_strdup_printf(
+    "%s: mean over seeds%s%s%s", title_name,
+    any_band ? ", 95% bootstrap CI bands" : " (no CI bands: fewer than 5 seeds)",
+    private_agrees && common_private ? "\n" : "", private_agrees && common_private ? common_private : "");
+  g_autofree char *datfile = g_strdup_printf("%s.dat", name);
+  GString *plot = g_string_new("set multiplot title ");
+  gp_quote(plot, title);
+  g_string_append(plot, "\nset xlabel ");
   if (xl && (logx || !strstr(xl, "log scale")))
-    gp_quote(gp, xl);
+    gp_quote(plot, xl);
   else if (xl) {
     g_autofree char *plain = g_strndup(xl, (gsize)(strstr(xl, ", log scale") - xl));
     g_autofree char *closed = g_strdup_printf("%s)", plain);
-    gp_quote(gp, closed);
+    gp_quote(plot, closed);
   } else
-    gp_quote(gp, axis);
-  g_string_append(gp, "\nset ylabel ");
+    gp_quote(plot, axis);
   g_autofree char *ylt = yl ? NULL : g_strdup_printf("%s (%%)", metric);
-  gp_quote(gp, yl ? yl : ylt);
   /* x: the data's range plus a margin (no extension to the next tic: a fraction axis
-   * would start at -0.1); y in percent: whole tens, never outside [0, 100] */
-  /* the legend below the plot, its labels carry each row's ledger and are long; the
-   * margin holds the tic labels, the x label and one line per row */
-  g_string_append_printf(gp, "\nset grid\nset key below box\nset bmargin %u\nset border 3\nset tics nomirror\n%s"
-                             "set autoscale xfix\nset offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05\n",
-                         t->rows->len + 4, logx ? "set logscale x 2\n" : "");
-  if (t->percent && ymin <= ymax)
-    g_string_append_printf(gp, "set offsets graph 0.03, graph 0.03, 0, 0\nset yrange [%g:%g]\n",
-                           MAX(0.0, 10 * floor((ymin - 2) / 10)), MIN(100.0, 10 * ceil((ymax + 2) / 10)));
-  GString *plot = g_string_new("plot ");
-  g_autofree char *datfile = g_strdup_printf("%s.dat", name);
-  for (guint r = 0; r < t->rows->len; r++)
-    g_string_append_printf(plot, "%s'%s' index %u using 1:3:4 with filledcurves fillstyle transparent solid 0.18 "
-                                 "noborder linecolor %u notitle",
-                           r ? ", " : "", datfile, r, r + 1);
-  for (guint r = 0; r < t->rows->len; r++) {
-    g_string_append_printf(plot, ", '%s' index %u using 1:2 with linespoints pointtype %u pointsize 1.2 "
-                                 "linecolor %u title ",
-                           datfile, r, 5 + 2 * (r % 4), r + 1);
-    /* what the row protects, so that one x axis of epsilon is never read as one thing */
-    const char *prot = t->row_protects->pdata[r], *by_col = " (\u03b5 by column)";
-    g_autofree char *prot_x = g_str_has_suffix(prot, by_col)
-                                ? g_strdup_printf("%.*s (\u03b5 varies with x)", (int)(strlen(prot) - strlen(by_col)), prot)
-                                : g_strdup(prot);
-    g_autofree char *label = g_strdup_printf("%s: %s", (char *)t->rows->pdata[r], prot_x);
-    gp_quote(plot, label);
+   * would start at -0.1), tics at the swept values; y in percent: whole tens, never
+   * outside [0, 100], the same in every panel */
+  g_string_append_printf(plot, "\nset grid\nset border 3\nset tics nomirror\nunset key\n%s"
+                               "set autoscale xfix\nset offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05\n",
+                         logx ? "set logscale x 2\n" : "");
+  if (xs->len <= 10) {
+    g_string_append(plot, "set xtics (");
+    for (guint i = 0; i < xs->len; i++)
+      g_string_append_printf(plot, "%s\"%s\" %s", i ? ", " : "", (char *)xs->pdata[i], (char *)xs->pdata[i]);
+    g_string_append(plot, ")\n");
   }
-  script_outputs(gp, name, plot->str);
+  if (t->percent && ymin <= ymax)
+    g_string_append_printf(plot, "set offsets graph 0.03, graph 0.03, 0, 0\nset yrange [%g:%g]\n",
+                           MAX(0.0, 10 * floor((ymin - 2) / 10)), MIN(100.0, 10 * ceil((ymax + 2) / 10)));
+  for (guint p = 0; p < n_panels; p++) {
+    const guint pr = p / cols_layout, pc = p % cols_layout;
+    const double x0 = ylabel_px + pc * (plot_w + gap_px);
+    const double y_top = height - pr * panel_h - title_px;
+    g_string_append_printf(plot, "set lmargin at screen %.4f\nset rmargin at screen %.4f\n"
+                                 "set tmargin at screen %.4f\nset bmargin at screen %.4f\n",
+                           x0 / width, (x0 + plot_w) / width, y_top / height, (y_top - plot_h) / height);
+    /* the y label once per row of panels */
+    if (pc == 0) {
+      g_string_append(plot, "set ylabel ");
+      gp_quote(plot, yl ? yl : ylt);
+      g_string_append_c(plot, '\n');
+    } else
+      g_string_append(plot, "unset ylabel\n");
+    if (n_panels > 1) {
+      const char *q = p < panels->len ? panels->pdata[p] : "";
+      g_autofree char *pt = g_str_has_prefix(q, " (") ? g_strndup(q + 2, strlen(q) - 3) : g_strdup(q);
+      g_string_append(plot, "set title ");
+      gp_quote(plot, pt);
+      g_string_append_c(plot, '\n');
+    }
+    g_string_append(plot, "plot ");
+    gboolean any = FALSE;
+    for (guint r = 0; r < t->rows->len; r++)
+      if (panel_of[r] == p && !ldp_report_is_reference(t, r)) {
+        g_string_append_printf(plot, "%s'%s' index %u using 1:3:4 with filledcurves fillstyle transparent solid "
+                                     "0.18 noborder linecolor rgb '%s'",
+                               any ? ", " : "", datfile, r,
+                               method_colours[series_of[r] % G_N_ELEMENTS(method_colours)]);
+        any = TRUE;
+      }
+    for (guint r = 0; r < t->rows->len; r++) {
+      if (panel_of[r] != p)
+        continue;
+      g_string_append_printf(plot, "%s'%s' index %u using 1:2", any ? ", " : "", datfile, r);
+      any = TRUE;
+      series_style(plot, t, r, series_of[r]);
+    }
+    g_string_append(plot, "\n");
+  }
+  /* the legend: one entry per series, drawn from empty plots in a strip of its own */
+  g_string_append_printf(plot, "unset title\nunset xlabel\nunset ylabel\nunset grid\nunset border\nunset tics\n"
+                               "unset logscale x\nset xrange [0:1]\nset yrange [0:1]\n"
+                               "set lmargin at screen 0.01\nset rmargin at screen 0.99\n"
+                               "set tmargin at screen %.4f\nset bmargin at screen 0.005\n"
+                               "set key center center horizontal maxcols %u Left reverse box samplen 3 width 1\n"
+                               "plot ",
+                         key_px / height, key_cols);
+  for (guint s = 0; s < series->len; s++) {
+    guint r = 0;
+    while (series_of[r] != s)
+      r++;
+    g_string_append_printf(plot, "%sNaN", s ? ", " : "");
+    series_style(plot, t, r, s);
+    g_string_append(plot, " title ");
+    gp_quote(plot, labels[s]);
+  }
+  g_string_append(plot, "\nunset multiplot");
+  g_string_append_printf(gp, "set output '%s.svg'\n%s\nunset output\n", name, plot->str);
+  g_string_append_printf(gp, "reset\nset encoding utf8\n"
+                             "set terminal pngcairo size %u,%u noenhanced font 'sans,22' linewidth 3\n"
+                             "set output '%s.png'\n%s\nunset output\n",
+                         width, height, name, plot->str);
+  g_strfreev(labels);
+  g_free(panel_of);
+  g_free(series_of);
   g_string_free(plot, TRUE);
   gboolean ok = write_script(fig_dir, name, gp->str, dat->str, written, error);
   g_string_free(gp, TRUE);

@@ -146,6 +146,11 @@ void ldp_report_table_free(LdpReportTable *t)
   g_ptr_array_unref(t->numeric_axes);
   if (t->row_protects)
     g_ptr_array_unref(t->row_protects);
+  if (t->row_roles)
+    g_ptr_array_unref(t->row_roles);
+  g_free(t->floor_of);
+  if (t->row_quals)
+    g_ptr_array_unref(t->row_quals);
   g_free(t->rows_by);
   g_free(t->cols_by);
   g_free(t->metric);
@@ -184,6 +189,7 @@ typedef struct {
   GArray *values, *seeds;
   const char *from;  /* the directory read (borrowed) */
   char *protects, *shape;  /* ledger_protects of the run */
+  const char *role;  /* the variant's role or "" (static) */
 } Obs;
 
 static void obs_free(gpointer p)
@@ -213,6 +219,39 @@ static const char *dim_value(const char *by, JsonObject *cell_values, const char
     return run_name;
   return cell_values && json_object_has_member(cell_values, by) ? json_object_get_string_member(cell_values, by)
                                                                  : NULL;
+}
+
+/* The role run @name declares in the resolved pipeline of @summary (pipeline → runs →
+ * role), as a static string, or "" for none or an unknown role. */
+static const char *run_role(JsonObject *summary, const char *name)
+{
+  static const char *const roles[] = { "ceiling", "floor", "majority" };
+  JsonObject *p = json_object_has_member(summary, "pipeline") &&
+                      JSON_NODE_HOLDS_OBJECT(json_object_get_member(summary, "pipeline"))
+                    ? json_object_get_object_member(summary, "pipeline") : NULL;
+  JsonNode *rn = p ? json_object_get_member(p, "runs") : NULL;
+  JsonArray *runs = rn && JSON_NODE_HOLDS_ARRAY(rn) ? json_node_get_array(rn) : NULL;
+  for (guint i = 0; runs && name && i < json_array_get_length(runs); i++) {
+    JsonNode *en = json_array_get_element(runs, i);
+    JsonObject *ro = JSON_NODE_HOLDS_OBJECT(en) ? json_node_get_object(en) : NULL;
+    if (!ro || g_strcmp0(json_object_get_string_member_with_default(ro, "name", ""), name) != 0)
+      continue;
+    const char *role = json_object_get_string_member_with_default(ro, "role", "");
+    for (guint k = 0; k < G_N_ELEMENTS(roles); k++)
+      if (strcmp(role, roles[k]) == 0)
+        return roles[k];
+    return "";
+  }
+  return "";
+}
+
+gboolean ldp_report_below_floor(const LdpReportTable *t, guint r, guint c)
+{
+  g_return_val_if_fail(t != NULL && r < t->rows->len && c < t->cols->len, FALSE);
+  if (ldp_report_is_reference(t, r) || t->floor_of[r] < 0)
+    return FALSE;
+  const LdpReportCell *x = ldp_report_at(t, r, c), *f = ldp_report_at(t, (guint)t->floor_of[r], c);
+  return x && f && x->n && f->n && x->mean < f->mean;
 }
 
 /* TRUE when every run of @summary is a link-prediction run: test accuracy "nan"
@@ -441,6 +480,8 @@ LdpReportTable *ldp_report_table_build_runs(const char *const *dirs, guint n_dir
       ob->values = g_array_new(FALSE, FALSE, sizeof(double));
       ob->seeds = g_array_new(FALSE, FALSE, sizeof(gint64));
       ob->from = cdir ? dir : dirs[i];
+      /* a role belongs to a variant: rows by anything else mix roles */
+      ob->role = strcmp(o.rows, "method") == 0 ? run_role(so, rname) : "";
       JsonObject *privacy = json_object_has_member(ro, "privacy") && JSON_NODE_HOLDS_OBJECT(json_object_get_member(ro, "privacy"))
                               ? json_object_get_object_member(ro, "privacy") : NULL;
       ob->protects = ledger_protects(privacy, TRUE);
@@ -464,10 +505,15 @@ LdpReportTable *ldp_report_table_build_runs(const char *const *dirs, guint n_dir
   t->grid = g_new0(LdpReportCell *, MAX(t->rows->len * t->cols->len, 1));
   g_autoptr(GPtrArray) quals = g_ptr_array_new();  /* per row, borrowed from obs */
   g_ptr_array_set_size(quals, t->rows->len);
+  t->row_roles = g_ptr_array_new_with_free_func(g_free);
+  for (guint r = 0; r < t->rows->len; r++)
+    g_ptr_array_add(t->row_roles, NULL);
   for (guint i = 0; i < obs->len; i++) {
     Obs *ob = obs->pdata[i];
     guint r = index_of(t->rows, ob->row), c = index_of(t->cols, ob->col);
     quals->pdata[r] = ob->qual;
+    if (!t->row_roles->pdata[r])
+      t->row_roles->pdata[r] = g_strdup(ob->role);
     LdpReportCell **slot = &t->grid[r * t->cols->len + c];
     if (!*slot) {
       *slot = g_new0(LdpReportCell, 1);
@@ -496,6 +542,19 @@ LdpReportTable *ldp_report_table_build_runs(const char *const *dirs, guint n_dir
       g_array_append_val((*slot)->seeds, sd);
       g_array_append_val((*slot)->values, g_array_index(ob->values, double, k));
     }
+  }
+
+  /* Each method row is measured against the floor row of the same qualifier (the same
+   * values of the other axes, e.g. the same dataset). */
+  t->row_quals = g_ptr_array_new_with_free_func(g_free);
+  for (guint r = 0; r < t->rows->len; r++)
+    g_ptr_array_add(t->row_quals, g_strdup(quals->pdata[r]));
+  t->floor_of = g_new(gint, MAX(t->rows->len, 1));
+  for (guint r = 0; r < t->rows->len; r++) {
+    t->floor_of[r] = -1;
+    for (guint q = 0; q < t->rows->len && t->floor_of[r] < 0; q++)
+      if (strcmp(t->row_roles->pdata[q], "floor") == 0 && strcmp(quals->pdata[q], quals->pdata[r]) == 0)
+        t->floor_of[r] = (gint)q;
   }
 
   /* The baseline is given without qualifier: each row pairs with the baseline row of
@@ -677,6 +736,124 @@ static void md_table_head(GString *md, const LdpReportTable *t, gboolean protect
   g_string_append(md, protects ? "|---|\n" : "|\n");
 }
 
+/* What the reference rows of @t are, and the count of method cells below their floor. */
+static void md_reference_notes(GString *md, const LdpReportTable *t, guint n_below)
+{
+  gboolean has[3] = { FALSE, FALSE, FALSE };
+  static const char *const roles[] = { "ceiling", "floor", "majority" };
+  static const char *const meaning[] = {
+    "the same backbone and server stages without privacy: what the private methods could reach at best",
+    "the graph-free mlp on the same private features and labels: a method below it gains nothing from the graph",
+    "the prior backbone, which predicts the majority class of the training labels: chance for this task",
+  };
+  for (guint r = 0; r < t->rows->len; r++)
+    for (guint q = 0; q < G_N_ELEMENTS(roles); q++)
+      has[q] |= strcmp(t->row_roles->pdata[r], roles[q]) == 0;
+  if (!has[0] && !has[1] && !has[2])
+    return;
+  g_string_append(md, "\nreference rows:");
+  for (guint q = 0; q < G_N_ELEMENTS(roles); q++)
+    if (has[q])
+      g_string_append_printf(md, " *%s*, %s;", roles[q], meaning[q]);
+  g_string_truncate(md, md->len - 1);
+  g_string_append(md, ".\n");
+  if (n_below)
+    g_string_append_printf(md, "\n\u25bc below floor: %u method cell%s with a mean below the floor row's mean in the "
+                               "same column (same values of the other axes).\n",
+                           n_below, n_below == 1 ? "" : "s");
+  else if (has[1])
+    g_string_append(md, "\nno method cell is below the floor.\n");
+}
+
+/* The selection of each cell of sweep @dir (CELL/selection.json, written by sweep.c
+ * for `sweep.select`): the grid once, then per cell and method the chosen point and
+ * its validation mean over the selection seeds. Nothing when no cell has one. With
+ * @json, also the same as an array of {cell, method, values, mean} (transfer full;
+ * NULL when no cell has a selection). */
+static void md_selection(GString *md, const char *dir, double k, JsonNode **json)
+{
+  g_autoptr(JsonBuilder) jb = json_builder_new();
+  json_builder_begin_array(jb);
+  g_autofree char *sweep_path = g_build_filename(dir, "sweep.json", NULL);
+  g_autoptr(JsonNode) sweep = g_file_test(sweep_path, G_FILE_TEST_EXISTS) ? read_json(sweep_path, NULL) : NULL;
+  JsonObject *so = sweep ? json_node_get_object(sweep) : NULL;
+  JsonArray *cells = so && json_object_has_member(so, "cells") ? json_object_get_array_member(so, "cells") : NULL;
+  gboolean head = FALSE;
+  for (guint i = 0; cells && i < json_array_get_length(cells); i++) {
+    JsonObject *co = json_array_get_object_element(cells, i);
+    const char *cdir = co ? json_object_get_string_member_with_default(co, "dir", NULL) : NULL;
+    g_autofree char *path = cdir ? g_build_filename(dir, cdir, "selection.json", NULL) : NULL;
+    g_autoptr(JsonNode) sel = path && g_file_test(path, G_FILE_TEST_EXISTS) ? read_json(path, NULL) : NULL;
+    if (!sel)
+      continue;
+    JsonObject *sl = json_node_get_object(sel);
+    JsonObject *grid = json_object_has_member(sl, "grid") ? json_object_get_object_member(sl, "grid") : NULL;
+    JsonObject *chosen = json_object_has_member(sl, "chosen") ? json_object_get_object_member(sl, "chosen") : NULL;
+    const char *metric = json_object_get_string_member_with_default(sl, "metric", "?");
+    g_autoptr(GList) paths = grid ? json_object_get_members(grid) : NULL;
+    if (!head) {
+      head = TRUE;
+      g_string_append_printf(md, "\nselection per cell and method: the grid point with the highest mean %s over "
+                                 "the selection seeds", metric);
+      JsonArray *seeds = json_object_has_member(sl, "seeds") ? json_object_get_array_member(sl, "seeds") : NULL;
+      for (guint q = 0; seeds && q < json_array_get_length(seeds); q++)
+        g_string_append_printf(md, "%s%" G_GINT64_FORMAT, q ? ", " : " (", json_array_get_int_element(seeds, q));
+      g_string_append(md, seeds && json_array_get_length(seeds) ? "; the table's seeds are others); grid:" : "; grid:");
+      for (GList *l = paths; l; l = l->next) {
+        JsonArray *vals = json_object_get_array_member(grid, l->data);
+        g_string_append_printf(md, " %s \u2208 {", (const char *)l->data);
+        for (guint q = 0; vals && q < json_array_get_length(vals); q++)
+          g_string_append_printf(md, "%s%s", q ? ", " : "", json_array_get_string_element(vals, q));
+        g_string_append_printf(md, "}%s", l->next ? "," : "");
+      }
+      g_string_append(md, "\n\n| cell | method");
+      for (GList *l = paths; l; l = l->next) {
+        g_string_append(md, " | ");
+        md_escape(md, l->data);
+      }
+      g_string_append_printf(md, " | %s (selection mean) |\n|---|---", metric);
+      for (GList *l = paths; l; l = l->next)
+        g_string_append(md, "|---:");
+      g_string_append(md, "|---:|\n");
+    }
+    g_autoptr(GList) names = chosen ? json_object_get_members(chosen) : NULL;
+    for (GList *n = names; n; n = n->next) {
+      JsonObject *ch = json_object_get_object_member(chosen, n->data);
+      JsonObject *vals = ch && json_object_has_member(ch, "values") ? json_object_get_object_member(ch, "values") : NULL;
+      JsonArray *means = ch && json_object_has_member(ch, "means") ? json_object_get_array_member(ch, "means") : NULL;
+      const gint64 pt = ch ? json_object_get_int_member_with_default(ch, "point", -1) : -1;
+      g_string_append(md, "| ");
+      md_escape(md, cdir);
+      g_string_append(md, " | ");
+      md_escape(md, n->data);
+      for (GList *l = paths; l; l = l->next)
+        g_string_append_printf(md, " | %s",
+                               vals ? json_object_get_string_member_with_default(vals, l->data, "?") : "?");
+      JsonNode *m = means && pt >= 0 && (guint)pt < json_array_get_length(means) ? json_array_get_element(means, (guint)pt)
+                                                                                 : NULL;
+      if (m && JSON_NODE_HOLDS_VALUE(m))
+        g_string_append_printf(md, " | %.1f |\n", k * json_node_get_double(m));
+      else
+        g_string_append(md, " | \u2013 |\n");
+      json_builder_begin_object(jb);
+      json_builder_set_member_name(jb, "cell");
+      json_builder_add_string_value(jb, cdir);
+      json_builder_set_member_name(jb, "method");
+      json_builder_add_string_value(jb, n->data);
+      json_builder_set_member_name(jb, "values");
+      if (vals)
+        json_builder_add_value(jb, json_node_copy(json_object_get_member(ch, "values")));
+      else
+        json_builder_add_null_value(jb);
+      json_builder_set_member_name(jb, "mean");
+      json_num(jb, m && JSON_NODE_HOLDS_VALUE(m) ? json_node_get_double(m) : NAN);
+      json_builder_end_object(jb);
+    }
+  }
+  json_builder_end_array(jb);
+  *json = head ? json_builder_get_root(jb) : NULL;
+}
+
 gboolean ldp_report_write(const char *dir, const LdpReportOptions *opt, GString *markdown, GError **error)
 {
   g_return_val_if_fail(dir != NULL, FALSE);
@@ -706,23 +883,38 @@ gboolean ldp_report_write_runs(const char *const *dirs, guint n_dirs, const char
                              "no CI\n\n", t->name ? t->name : dir, t->metric, unit, LDP_REPORT_MIN_CI_N);
   g_string_append(md, "| ");
   md_table_head(md, t, TRUE);
-  for (guint r = 0; r < t->rows->len; r++) {
-    g_string_append(md, "| ");
-    md_escape(md, t->rows->pdata[r]);
-    for (guint c = 0; c < t->cols->len; c++) {
-      LdpReportCell *x = ldp_report_at(t, r, c);
-      if (!x || !x->n)
-        g_string_append(md, " | –");
-      else if (x->n < LDP_REPORT_MIN_CI_N)
-        md_values(md, k * x->mean, k * x->std, x->values, k, x->n);
-      else
-        g_string_append_printf(md, " | %.1f ± %.1f [%.1f, %.1f] (%u)", k * x->mean, k * x->std, k * x->lo,
-                               k * x->hi, x->n);
+  /* the methods first, then the reference rows (ceiling, floor, majority), marked */
+  guint n_below = 0;
+  for (guint pass = 0; pass < 2; pass++)
+    for (guint r = 0; r < t->rows->len; r++) {
+      if (ldp_report_is_reference(t, r) != (pass == 1))
+        continue;
+      g_string_append(md, "| ");
+      if (pass == 1)
+        g_string_append_printf(md, "*%s*: ", (const char *)t->row_roles->pdata[r]);
+      md_escape(md, t->rows->pdata[r]);
+      for (guint c = 0; c < t->cols->len; c++) {
+        LdpReportCell *x = ldp_report_at(t, r, c);
+        if (!x || !x->n)
+          g_string_append(md, " | –");
+        else if (x->n < LDP_REPORT_MIN_CI_N)
+          md_values(md, k * x->mean, k * x->std, x->values, k, x->n);
+        else
+          g_string_append_printf(md, " | %.1f ± %.1f [%.1f, %.1f] (%u)", k * x->mean, k * x->std, k * x->lo,
+                                 k * x->hi, x->n);
+        if (ldp_report_below_floor(t, r, c)) {
+          g_string_append(md, " \u25bc below floor");
+          n_below++;
+        }
+      }
+      g_string_append(md, " | ");
+      md_escape(md, t->row_protects->pdata[r]);
+      g_string_append(md, " |\n");
     }
-    g_string_append(md, " | ");
-    md_escape(md, t->row_protects->pdata[r]);
-    g_string_append(md, " |\n");
-  }
+  md_reference_notes(md, t, n_below);
+  g_autoptr(JsonNode) selection = NULL;
+  if (n_dirs == 1)
+    md_selection(md, dirs[0], k, &selection);
   gboolean any_diff = FALSE;
   for (guint i = 0; i < t->rows->len * t->cols->len; i++)
     any_diff |= t->grid[i] && t->grid[i]->diff_n > 0;
@@ -737,6 +929,8 @@ gboolean ldp_report_write_runs(const char *const *dirs, guint n_dirs, const char
       if (!has)
         continue;
       g_string_append(md, "| ");
+      if (ldp_report_is_reference(t, r))
+        g_string_append_printf(md, "*%s*: ", (const char *)t->row_roles->pdata[r]);
       md_escape(md, t->rows->pdata[r]);
       for (guint c = 0; c < t->cols->len; c++) {
         LdpReportCell *x = ldp_report_at(t, r, c);
@@ -754,7 +948,7 @@ gboolean ldp_report_write_runs(const char *const *dirs, guint n_dirs, const char
 
   GString *csv = g_string_new(NULL);
   g_string_append_printf(csv, "%s,%s,metric,n,mean,std,ci_low,ci_high,baseline,paired_n,diff_mean,diff_ci_low,"
-                              "diff_ci_high,protects\n", strcmp(t->rows_by, "method") ? t->rows_by : "method",
+                              "diff_ci_high,protects,role,below_floor\n", strcmp(t->rows_by, "method") ? t->rows_by : "method",
                          t->cols_by);
   g_autoptr(JsonBuilder) b = json_builder_new();
   json_builder_begin_object(b);
@@ -787,11 +981,20 @@ gboolean ldp_report_write_runs(const char *const *dirs, guint n_dirs, const char
   for (guint r = 0; r < t->rows->len; r++)
     json_builder_add_string_value(b, t->row_protects->pdata[r]);
   json_builder_end_array(b);
+  json_builder_set_member_name(b, "row_roles");
+  json_builder_begin_array(b);
+  for (guint r = 0; r < t->rows->len; r++)
+    json_builder_add_string_value(b, t->row_roles->pdata[r]);
+  json_builder_end_array(b);
   json_builder_set_member_name(b, "cols");
   json_builder_begin_array(b);
   for (guint c = 0; c < t->cols->len; c++)
     json_builder_add_string_value(b, t->cols->pdata[c]);
   json_builder_end_array(b);
+  if (selection) {
+    json_builder_set_member_name(b, "selection");
+    json_builder_add_value(b, g_steal_pointer(&selection));
+  }
   json_builder_set_member_name(b, "cells");
   json_builder_begin_array(b);
   for (guint r = 0; r < t->rows->len; r++)
@@ -817,7 +1020,8 @@ gboolean ldp_report_write_runs(const char *const *dirs, guint n_dirs, const char
       } else
         g_string_append(csv, ",0,,,,");
       csv_field(csv, x->protects);
-      g_string_append_c(csv, '\n');
+      g_string_append_printf(csv, ",%s,%s\n", (const char *)t->row_roles->pdata[r],
+                             ldp_report_below_floor(t, r, c) ? "true" : "false");
       json_builder_begin_object(b);
       json_builder_set_member_name(b, "row");
       json_builder_add_string_value(b, t->rows->pdata[r]);
@@ -825,6 +1029,10 @@ gboolean ldp_report_write_runs(const char *const *dirs, guint n_dirs, const char
       json_builder_add_string_value(b, t->cols->pdata[c]);
       json_builder_set_member_name(b, "protects");
       json_builder_add_string_value(b, x->protects);
+      json_builder_set_member_name(b, "role");
+      json_builder_add_string_value(b, t->row_roles->pdata[r]);
+      json_builder_set_member_name(b, "below_floor");
+      json_builder_add_boolean_value(b, ldp_report_below_floor(t, r, c));
       json_builder_set_member_name(b, "n");
       json_builder_add_int_value(b, x->n);
       json_builder_set_member_name(b, "mean");

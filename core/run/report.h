@@ -28,6 +28,11 @@ typedef struct {
   GPtrArray *numeric_axes; /* char *: axes whose values are all numbers */
   GPtrArray *row_protects; /* char *, per row: its cells' protects when they agree, else their shape
                               with "(ε by column)" */
+  GPtrArray *row_roles;  /* char *, per row: "ceiling", "floor", "majority" (a variant's 'role', rows by
+                            method only) or "" for a method row */
+  gint *floor_of;        /* per row: the floor row with the same qualifier, or -1 */
+  GPtrArray *row_quals;  /* char *, per row: its qualifier " (axis=value, ...)" (the varying axes that are
+                            neither rows nor columns) or "" */
 } LdpReportTable;
 
 /* (transfer full) */
@@ -40,6 +45,14 @@ static inline LdpReportCell *ldp_report_at(const LdpReportTable *t, guint r, gui
 {
   return t->grid[r * t->cols->len + c];
 }
+
+/* TRUE for a reference row (ceiling, floor, majority). */
+static inline gboolean ldp_report_is_reference(const LdpReportTable *t, guint r)
+{
+  return *(const char *)t->row_roles->pdata[r] != '\0';
+}
+/* TRUE when method row @r's mean in column @c is below the mean of its floor row there. */
+gboolean ldp_report_below_floor(const LdpReportTable *t, guint r, guint c);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(LdpReportTable, ldp_report_table_free)
 

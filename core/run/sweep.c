@@ -21,6 +21,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -51,7 +52,11 @@ typedef struct {
   guint *value_idx;   /* per axis */
   LdpPipeline *pipeline;
   char *hash;
+  GPtrArray *overrides; /* char *: the --set overrides and the cell's axis values */
 } Cell;
+
+typedef struct _Select Select;
+static void select_free(Select *sel);
 
 struct _LdpSweep {
   char *path;
@@ -59,6 +64,8 @@ struct _LdpSweep {
   Cell *cells;
   guint n_cells;
   GHashTable *report; /* report settings: key -> value */
+  Select *select;     /* sweep.select, or NULL */
+  const LdpRegistry *reg; /* borrowed from ldp_sweep_load's caller, for the selection's runs */
 };
 
 static void axis_free(gpointer p)
@@ -88,7 +95,10 @@ void ldp_sweep_free(LdpSweep *s)
     g_free(s->cells[i].value_idx);
     ldp_pipeline_free(s->cells[i].pipeline);
     g_free(s->cells[i].hash);
+    if (s->cells[i].overrides)
+      g_ptr_array_unref(s->cells[i].overrides);
   }
+  select_free(s->select);
   g_free(s->cells);
   g_ptr_array_unref(s->axes);
   g_hash_table_unref(s->report);
@@ -128,8 +138,205 @@ static Axis *find_axis(GPtrArray *axes, const char *name)
   return NULL;
 }
 
+/* ---- honest selection (doc/workbench.md, Selection) ----
+ *
+ * `sweep.select` declares a grid of training settings, a validation metric and
+ * selection seeds. In every cell, each grid point runs over the selection seeds; for
+ * each variant the point with the highest mean of the metric is chosen (the first of
+ * equal means, in grid order), and the cell's reported run uses, per variant, its
+ * chosen point over the pipeline's own seeds, which must not meet the selection
+ * seeds: the reported numbers come from seeds the choice never saw. */
+
+struct _Select {
+  GPtrArray *grid;       /* Axis *: a 'train.' path and its values */
+  char *metric;
+  guint n_seeds;
+  guint64 seed;
+  char *spec;            /* the section in one line, part of every cell's identity */
+  GPtrArray *variants;   /* char *: the file's variant names, in order (empty: no variants) */
+  guint n_points;
+};
+
+static void select_free(Select *sel)
+{
+  if (!sel)
+    return;
+  g_ptr_array_unref(sel->grid);
+  g_ptr_array_unref(sel->variants);
+  g_free(sel->metric);
+  g_free(sel->spec);
+  g_free(sel);
+}
+
+/* The values of grid point @pt, one per grid axis (the first axis varies slowest). */
+static void select_point(const Select *sel, guint pt, guint *idx)
+{
+  for (guint a = sel->grid->len; a-- > 0;) {
+    const guint nv = ((Axis *)sel->grid->pdata[a])->values->len;
+    idx[a] = pt % nv;
+    pt /= nv;
+  }
+}
+
+/* `sweep.select: {grid: {train.PATH: [v...]}, metric: NAME, seeds: N, seed: S}`;
+ * @p is the pipeline without cell overrides, for the seeds the report uses. */
+static Select *parse_select(const LdpYamlNode *sec, const LdpYamlNode *root, const LdpPipeline *p, GError **error)
+{
+  if (sec->kind != LDP_YAML_MAPPING) {
+    g_autofree char *got = ldp_yaml_describe(sec);
+    ldp_yaml_error(error, sec, LDP_PIPELINE_ERROR_TYPE,
+                   "'sweep.select' must be a mapping with 'grid', 'seeds' and 'seed', got %s", got);
+    return NULL;
+  }
+  Select *sel = g_new0(Select, 1);
+  sel->grid = g_ptr_array_new_with_free_func(axis_free);
+  sel->variants = g_ptr_array_new_with_free_func(g_free);
+  sel->metric = g_strdup("val_accuracy");
+  sel->n_points = 1;
+  const LdpYamlNode *seed_node = NULL, *seeds_node = NULL, *grid_node = NULL;
+  static const char *const keys[] = { "grid", "metric", "seeds", "seed" };
+  for (guint i = 0; i < sec->keys->len; i++) {
+    const LdpYamlNode *k = sec->keys->pdata[i], *v = sec->items->pdata[i];
+    guint64 num = 0;
+    if (strcmp(k->text, "grid") == 0) {
+      grid_node = v;
+      if (v->kind != LDP_YAML_MAPPING || v->keys->len == 0) {
+        g_autofree char *got = ldp_yaml_describe(v);
+        ldp_yaml_error(error, v, LDP_PIPELINE_ERROR_TYPE,
+                       "'sweep.select.grid' must map training paths (train.lr, ...) to lists of values, got %s", got);
+        goto fail;
+      }
+      for (guint a = 0; a < v->keys->len; a++) {
+        const LdpYamlNode *an = v->keys->pdata[a], *av = v->items->pdata[a];
+        /* 'train' merges per variant (a variant's own train keys override the top
+         * level's), so a per-variant choice can be set on any variant */
+        if (!g_str_has_prefix(an->text, "train.") || !an->text[strlen("train.")]) {
+          ldp_yaml_error(error, an, LDP_PIPELINE_ERROR_INVALID,
+                         "sweep.select.grid: '%s' is not a training setting; the grid selects 'train.' keys "
+                         "(e.g. train.lr, train.weight_decay)", an->text);
+          goto fail;
+        }
+        Axis *axis = axis_new(an->text);
+        g_ptr_array_add(sel->grid, axis);
+        g_autofree char *what = g_strdup_printf("sweep.select.grid '%s'", an->text);
+        if (!scalar_list(av, what, axis->values, error))
+          goto fail;
+        if (sel->n_points * axis->values->len > 1000) {
+          ldp_yaml_error(error, av, LDP_PIPELINE_ERROR_RANGE, "sweep.select.grid has more than 1000 points");
+          goto fail;
+        }
+        sel->n_points *= axis->values->len;
+      }
+    } else if (strcmp(k->text, "metric") == 0 && v->kind == LDP_YAML_SCALAR) {
+      g_free(sel->metric);
+      sel->metric = g_strdup(v->text);
+    } else if ((strcmp(k->text, "seeds") == 0 || strcmp(k->text, "seed") == 0) && v->kind == LDP_YAML_SCALAR &&
+               g_ascii_string_to_unsigned(v->text, 10, strcmp(k->text, "seeds") == 0 ? 1 : 0,
+                                          strcmp(k->text, "seeds") == 0 ? 1000 : G_MAXINT64, &num, NULL)) {
+      if (strcmp(k->text, "seeds") == 0) {
+        sel->n_seeds = (guint)num;
+        seeds_node = v;
+      } else {
+        sel->seed = num;
+        seed_node = v;
+      }
+    } else {
+      guint z = 0;
+      while (z < G_N_ELEMENTS(keys) && strcmp(keys[z], k->text) != 0)
+        z++;
+      if (z < G_N_ELEMENTS(keys)) {
+        ldp_yaml_error(error, v, LDP_PIPELINE_ERROR_TYPE, "sweep.select.%s: expected %s", k->text,
+                       strcmp(k->text, "metric") == 0 ? "a metric name (e.g. val_accuracy)"
+                       : strcmp(k->text, "seeds") == 0 ? "a whole number from 1 to 1000"
+                                                       : "a whole number (the first selection seed)");
+        goto fail;
+      }
+      g_autofree char *near = ldp_did_you_mean(k->text, keys, G_N_ELEMENTS(keys));
+      if (near)
+        ldp_yaml_error(error, k, LDP_PIPELINE_ERROR_UNKNOWN_KEY, "unknown key '%s' in sweep.select; did you mean '%s'?",
+                       k->text, near);
+      else
+        ldp_yaml_error(error, k, LDP_PIPELINE_ERROR_UNKNOWN_KEY,
+                       "unknown key '%s' in sweep.select (known keys: grid, metric, seeds, seed)", k->text);
+      goto fail;
+    }
+  }
+  if (!grid_node || !seed_node || !seeds_node) {
+    ldp_yaml_error(error, sec, LDP_PIPELINE_ERROR_MISSING, "sweep.select needs '%s'",
+                   !grid_node ? "grid" : !seeds_node ? "seeds" : "seed");
+    goto fail;
+  }
+  /* the selection seeds [seed, seed + seeds) and the reported ones must not meet */
+  const guint64 s0 = ldp_pipeline_seed(p), n0 = ldp_pipeline_n_seeds(p);
+  if (sel->seed < s0 + n0 && s0 < sel->seed + sel->n_seeds) {
+    ldp_yaml_error(error, seed_node, LDP_PIPELINE_ERROR_INVALID,
+                   "the selection seeds %" G_GUINT64_FORMAT "..%" G_GUINT64_FORMAT " overlap the reported seeds %"
+                   G_GUINT64_FORMAT "..%" G_GUINT64_FORMAT "; choose a 'seed' of at least %" G_GUINT64_FORMAT
+                   " (numbers selected on a seed must not be reported on it)",
+                   sel->seed, sel->seed + sel->n_seeds - 1, s0, s0 + n0 - 1, s0 + n0);
+    goto fail;
+  }
+  GString *spec = g_string_new("select");
+  for (guint a = 0; a < sel->grid->len; a++) {
+    Axis *axis = sel->grid->pdata[a];
+    g_string_append_printf(spec, " %s=", axis->name);
+    for (guint q = 0; q < axis->values->len; q++)
+      g_string_append_printf(spec, "%s%s", q ? "," : "", (char *)axis->values->pdata[q]);
+  }
+  g_string_append_printf(spec, " metric=%s seeds=%u seed=%" G_GUINT64_FORMAT, sel->metric, sel->n_seeds, sel->seed);
+  sel->spec = g_string_free(spec, FALSE);
+  const LdpYamlNode *vars = ldp_yaml_mapping_get(root, "variants", NULL);
+  for (guint i = 0; vars && vars->kind == LDP_YAML_SEQUENCE && i < vars->items->len; i++) {
+    const LdpYamlNode *v = vars->items->pdata[i];
+    const LdpYamlNode *nm = v->kind == LDP_YAML_MAPPING ? ldp_yaml_mapping_get(v, "name", NULL) : NULL;
+    g_ptr_array_add(sel->variants, g_strdup(nm && nm->kind == LDP_YAML_SCALAR ? nm->text : ""));
+  }
+  return sel;
+
+fail:
+  select_free(sel);
+  return NULL;
+}
+
+/* The overrides of grid point @pt: "train.lr=0.01" etc., with @prefix ("" or
+ * "variants.K.") before each path, appended to @ov. */
+static void select_point_overrides(const Select *sel, guint pt, const char *prefix, GPtrArray *ov)
+{
+  guint *idx = g_new(guint, MAX(sel->grid->len, 1));
+  select_point(sel, pt, idx);
+  for (guint a = 0; a < sel->grid->len; a++) {
+    const Axis *axis = sel->grid->pdata[a];
+    g_ptr_array_add(ov, g_strdup_printf("%s%s=%s", prefix, axis->name, (char *)axis->values->pdata[idx[a]]));
+  }
+  g_free(idx);
+}
+
+/* The mean of @metric of run @name in @dir/summary.json, NaN when missing or "nan". */
+static double summary_mean(const char *dir, const char *name, const char *metric)
+{
+  g_autofree char *path = g_build_filename(dir, "summary.json", NULL);
+  g_autoptr(JsonParser) parser = json_parser_new();
+  if (!json_parser_load_from_file(parser, path, NULL))
+    return NAN;
+  JsonNode *root = json_parser_get_root(parser);
+  JsonObject *o = root && JSON_NODE_HOLDS_OBJECT(root) ? json_node_get_object(root) : NULL;
+  JsonArray *runs = o && json_object_has_member(o, "runs") ? json_object_get_array_member(o, "runs") : NULL;
+  for (guint i = 0; runs && i < json_array_get_length(runs); i++) {
+    JsonObject *r = json_array_get_object_element(runs, i);
+    if (!r || g_strcmp0(json_object_get_string_member_with_default(r, "name", ""), name) != 0)
+      continue;
+    JsonObject *m = json_object_has_member(r, "metrics") ? json_object_get_object_member(r, "metrics") : NULL;
+    JsonObject *mo = m && json_object_has_member(m, metric) ? json_object_get_object_member(m, metric) : NULL;
+    JsonNode *mean = mo ? json_object_get_member(mo, "mean") : NULL;
+    return mean && JSON_NODE_HOLDS_VALUE(mean) && json_node_get_value_type(mean) != G_TYPE_STRING
+             ? json_node_get_double(mean) : NAN;
+  }
+  return NAN;
+}
+
 /* The `sweep:` section: {axes: {NAME: [v...] | {path|paths, values}}, report: {...}}. */
-static gboolean parse_section(const LdpYamlNode *sec, GPtrArray *axes, GHashTable *report, GError **error)
+static gboolean parse_section(const LdpYamlNode *sec, GPtrArray *axes, GHashTable *report,
+                              const LdpYamlNode **select, GError **error)
 {
   if (sec->kind != LDP_YAML_MAPPING) {
     g_autofree char *got = ldp_yaml_describe(sec);
@@ -190,9 +397,11 @@ static gboolean parse_section(const LdpYamlNode *sec, GPtrArray *axes, GHashTabl
           return ldp_yaml_error(error, qv, LDP_PIPELINE_ERROR_TYPE, "sweep.report.%s must be a string", qk->text);
         g_hash_table_replace(report, g_strdup(qk->text), g_strdup(qv->text));
       }
+    } else if (strcmp(k->text, "select") == 0) {
+      *select = v;
     } else {
       return ldp_yaml_error(error, k, LDP_PIPELINE_ERROR_UNKNOWN_KEY,
-                            "unknown key '%s' in 'sweep' (known keys: axes, report)", k->text);
+                            "unknown key '%s' in 'sweep' (known keys: axes, report, select)", k->text);
     }
   }
   return TRUE;
@@ -249,17 +458,20 @@ LdpSweep *ldp_sweep_load(const char *path, const LdpRegistry *reg, const char *c
   g_autoptr(GHashTable) report = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 
   /* The plain pipeline first: its errors are the user's first problem. */
-  LdpPipeline *base = ldp_pipeline_load(path, reg, overrides, error);
+  g_autoptr(LdpPipeline) base = ldp_pipeline_load(path, reg, overrides, error);
   if (!base)
     return NULL;
-  ldp_pipeline_free(base);
+  Select *select = NULL;
 
   gboolean empty = FALSE;
   LdpYamlNode *root = ldp_yaml_parse_file(path, path, &empty, error);
   if (!root)
     return NULL;
   const LdpYamlNode *sec = root->kind == LDP_YAML_MAPPING ? ldp_yaml_mapping_get(root, "sweep", NULL) : NULL;
-  gboolean ok = !sec || parse_section(sec, axes, report, error);
+  const LdpYamlNode *select_node = NULL;
+  gboolean ok = !sec || parse_section(sec, axes, report, &select_node, error);
+  if (ok && select_node)
+    ok = (select = parse_select(select_node, root, base, error)) != NULL;
   ldp_yaml_node_free(root);
   if (!ok)
     return NULL;
@@ -282,6 +494,8 @@ LdpSweep *ldp_sweep_load(const char *path, const LdpRegistry *reg, const char *c
   s->path = g_strdup(path);
   s->axes = g_steal_pointer(&axes);
   s->report = g_steal_pointer(&report);
+  s->select = select;
+  s->reg = reg;
   s->cells = g_new0(Cell, n_cells);
   s->n_cells = n_cells;
   guint width = 3;
@@ -312,6 +526,9 @@ LdpSweep *ldp_sweep_load(const char *path, const LdpRegistry *reg, const char *c
       for (guint q = 0; q < axis->paths->len; q++)
         g_ptr_array_add(ov, g_strdup_printf("%s=%s", (char *)axis->paths->pdata[q], v));
     }
+    c->overrides = g_ptr_array_new_with_free_func(g_free);
+    for (guint q = 0; q < ov->len; q++)
+      g_ptr_array_add(c->overrides, g_strdup(ov->pdata[q]));
     g_ptr_array_add(ov, NULL);
     c->dir = g_string_free(dir, FALSE);
     c->pipeline = ldp_pipeline_load(path, reg, (const char *const *)ov->pdata, error);
@@ -321,6 +538,12 @@ LdpSweep *ldp_sweep_load(const char *path, const LdpRegistry *reg, const char *c
       return NULL;
     }
     c->hash = cell_hash(c->pipeline);
+    if (s->select) {
+      /* the selection decides the runs: another grid, metric or seeds is another cell */
+      g_autofree char *both = g_strdup_printf("%s\n%s", c->hash, s->select->spec);
+      g_free(c->hash);
+      c->hash = g_compute_checksum_for_string(G_CHECKSUM_SHA256, both, -1);
+    }
   }
   return s;
 }
@@ -422,7 +645,8 @@ static gboolean write_mark(const char *dir, const char *hash, const GPtrArray *d
   for (guint k = 0; k < G_N_ELEMENTS(required_outputs); k++)
     if (!add_output_line(text, dir, required_outputs[k], TRUE, error))
       return FALSE;
-  if (!add_output_line(text, dir, "degrees.csv", FALSE, error))
+  if (!add_output_line(text, dir, "degrees.csv", FALSE, error) ||
+      !add_output_line(text, dir, "selection.json", FALSE, error))
     return FALSE;
   for (guint i = 0; data_files && i < data_files->len; i++) {
     const LdpDataFile *f = data_files->pdata[i];
@@ -442,6 +666,147 @@ static gboolean write_mark(const char *dir, const char *hash, const GPtrArray *d
     return FALSE;
   }
   return TRUE;
+}
+
+/* Runs the selection of cell @c into @dir/select/, then loads into @final the cell's
+ * pipeline with each variant at its chosen point, and writes @dir/selection.json. */
+static gboolean select_cell(const LdpSweep *s, const Cell *c, const char *dir, const char *data_dir,
+                            const LdpObserver *obs, LdpPipeline **final, GError **error)
+{
+  const Select *sel = s->select;
+  const LdpPipeline *base = c->pipeline;
+  const guint n_runs = ldp_pipeline_n_runs(base);
+  double *means = g_new(double, (gsize)sel->n_points * MAX(n_runs, 1));
+  g_autoptr(GPtrArray) point_dirs = g_ptr_array_new_with_free_func(g_free);
+  for (guint pt = 0; pt < sel->n_points; pt++) {
+    g_autoptr(GPtrArray) ov = g_ptr_array_new_with_free_func(g_free);
+    for (guint i = 0; i < c->overrides->len; i++)
+      g_ptr_array_add(ov, g_strdup(c->overrides->pdata[i]));
+    select_point_overrides(sel, pt, "", ov);
+    /* every variant at this point: the variants' own train keys are replaced too */
+    for (guint v = 0; v < sel->variants->len; v++) {
+      g_autofree char *prefix = g_strdup_printf("variants.%u.", v);
+      select_point_overrides(sel, pt, prefix, ov);
+    }
+    g_ptr_array_add(ov, g_strdup_printf("seed=%" G_GUINT64_FORMAT, sel->seed));
+    g_ptr_array_add(ov, g_strdup_printf("seeds=%u", sel->n_seeds));
+    g_ptr_array_add(ov, NULL);
+    g_autoptr(LdpPipeline) p = ldp_pipeline_load(s->path, s->reg, (const char *const *)ov->pdata, error);
+    g_autofree char *pdir = g_strdup_printf("%s/select/point-%03u", dir, pt);
+    g_autoptr(GString) line = g_string_new(NULL);
+    g_autoptr(GPtrArray) files = NULL;
+    if (!p || !ldp_run_pipeline_recorded(p, pdir, data_dir, obs, line, &files, error)) {
+      g_prefix_error(error, "selection point %u: ", pt);
+      g_free(means);
+      return FALSE;
+    }
+    for (guint r = 0; r < n_runs; r++)
+      means[(gsize)pt * n_runs + r] = summary_mean(pdir, ldp_pipeline_run(base, r)->name, sel->metric);
+    g_ptr_array_add(point_dirs, g_strdup_printf("select/point-%03u", pt));
+  }
+  /* per run: the first point of the highest mean (NaN never wins) */
+  guint *chosen = g_new0(guint, MAX(n_runs, 1));
+  for (guint r = 0; r < n_runs; r++) {
+    double best = -INFINITY;
+    for (guint pt = 0; pt < sel->n_points; pt++)
+      if (means[(gsize)pt * n_runs + r] > best) {
+        best = means[(gsize)pt * n_runs + r];
+        chosen[r] = pt;
+      }
+  }
+  g_autoptr(GPtrArray) ov = g_ptr_array_new_with_free_func(g_free);
+  for (guint i = 0; i < c->overrides->len; i++)
+    g_ptr_array_add(ov, g_strdup(c->overrides->pdata[i]));
+  for (guint r = 0; r < n_runs; r++) {
+    const char *name = ldp_pipeline_run(base, r)->name;
+    guint v = 0;
+    while (v < sel->variants->len && strcmp(sel->variants->pdata[v], name) != 0)
+      v++;
+    g_autofree char *prefix = v < sel->variants->len ? g_strdup_printf("variants.%u.", v) : g_strdup("");
+    select_point_overrides(sel, chosen[r], prefix, ov);
+  }
+  g_ptr_array_add(ov, NULL);
+  *final = ldp_pipeline_load(s->path, s->reg, (const char *const *)ov->pdata, error);
+  gboolean ok = *final != NULL;
+  if (ok) {
+    g_autoptr(JsonBuilder) b = json_builder_new();
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "metric");
+    json_builder_add_string_value(b, sel->metric);
+    json_builder_set_member_name(b, "seeds");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < sel->n_seeds; i++)
+      json_builder_add_int_value(b, (gint64)(sel->seed + i));
+    json_builder_end_array(b);
+    json_builder_set_member_name(b, "grid");
+    json_builder_begin_object(b);
+    for (guint a = 0; a < sel->grid->len; a++) {
+      const Axis *axis = sel->grid->pdata[a];
+      json_builder_set_member_name(b, axis->name);
+      json_builder_begin_array(b);
+      for (guint q = 0; q < axis->values->len; q++)
+        json_builder_add_string_value(b, axis->values->pdata[q]);
+      json_builder_end_array(b);
+    }
+    json_builder_end_object(b);
+    json_builder_set_member_name(b, "points");
+    json_builder_begin_array(b);
+    guint *idx = g_new(guint, MAX(sel->grid->len, 1));
+    for (guint pt = 0; pt < sel->n_points; pt++) {
+      select_point(sel, pt, idx);
+      json_builder_begin_object(b);
+      json_builder_set_member_name(b, "dir");
+      json_builder_add_string_value(b, point_dirs->pdata[pt]);
+      json_builder_set_member_name(b, "values");
+      json_builder_begin_object(b);
+      for (guint a = 0; a < sel->grid->len; a++) {
+        const Axis *axis = sel->grid->pdata[a];
+        json_builder_set_member_name(b, axis->name);
+        json_builder_add_string_value(b, axis->values->pdata[idx[a]]);
+      }
+      json_builder_end_object(b);
+      json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+    json_builder_set_member_name(b, "chosen");
+    json_builder_begin_object(b);
+    for (guint r = 0; r < n_runs; r++) {
+      json_builder_set_member_name(b, ldp_pipeline_run(base, r)->name);
+      json_builder_begin_object(b);
+      json_builder_set_member_name(b, "point");
+      json_builder_add_int_value(b, chosen[r]);
+      select_point(sel, chosen[r], idx);
+      json_builder_set_member_name(b, "values");
+      json_builder_begin_object(b);
+      for (guint a = 0; a < sel->grid->len; a++) {
+        const Axis *axis = sel->grid->pdata[a];
+        json_builder_set_member_name(b, axis->name);
+        json_builder_add_string_value(b, axis->values->pdata[idx[a]]);
+      }
+      json_builder_end_object(b);
+      json_builder_set_member_name(b, "means");
+      json_builder_begin_array(b);
+      for (guint pt = 0; pt < sel->n_points; pt++) {
+        const double m = means[(gsize)pt * n_runs + r];
+        if (isfinite(m))
+          json_builder_add_double_value(b, m);
+        else
+          json_builder_add_null_value(b);
+      }
+      json_builder_end_array(b);
+      json_builder_end_object(b);
+    }
+    json_builder_end_object(b);
+    json_builder_end_object(b);
+    g_free(idx);
+    g_autoptr(JsonNode) root = json_builder_get_root(b);
+    g_autofree char *text = ldp_json_to_string(root, TRUE);
+    g_autofree char *path = g_build_filename(dir, "selection.json", NULL);
+    ok = g_file_set_contents(path, text, -1, error);
+  }
+  g_free(chosen);
+  g_free(means);
+  return ok;
 }
 
 gboolean ldp_sweep_run_cell(LdpSweep *s, guint cell, const char *out_dir, const char *data_dir, GError **error)
@@ -480,7 +845,10 @@ gboolean ldp_sweep_run_cell_observed(LdpSweep *s, guint cell, const char *out_di
   ldp_observer_tee(&both, pair);
   g_autoptr(GString) line = g_string_new(NULL);
   g_autoptr(GPtrArray) data_files = NULL;
-  gboolean ok = ldp_run_pipeline_recorded(c->pipeline, dir, data_dir, &both, line, &data_files, error);
+  g_autoptr(LdpPipeline) selected = NULL;
+  gboolean ok = !s->select || select_cell(s, c, dir, data_dir, &both, &selected, error);
+  ok = ok && ldp_run_pipeline_recorded(selected ? selected : c->pipeline, dir, data_dir, &both, line, &data_files,
+                                       error);
   const gboolean log_ok = !ferror(log_file);
   if (fclose(log_file) != 0 || !log_ok) {
     if (ok)

@@ -1,0 +1,120 @@
+#!/bin/sh
+# test-selection.sh: `sweep.select` end to end (TAP output): per cell and variant the
+# training setting of the highest mean validation accuracy over the selection seeds
+# is chosen, the reported run uses it on seeds the selection never saw, and the report
+# records the grid and the choice; overlapping seeds and bad grids are refused.
+set -u
+bin="$LDPGNN_BUILDDIR/ldpgnn"
+tmp="$LDPGNN_BUILDDIR/test-selection.tmp"
+rm -rf "$tmp" && mkdir -p "$tmp"
+n=0
+fails=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && sed 's/^/# /' "$2"; }
+check() { # description, then a command
+  d="$1"; shift
+  if "$@" >"$tmp/check.out" 2>&1; then ok "$d"; else not_ok "$d" "$tmp/check.out"; fi
+}
+echo "1..9"
+
+# The floor variant has a train key of its own (lr 0.3): the selection replaces it too.
+cat >"$tmp/sel.yaml" <<'YAML'
+name: sel
+seed: 7
+seeds: 2
+dataset: {plugin: synthetic, nodes: 150, classes: 3, features: 20, feature_density: 0.2, homophily: 0.8}
+split: {kind: random, val: 0.25, test: 0.25}
+backbone: {plugin: gcn, hidden: 8}
+train: {epochs: 5, lr: 0.05}
+mechanisms: [{plugin: multibit, epsilon: 1}, {plugin: grr, epsilon: 1}]
+variants:
+  - name: lpgnn
+  - name: floor
+    role: floor
+    backbone: {plugin: mlp, hidden: 8}
+    train: {lr: 0.3}
+sweep:
+  axes:
+    epsilon:
+      paths: [mechanisms.0.epsilon, mechanisms.1.epsilon]
+      values: [1, 8]
+  select:
+    grid: {train.lr: [0.001, 0.05], train.weight_decay: [0, 0.01]}
+    metric: val_accuracy
+    seeds: 2
+    seed: 100
+  report: {rows: method, cols: epsilon}
+YAML
+
+check "a sweep with a selection grid runs" \
+  sh -c "'$bin' sweep '$tmp/sel.yaml' --out '$tmp/s' --no-plot >'$tmp/s.out' 2>&1"
+# For every cell: the seeds, the argmax and the chosen setting, recomputed from the
+# selection runs' own summaries.
+cat >"$tmp/verify.py" <<'PY'
+import glob, json, os, sys
+cells = sorted(glob.glob(os.path.join(sys.argv[1], "0*")))
+assert len(cells) == 2, cells
+what = sys.argv[2]
+for cell in cells:
+    sel = json.load(open(os.path.join(cell, "selection.json")))
+    final = json.load(open(os.path.join(cell, "summary.json")))
+    if what == "seeds":
+        used = set()
+        for pt in sel["points"]:
+            s = json.load(open(os.path.join(cell, pt["dir"], "summary.json")))
+            used |= set(s["seeds"])
+        assert used == set(sel["seeds"]) == {100, 101}, (used, sel["seeds"])
+        assert set(final["seeds"]) == {7, 8} and not used & set(final["seeds"]), final["seeds"]
+    elif what == "argmax":
+        for name, ch in sel["chosen"].items():
+            means = []
+            for pt in sel["points"]:
+                s = json.load(open(os.path.join(cell, pt["dir"], "summary.json")))
+                run = [r for r in s["runs"] if r["name"] == name][0]
+                means.append(run["metrics"]["val_accuracy"]["mean"])
+            best = max(range(len(means)), key=lambda i: (means[i], -i))
+            assert ch["point"] == best and ch["means"] == means, (cell, name, ch, means)
+            assert ch["values"] == sel["points"][best]["values"]
+    elif what == "applied":
+        for run in final["pipeline"]["runs"]:
+            v = sel["chosen"][run["name"]]["values"]
+            assert float(v["train.lr"]) == run["train"]["lr"], (cell, run["name"], v, run["train"])
+            assert float(v["train.weight_decay"]) == run["train"]["weight_decay"], (cell, run["name"])
+print("ok")
+PY
+check "the selection ran on seeds 100, 101 only; the reported runs on 7, 8 only" \
+  python3 "$tmp/verify.py" "$tmp/s" seeds
+check "each variant's recorded choice is the argmax of its validation means over the grid" \
+  python3 "$tmp/verify.py" "$tmp/s" argmax
+check "each variant of the reported run trains with its chosen setting (the floor's own lr replaced)" \
+  python3 "$tmp/verify.py" "$tmp/s" applied
+check "the report records the grid and the choice per cell and method" \
+  sh -c "grep -q '^selection per cell and method: .*(100, 101; the table.s seeds are others); grid: train.lr ∈ {0.001, 0.05}, train.weight_decay ∈ {0, 0.01}' '$tmp/s/report-test_accuracy.md' &&
+         test \$(grep -c '^| 00[01]-epsilon=[18] | \\(lpgnn\\|floor\\) | ' '$tmp/s/report-test_accuracy.md') -eq 4"
+
+check "the report's JSON holds the same choice per cell and method as each selection.json" \
+  python3 -c "
+import json, os, sys
+rep = json.load(open(os.path.join(sys.argv[1], 'report-test_accuracy.json')))
+got = {(x['cell'], x['method']): (x['values'], x['mean']) for x in rep['selection']}
+want = {}
+for cell in sorted(d for d in os.listdir(sys.argv[1]) if d.startswith('00')):
+    sel = json.load(open(os.path.join(sys.argv[1], cell, 'selection.json')))
+    for name, ch in sel['chosen'].items():
+        want[(cell, name)] = (ch['values'], ch['means'][ch['point']])
+sys.exit(got != want or len(got) != 4)" "$tmp/s"
+
+sed 's/    seed: 100/    seed: 8/' "$tmp/sel.yaml" >"$tmp/overlap.yaml"
+check "selection seeds that meet the reported ones are refused at the seed (file:line:col)" \
+  sh -c "! '$bin' sweep '$tmp/overlap.yaml' --out '$tmp/o' --no-plot >'$tmp/o.out' 2>&1 &&
+         grep -q 'overlap.yaml:24:11: the selection seeds 8..9 overlap the reported seeds 7..8; choose a .seed. of at least 9' '$tmp/o.out'"
+sed 's/grid: {train.lr:/grid: {backbone.hidden: [4], train.lr:/' "$tmp/sel.yaml" >"$tmp/nottrain.yaml"
+check "a grid path outside 'train.' is refused at the path" \
+  sh -c "! '$bin' sweep '$tmp/nottrain.yaml' --out '$tmp/g' --no-plot >'$tmp/g.out' 2>&1 &&
+         grep -q \"nottrain.yaml:21:12: sweep.select.grid: 'backbone.hidden' is not a training setting\" '$tmp/g.out'"
+sed 's/    seeds: 2$/    sedes: 2/' "$tmp/sel.yaml" >"$tmp/typo.yaml"
+check "a misspelt key of sweep.select gets a suggestion" \
+  sh -c "! '$bin' sweep '$tmp/typo.yaml' --out '$tmp/t' --no-plot >'$tmp/t.out' 2>&1 &&
+         grep -q \"typo.yaml:23:5: unknown key 'sedes' in sweep.select; did you mean 'seeds'?\" '$tmp/t.out'"
+[ $fails -eq 0 ] && rm -rf "$tmp"
+exit 0
