@@ -33,6 +33,7 @@
 #include "host/yamltree.h"
 #include "run/provenance.h"
 #include "run/run.h"
+#include <ldpgnn/json.h>
 #include <ldpgnn/workbench.h>
 
 #define MARK_FILE "pipeline.sha256"
