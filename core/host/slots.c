@@ -76,6 +76,9 @@ static const LdpParamSpec mechanism_specs[] = {
 };
 
 static const LdpParamSpec train_specs[] = {
+  { .name = "task", .type = LDP_PARAM_STRING, .default_value = "auto",
+    .doc = "what the run learns (core/task/): auto (link_prediction for split kind edges, else "
+           "node_classification or graph_classification by the dataset), or a task's name" },
   { .name = "epochs", .type = LDP_PARAM_INTEGER, .default_value = "200", .min = 1, .max = LDP_MAX_COUNT,
     .doc = "maximum number of epochs" },
   { .name = "lr", .type = LDP_PARAM_NUMBER, .default_value = "0.01", .min = 0, .max = INFINITY,

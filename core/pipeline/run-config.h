@@ -20,6 +20,7 @@ typedef struct {
 } LdpSplitConfig;
 
 struct _LdpRunConfig {
+  const char *task;      /* train.task: a task's name (core/task/), or "auto" (borrowed from the spec) */
   LdpSplitConfig split;
   LdpTrainConfig train;  /* progress is the caller's */
   LdpLinkConfig link;    /* the train.link_* keys, for split kind edges */
