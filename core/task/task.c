@@ -13,6 +13,7 @@ static const LdpTask *const registered[] = {
   &ldp_task_node_classification,
   &ldp_task_graph_classification,
   &ldp_task_link_prediction,
+  &ldp_task_node_regression,
 };
 
 const LdpTask *const *ldp_tasks(guint *n)

@@ -142,5 +142,6 @@ void ldp_task_metrics_from_train(const LdpTrainResult *res, LdpSeedOutcome *out)
 extern const LdpTask ldp_task_node_classification;
 extern const LdpTask ldp_task_graph_classification;
 extern const LdpTask ldp_task_link_prediction;
+extern const LdpTask ldp_task_node_regression;
 
 G_END_DECLS
