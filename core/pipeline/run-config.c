@@ -63,7 +63,7 @@ void ldp_run_config_init(LdpRunConfig *cfg, const LdpRunSpec *spec)
 {
   g_return_if_fail(cfg != NULL && spec != NULL);
   memset(cfg, 0, sizeof *cfg);
-  cfg->task = ldp_params_get_string(spec->train, "task");
+  cfg->task = ldp_params_has(spec->train, "task") ? ldp_params_get_string(spec->train, "task") : "auto";
   split_config(spec->split, &cfg->split);
   train_config(spec->train, &cfg->train);
   link_config(spec->train, &cfg->link);
