@@ -740,6 +740,20 @@ gboolean ldp_report_write_runs(const char *const *dirs, guint n_dirs, const char
   json_builder_add_string_value(b, t->name ? t->name : "");
   json_builder_set_member_name(b, "metric");
   json_builder_add_string_value(b, t->metric);
+  /* what the tasks' metric tables say of it (null for a metric no task declares) */
+  const LdpMetricSpec *spec = ldp_metric_spec_lookup(t->metric);
+  static const char *const better[] = { [LDP_BETTER_HIGHER] = "higher", [LDP_BETTER_LOWER] = "lower",
+                                        [LDP_BETTER_NEITHER] = "neither" };
+  json_builder_set_member_name(b, "unit");
+  if (spec)
+    json_builder_add_string_value(b, spec->unit);
+  else
+    json_builder_add_null_value(b);
+  json_builder_set_member_name(b, "better");
+  if (spec)
+    json_builder_add_string_value(b, better[spec->better]);
+  else
+    json_builder_add_null_value(b);
   json_builder_set_member_name(b, "rows_by");
   json_builder_add_string_value(b, t->rows_by);
   json_builder_set_member_name(b, "cols_by");
