@@ -347,6 +347,100 @@ static void cached_dataset_free(gpointer p)
   g_free(c);
 }
 
+/* The first seed's ledger (identical for all seeds): printed, and kept in @rec. */
+static void record_ledger(RunRecord *rec, const LdpLedger *ledger)
+{
+  g_autofree char *text = ldp_ledger_format(ledger);
+  printf("%s", text);
+  rec->sum->privacy = ldp_ledger_to_json(ledger);
+  rec->epsilon[0] = ldp_ledger_target_epsilon(ledger, LDP_TARGET_FEATURES);
+  rec->epsilon[1] = ldp_ledger_target_epsilon(ledger, LDP_TARGET_LABELS);
+  rec->epsilon[2] = ldp_ledger_target_epsilon(ledger, LDP_TARGET_EDGES);
+  rec->epsilon[3] = ldp_ledger_total_epsilon(ledger);
+  for (LdpTarget t = LDP_TARGET_FEATURES; t <= LDP_TARGET_EDGES; t++)
+    rec->has_public[t - LDP_TARGET_FEATURES] = ldp_ledger_target_public_users(ledger, t) > 0;
+  rec->has_public[3] = rec->has_public[0] || rec->has_public[1];
+}
+
+/* Runs every seed of @rec's variant on @base (loaded and preprocessed): picks its
+ * task, checks the run against the dataset, splits, and records each seed's named
+ * metrics, ledger, history and timing in @rec. */
+static gboolean run_variant(RunRecord *rec, const LdpDataset *base, guint64 base_seed, guint n_seeds,
+                            gboolean progress, gboolean private_out, GError **error)
+{
+  const LdpRunSpec *spec = rec->spec;
+  printf("== %s\n", spec->name);
+  const LdpTask *task = rec->task = ldp_task_pick(rec->config.task, &rec->config, base, error);
+  rec->sum->task = task;
+  if (!task || !task->check(spec, &rec->config, base, error)) {
+    g_prefix_error(error, "%s: ", spec->name);
+    return FALSE;
+  }
+  const gboolean per_seed_split = rec->config.split.per_seed;
+  gpointer shared_split = NULL;
+  /* split.seed pins the shared split, so a run of one seed (bench/run-cells.sh) draws
+   * the split a run over all seeds would. */
+  const guint64 split_seed = rec->config.split.has_seed ? rec->config.split.seed : base_seed;
+  if (!per_seed_split && !(shared_split = task->split(&rec->config, base, split_seed, error))) {
+    g_prefix_error(error, "%s: ", spec->name);
+    return FALSE;
+  }
+
+  gboolean seeds_ok = TRUE;
+  for (guint s = 0; s < n_seeds && seeds_ok; s++) {
+    guint64 seed = base_seed + s;
+    gpointer own_split = NULL;
+    if (per_seed_split && !(own_split = task->split(&rec->config, base, seed, error))) {
+      g_prefix_error(error, "%s, seed %" G_GUINT64_FORMAT ": ", spec->name, seed);
+      seeds_ok = FALSE;
+      break;
+    }
+    LdpLedger *ledger = ldp_ledger_new();
+    ldp_ledger_note_preprocessing(ledger, spec->dataset.core);
+    g_autoptr(GArray) diag = g_array_new(FALSE, TRUE, sizeof(LdpDiagnostic));
+    const LdpSeedInput in = {
+      .spec = spec, .config = &rec->config, .base = base, .split = own_split ? own_split : shared_split,
+      .key = seed, .progress = progress, .ledger = ledger, .diagnostics = private_out ? diag : NULL,
+      .degrees = s == 0 && private_out ? rec->degrees : NULL,
+    };
+    LdpSeedOutcome res;
+    ldp_seed_outcome_init(&res);
+    gboolean seed_ok = task->run_seed(&in, &res, error);
+    if (own_split)
+      task->split_free(own_split);
+    if (seed_ok)
+      add_diagnostics(rec, diag);
+    if (seed_ok && s == 0)
+      record_ledger(rec, ledger);
+    ldp_ledger_free(ledger);
+    if (!seed_ok) {
+      g_prefix_error(error, "%s, seed %" G_GUINT64_FORMAT ": ", spec->name, seed);
+      ldp_seed_outcome_clear(&res);
+      seeds_ok = FALSE;
+      break;
+    }
+    ldp_series_add_seed(&rec->sum->metrics, &res.metrics);
+    double ms = res.epochs_run ? 1e3 * res.seconds / res.epochs_run : 0;
+    for (guint e = 0; res.history && e < res.history->len; e++) {
+      const LdpEpochStats *h = &g_array_index(res.history, LdpEpochStats, e);
+      g_string_append_printf(rec->history, "%s,%" G_GUINT64_FORMAT ",%u,%.9g,%.9g,%.9g,%.9g,%.9g\n",
+                             spec->name, seed, h->epoch, h->train_loss, h->train_acc, h->val_loss, h->val_acc,
+                             h->test_acc);
+    }
+    g_array_append_val(rec->seconds, res.seconds);
+    g_array_append_val(rec->ms_per_epoch, ms);
+    g_autoptr(GString) measured = g_string_new(NULL);
+    task->format_seed(&res, measured);
+    printf("  seed %" G_GUINT64_FORMAT ": %s (selected epoch %u of %u, %.2f ms/epoch)\n",
+           seed, measured->str, res.selected_epoch, res.epochs_run, ms);
+    fflush(stdout);
+    ldp_seed_outcome_clear(&res);
+  }
+  if (shared_split)
+    task->split_free(shared_split);
+  return seeds_ok;
+}
+
 gboolean ldp_run_pipeline(LdpPipeline *p, const char *out_dir, const char *data_dir_override,
                           gboolean progress, GString *summary_line, GError **error)
 {
@@ -422,83 +516,7 @@ gboolean ldp_run_pipeline_recorded(LdpPipeline *p, const char *out_dir, const ch
         printf("\n");
     }
 
-    printf("== %s\n", spec->name);
-    const LdpTask *task = rec->task = ldp_task_pick(rec->config.task, &rec->config, base, error);
-    rec->sum->task = task;
-    if (!task || !task->check(spec, &rec->config, base, error)) {
-      g_prefix_error(error, "%s: ", spec->name);
-      goto out;
-    }
-    const gboolean per_seed_split = rec->config.split.per_seed;
-    gpointer shared_split = NULL;
-    /* split.seed pins the shared split, so a run of one seed (bench/run-cells.sh) draws
-     * the split a run over all seeds would. */
-    const guint64 split_seed = rec->config.split.has_seed ? rec->config.split.seed : base_seed;
-    if (!per_seed_split && !(shared_split = task->split(&rec->config, base, split_seed, error)))
-      goto out;
-
-    gboolean seeds_ok = TRUE;
-    for (guint s = 0; s < n_seeds && seeds_ok; s++) {
-      guint64 seed = base_seed + s;
-      gpointer own_split = NULL;
-      if (per_seed_split && !(own_split = task->split(&rec->config, base, seed, error))) {
-        seeds_ok = FALSE;
-        break;
-      }
-      LdpLedger *ledger = ldp_ledger_new();
-      ldp_ledger_note_preprocessing(ledger, spec->dataset.core);
-      g_autoptr(GArray) diag = g_array_new(FALSE, TRUE, sizeof(LdpDiagnostic));
-      const LdpSeedInput in = {
-        .spec = spec, .config = &rec->config, .base = base, .split = own_split ? own_split : shared_split,
-        .key = seed, .progress = progress, .ledger = ledger, .diagnostics = private_out ? diag : NULL,
-        .degrees = s == 0 && private_out ? rec->degrees : NULL,
-      };
-      LdpSeedOutcome res;
-      ldp_seed_outcome_init(&res);
-      gboolean seed_ok = task->run_seed(&in, &res, error);
-      if (own_split)
-        task->split_free(own_split);
-      if (seed_ok)
-        add_diagnostics(rec, diag);
-      if (seed_ok && s == 0) {
-        g_autofree char *text = ldp_ledger_format(ledger);
-        printf("%s", text);
-        rec->sum->privacy = ldp_ledger_to_json(ledger);
-        rec->epsilon[0] = ldp_ledger_target_epsilon(ledger, LDP_TARGET_FEATURES);
-        rec->epsilon[1] = ldp_ledger_target_epsilon(ledger, LDP_TARGET_LABELS);
-        rec->epsilon[2] = ldp_ledger_target_epsilon(ledger, LDP_TARGET_EDGES);
-        rec->epsilon[3] = ldp_ledger_total_epsilon(ledger);
-        for (LdpTarget t = LDP_TARGET_FEATURES; t <= LDP_TARGET_EDGES; t++)
-          rec->has_public[t - LDP_TARGET_FEATURES] = ldp_ledger_target_public_users(ledger, t) > 0;
-        rec->has_public[3] = rec->has_public[0] || rec->has_public[1];
-      }
-      ldp_ledger_free(ledger);
-      if (!seed_ok) {
-        g_prefix_error(error, "%s, seed %" G_GUINT64_FORMAT ": ", spec->name, seed);
-        ldp_seed_outcome_clear(&res);
-        seeds_ok = FALSE;
-        break;
-      }
-      ldp_series_add_seed(&rec->sum->metrics, &res.metrics);
-      double ms = res.epochs_run ? 1e3 * res.seconds / res.epochs_run : 0;
-      for (guint e = 0; res.history && e < res.history->len; e++) {
-        const LdpEpochStats *h = &g_array_index(res.history, LdpEpochStats, e);
-        g_string_append_printf(rec->history, "%s,%" G_GUINT64_FORMAT ",%u,%.9g,%.9g,%.9g,%.9g,%.9g\n",
-                               spec->name, seed, h->epoch, h->train_loss, h->train_acc, h->val_loss, h->val_acc,
-                               h->test_acc);
-      }
-      g_array_append_val(rec->seconds, res.seconds);
-      g_array_append_val(rec->ms_per_epoch, ms);
-      g_autoptr(GString) measured = g_string_new(NULL);
-      task->format_seed(&res, measured);
-      printf("  seed %" G_GUINT64_FORMAT ": %s (selected epoch %u of %u, %.2f ms/epoch)\n",
-             seed, measured->str, res.selected_epoch, res.epochs_run, ms);
-      fflush(stdout);
-      ldp_seed_outcome_clear(&res);
-    }
-    if (shared_split)
-      task->split_free(shared_split);
-    if (!seeds_ok)
+    if (!run_variant(rec, base, base_seed, n_seeds, progress, private_out, error))
       goto out;
   }
 
