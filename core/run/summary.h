@@ -5,7 +5,9 @@
  * Non-finite numbers: every number that is not finite is written as null, so the file
  * stays strict JSON (RFC 8259). A metric that does not apply to a task (test AUC of a
  * multi-class task, accuracy of link prediction) is NaN, hence null; an epsilon of a
- * target that is not private (∞) is null as well, beside "private": false. Python's
+ * target that is not private (∞) is null as well, beside "private": false. (The
+ * resolved "pipeline" member echoes the configuration as given, where an infinite
+ * budget stays the string "inf" a pipeline file may write.) Python's
  * json.load gives None for them, which pandas turns into NaN in a numeric column.
  * The reader also takes the strings "nan", "inf" and "-inf" that older versions wrote
  * for non-finite metrics. */
