@@ -4,6 +4,9 @@
 #   bench/check-identical.sh OUT_BEFORE        # on the tree before the change
 #   bench/check-identical.sh OUT_AFTER         # after it
 #   bench/check-identical.sh --compare OUT_BEFORE OUT_AFTER
+#   bench/check-identical.sh --compare-nan-null OUT_BEFORE OUT_AFTER
+#                                # the same, for a BEFORE written when summary.json
+#                                # wrote non-finite metrics as the string "nan" (now null)
 # The comparison is byte for byte (cmp), of summary.json without its "provenance"
 # member: that names the build itself (commit, library and plugin hashes), which differs
 # between any two builds by construction. Pipelines too large for a quick check
@@ -11,14 +14,15 @@
 # Environment: LDPGNN (the command, default ./ldpgnn), LDPGNN_DATA (the datasets),
 # EPOCHS (default 3).
 set -u
-if [ "${1:-}" = "--compare" ]; then
-  [ $# -eq 3 ] || { echo "usage: $0 --compare DIR_BEFORE DIR_AFTER" >&2; exit 2; }
+if [ "${1:-}" = "--compare" ] || [ "${1:-}" = "--compare-nan-null" ]; then
+  [ $# -eq 3 ] || { echo "usage: $0 $1 DIR_BEFORE DIR_AFTER" >&2; exit 2; }
   same=0 differ=0
   for f in "$2"/*.json; do
     [ -f "$f" ] || continue
     b=$(basename "$f")
     if [ ! -f "$3/$b" ]; then echo "MISSING $b"; differ=$((differ + 1))
-    elif cmp -s "$f" "$3/$b"; then same=$((same + 1))
+    elif if [ "$1" = "--compare-nan-null" ]; then sed 's/"nan"/null/g' "$f" | cmp -s - "$3/$b"
+         else cmp -s "$f" "$3/$b"; fi; then same=$((same + 1))
     else echo "DIFFERS $b"; differ=$((differ + 1))
     fi
   done

@@ -7,10 +7,18 @@
 
 #include "cli.h"
 
-/* Metrics shown in percent, as the report's tables do. */
-static gboolean is_percent(const char *metric)
+/* A string member of the report's root (report-METRIC.json), or NULL. */
+static const char *report_string(JsonParser *parser, const char *member)
 {
-  return strstr(metric, "accuracy") || strstr(metric, "f1") || strstr(metric, "auc");
+  JsonObject *root = json_node_get_object(json_parser_get_root(parser));
+  JsonNode *n = json_object_get_member(root, member);
+  return n && json_node_get_value_type(n) == G_TYPE_STRING ? json_node_get_string(n) : NULL;
+}
+
+/* Metrics shown in percent, as the report's tables do: those whose unit is a fraction. */
+static gboolean is_percent(JsonParser *parser)
+{
+  return g_strcmp0(report_string(parser, "unit"), "fraction") == 0;
 }
 
 /* The cells of DIR/report-METRIC.json (written by ldp_report_write). */
@@ -41,8 +49,9 @@ static double cell_mean(JsonObject *c)
 }
 
 /* Model selection on a grid: per row, the column whose mean of @by (a validation
- * metric) is highest, reported with @metric of the same cell; the best row overall is
- * marked. Ties keep the first column. Appends a Markdown table to @md and writes it to
+ * metric) is best (highest, or lowest for a metric where lower is better, such as a
+ * loss), reported with @metric of the same cell; the best row overall is marked. Ties
+ * keep the first column. Appends a Markdown table to @md and writes it to
  * DIR/report-METRIC-by-BY.md. */
 static gboolean report_select(const char *dir, const char *metric, const char *by, GString *md, GError **error)
 {
@@ -58,24 +67,27 @@ static gboolean report_select(const char *dir, const char *metric, const char *b
   }
   g_autofree JsonObject **best = g_new0(JsonObject *, rows->len + 1);
   guint overall = G_MAXUINT;
+  /* the sign that makes "better" "greater" */
+  const double sign = g_strcmp0(report_string(pb, "better"), "lower") == 0 ? -1 : 1;
   for (guint r = 0; r < rows->len; r++) {
     for (guint i = 0; i < json_array_get_length(cb); i++) {
       JsonObject *c = json_array_get_object_element(cb, i);
       if (g_strcmp0(json_object_get_string_member(c, "row"), rows->pdata[r]) || isnan(cell_mean(c)))
         continue;
-      if (!best[r] || cell_mean(c) > cell_mean(best[r]))
+      if (!best[r] || sign * cell_mean(c) > sign * cell_mean(best[r]))
         best[r] = c;
     }
-    if (best[r] && (overall == G_MAXUINT || cell_mean(best[r]) > cell_mean(best[overall])))
+    if (best[r] && (overall == G_MAXUINT || sign * cell_mean(best[r]) > sign * cell_mean(best[overall])))
       overall = r;
   }
   JsonObject *root = json_node_get_object(json_parser_get_root(pm));
-  const gboolean pb_pc = is_percent(by), pm_pc = is_percent(metric);
+  const gboolean pb_pc = is_percent(pb), pm_pc = is_percent(pm);
   const double kb = pb_pc ? 100 : 1, km = pm_pc ? 100 : 1;
+  const char *most = sign > 0 ? "highest" : "lowest";
   g_autoptr(GString) out = g_string_new(NULL);
-  g_string_append_printf(out, "selected by the highest mean %s%s per row (* the highest overall), reported with "
+  g_string_append_printf(out, "selected by the %s mean %s%s per row (* the %s overall), reported with "
                               "%s%s: mean ± std [95%% bootstrap CI] (n seeds)\n\n| %s | selected %s | %s | %s |\n"
-                              "|---|---|---:|---:|\n", by, pb_pc ? " (%)" : "", metric, pm_pc ? " (%)" : "",
+                              "|---|---|---:|---:|\n", most, by, pb_pc ? " (%)" : "", most, metric, pm_pc ? " (%)" : "",
                          json_object_get_string_member(root, "rows_by"),
                          json_object_get_string_member(root, "cols_by"), by, metric);
   for (guint r = 0; r < rows->len; r++) {

@@ -15,7 +15,7 @@ check() { # description, then a command
   d="$1"; shift
   if "$@" >"$tmp/check.out" 2>&1; then ok "$d"; else not_ok "$d" "$tmp/check.out"; fi
 }
-echo "1..38"
+echo "1..39"
 
 # Two methods x three epsilons; the non-private row has no mechanism, so its numbers
 # repeat in every column (same seeds, same data).
@@ -75,6 +75,12 @@ check "report --select-by picks, per method, the epsilon of the highest mean val
          best=\$(awk -F, '\$1 == \"lpgnn\" && (b == \"\" || \$5 > m) { m = \$5; b = \$2 } END { print b }' '$tmp/a3/report-val_accuracy.csv') &&
          test -n \"\$best\" && grep -q \"^| lpgnn[ *]* | \$best | \" '$tmp/a3/report-test_accuracy-by-val_accuracy.md' &&
          grep -q '^| method | selected epsilon | val_accuracy | test_accuracy |' '$tmp/s.out'"
+# A loss is better lower (its task's metric table says so): the lowest mean is selected.
+check "report --select-by val_loss picks, per method, the epsilon of the lowest mean val_loss" \
+  sh -c "cp -r '$tmp/a' '$tmp/a4' && '$bin' report '$tmp/a4' --metric test_accuracy --select-by val_loss >'$tmp/s4.out' 2>&1 &&
+         best=\$(awk -F, '\$1 == \"lpgnn\" && (b == \"\" || \$5 < m) { m = \$5; b = \$2 } END { print b }' '$tmp/a4/report-val_loss.csv') &&
+         test -n \"\$best\" && grep -q \"^| lpgnn[ *]* | \$best | \" '$tmp/a4/report-test_accuracy-by-val_loss.md' &&
+         grep -q '^selected by the lowest mean val_loss per row' '$tmp/s4.out' && grep -q '\"better\" : \"lower\"' '$tmp/a4/report-val_loss.json'"
 check "report --select-by without --metric is refused (exit 2)" \
   sh -c "'$bin' report '$tmp/a' --select-by val_accuracy >/dev/null 2>'$tmp/s2.err'; test \$? -eq 2 && grep -q 'needs --metric' '$tmp/s2.err'"
 check "report names the choices for an unknown --rows" \

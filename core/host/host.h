@@ -25,8 +25,13 @@ JsonNode *ldp_params_to_json(const LdpParams *p);
 /* "[0, 1]", "(0, inf)": the accepted range of a number/integer spec (and of list
  * items), or NULL when unbounded. (transfer full, nullable) */
 char *ldp_param_spec_format_range(const LdpParamSpec *spec);
-/* Adds one member per spec (its resolved value; null when absent) to the object being
- * built in @b. */
+/* A flag of core keys only (never a plugin's, beside LdpParamFlags): the key is listed
+ * by ldp_params_add_to_json only when it was given, so a core key added later changes
+ * neither the resolved pipeline in summary.json nor the identity of a sweep's cells. */
+#define LDP_PARAM_OMIT_UNSET (1u << 16)
+
+/* Adds one member per spec (its resolved value; null when absent, nothing when absent
+ * and LDP_PARAM_OMIT_UNSET) to the object being built in @b. */
 void ldp_params_add_to_json(const LdpParams *p, JsonBuilder *b);
 /* Checks that a schema is well formed: names, no duplicates, defaults parse and lie in
  * bounds, enum defaults among the choices. @owner names the plugin in the message. */

@@ -533,6 +533,8 @@ void ldp_params_add_to_json(const LdpParams *p, JsonBuilder *b)
   for (guint i = 0; i < p->n_specs; i++) {
     const LdpParamSpec *s = &p->specs[i];
     const Value *v = &p->values[i];
+    if (!v->present && (s->flags & LDP_PARAM_OMIT_UNSET))
+      continue;
     json_builder_set_member_name(b, s->name);
     if (!v->present) {
       json_builder_add_null_value(b);

@@ -76,6 +76,12 @@ static const LdpParamSpec mechanism_specs[] = {
 };
 
 static const LdpParamSpec train_specs[] = {
+  /* no default, and absent from the resolved pipeline unless given: older results and
+   * sweep cells keep their bytes and identities */
+  { .name = "task", .type = LDP_PARAM_STRING, .flags = LDP_PARAM_OMIT_UNSET,
+    .doc = "what the run learns: node_classification, graph_classification, link_prediction or "
+           "node_regression (doc/pipelines.md); default: link_prediction for split kind edges, else "
+           "node or graph classification by the dataset" },
   { .name = "epochs", .type = LDP_PARAM_INTEGER, .default_value = "200", .min = 1, .max = LDP_MAX_COUNT,
     .doc = "maximum number of epochs" },
   { .name = "lr", .type = LDP_PARAM_NUMBER, .default_value = "0.01", .min = 0, .max = INFINITY,

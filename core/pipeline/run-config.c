@@ -135,6 +135,7 @@ void ldp_run_config_init(LdpRunConfig *cfg, const LdpRunSpec *spec)
 {
   g_return_if_fail(cfg != NULL && spec != NULL);
   memset(cfg, 0, sizeof *cfg);
+  cfg->task = ldp_params_has(spec->train, "task") ? ldp_params_get_string(spec->train, "task") : "auto";
   ldp_preprocess_config_read(spec->dataset.core, &cfg->preprocess);
   ldp_split_config_read(spec->split, &cfg->split);
   ldp_train_config_read(spec->train, &cfg->train);

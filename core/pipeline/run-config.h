@@ -33,6 +33,7 @@ typedef struct {
 
 struct _LdpRunConfig {
   LdpPreprocessConfig preprocess;  /* dataset.core */
+  const char *task;      /* train.task: a task's name (core/task/), or "auto" (borrowed from the spec) */
   LdpSplitConfig split;
   LdpTrainConfig train;  /* progress is the caller's */
   LdpLinkConfig link;    /* the train.link_* keys, for split kind edges */

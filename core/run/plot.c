@@ -14,6 +14,7 @@
 
 #include "host/host.h"
 #include "run/report.h"
+#include "run/summary.h"
 
 static void gp_quote(GString *s, const char *text)
 {
@@ -456,20 +457,15 @@ static gboolean plot_history(const char *dir, const char *fig_dir, GPtrArray *wr
 static double edge_epsilon(const char *dir, const char *name)
 {
   g_autofree char *path = g_build_filename(dir, "summary.json", NULL);
-  g_autoptr(JsonParser) parser = json_parser_new();
-  if (!json_parser_load_from_file(parser, path, NULL))
-    return NAN;
-  JsonNode *root = json_parser_get_root(parser);
-  JsonObject *o = root && JSON_NODE_HOLDS_OBJECT(root) ? json_node_get_object(root) : NULL;
-  JsonArray *runs = o && json_object_has_member(o, "runs") ? json_object_get_array_member(o, "runs") : NULL;
-  for (guint i = 0; runs && i < json_array_get_length(runs); i++) {
-    JsonObject *r = json_array_get_object_element(runs, i);
-    if (!r || g_strcmp0(json_object_get_string_member_with_default(r, "name", ""), name) != 0)
+  g_autoptr(LdpSummary) s = ldp_summary_read(path, NULL);
+  for (guint i = 0; s && i < s->runs->len; i++) {
+    const LdpSummaryRun *r = s->runs->pdata[i];
+    if (strcmp(r->name, name) != 0)
       continue;
-    JsonObject *pr = json_object_get_object_member(r, "privacy");
-    JsonObject *e = pr && json_object_has_member(pr, "edges") ? json_object_get_object_member(pr, "edges") : NULL;
-    JsonNode *eps = e ? json_object_get_member(e, "epsilon") : NULL;
-    return eps && JSON_NODE_HOLDS_VALUE(eps) ? json_node_get_double(eps) : NAN;
+    JsonObject *pr = r->privacy ? json_node_get_object(r->privacy) : NULL;
+    JsonNode *e = pr ? json_object_get_member(pr, "edges") : NULL;
+    JsonObject *eo = e && JSON_NODE_HOLDS_OBJECT(e) ? json_node_get_object(e) : NULL;
+    return ldp_summary_number(eo ? json_object_get_member(eo, "epsilon") : NULL);
   }
   return NAN;
 }
@@ -630,27 +626,22 @@ static gboolean plot_degrees(const char *dir, const char *path, const char *fig_
 static gboolean check_run_metric(const char *dir, const char *metric, GError **error)
 {
   g_autofree char *path = g_build_filename(dir, "summary.json", NULL);
-  g_autoptr(JsonParser) parser = json_parser_new();
-  if (!json_parser_load_from_file(parser, path, NULL)) {
+  g_autoptr(LdpSummary) s = ldp_summary_read(path, NULL);
+  if (!s) {
     g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
                 "%s: --metric %s: neither a sweep (sweep.json) nor a finished run (summary.json)", dir, metric);
     return FALSE;
   }
-  JsonNode *root = json_parser_get_root(parser);
-  JsonObject *so = root && JSON_NODE_HOLDS_OBJECT(root) ? json_node_get_object(root) : NULL;
-  JsonArray *runs = so && json_object_has_member(so, "runs") ? json_object_get_array_member(so, "runs") : NULL;
-  JsonObject *r0 = runs && json_array_get_length(runs) ? json_array_get_object_element(runs, 0) : NULL;
-  JsonObject *m = r0 && json_object_has_member(r0, "metrics") ? json_object_get_object_member(r0, "metrics") : NULL;
-  if (m && json_object_has_member(m, metric)) {
+  const LdpSeries *m = s->runs->len ? &((const LdpSummaryRun *)s->runs->pdata[0])->metrics : NULL;
+  if (m && ldp_series_get(m, metric)) {
     g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
                 "%s: --metric %s: a run directory's figures (training curves, degrees) are not drawn per "
                 "metric; --metric applies to a sweep directory", dir, metric);
     return FALSE;
   }
   GString *known = g_string_new(NULL);
-  g_autoptr(GList) names = m ? json_object_get_members(m) : NULL;
-  for (GList *l = names; l; l = l->next)
-    g_string_append_printf(known, "%s%s", known->len ? ", " : "", (const char *)l->data);
+  for (guint k = 0; m && k < m->names->len; k++)
+    g_string_append_printf(known, "%s%s", known->len ? ", " : "", (const char *)m->names->pdata[k]);
   g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "%s: unknown metric '%s' (summary.json has: %s)", dir,
               metric, known->len ? known->str : "no metrics");
   g_string_free(known, TRUE);

@@ -18,6 +18,7 @@
 
 #include "host/host.h"
 #include "run/report.h"
+#include "run/summary.h"
 
 /* The report's own stream: independent of every run's seeds. */
 #define REPORT_SEED G_GUINT64_CONSTANT(0x6c6470676e6e)
@@ -62,17 +63,6 @@ void ldp_bootstrap_ci(const double *x, guint n, guint resamples, double level, g
   *lo = quantile(means, resamples, (1 - level) / 2);
   *hi = quantile(means, resamples, (1 + level) / 2);
   g_free(means);
-}
-
-static void mean_std(const double *x, guint n, double *mean, double *std)
-{
-  double s = 0, ss = 0;
-  for (guint i = 0; i < n; i++)
-    s += x[i];
-  *mean = n ? s / n : NAN;
-  for (guint i = 0; i < n; i++)
-    ss += (x[i] - *mean) * (x[i] - *mean);
-  *std = n > 1 ? sqrt(ss / (n - 1)) : 0.0;  /* ddof 1, as summary.json */
 }
 
 static guint64 cell_key(const char *row, const char *col, guint salt)
@@ -221,30 +211,6 @@ static const char *dim_value(const char *by, JsonObject *cell_values, const char
                                                                  : NULL;
 }
 
-/* The role run @name declares in the resolved pipeline of @summary (pipeline → runs →
- * role), as a static string, or "" for none or an unknown role. */
-static const char *run_role(JsonObject *summary, const char *name)
-{
-  static const char *const roles[] = { "ceiling", "floor", "majority" };
-  JsonObject *p = json_object_has_member(summary, "pipeline") &&
-                      JSON_NODE_HOLDS_OBJECT(json_object_get_member(summary, "pipeline"))
-                    ? json_object_get_object_member(summary, "pipeline") : NULL;
-  JsonNode *rn = p ? json_object_get_member(p, "runs") : NULL;
-  JsonArray *runs = rn && JSON_NODE_HOLDS_ARRAY(rn) ? json_node_get_array(rn) : NULL;
-  for (guint i = 0; runs && name && i < json_array_get_length(runs); i++) {
-    JsonNode *en = json_array_get_element(runs, i);
-    JsonObject *ro = JSON_NODE_HOLDS_OBJECT(en) ? json_node_get_object(en) : NULL;
-    if (!ro || g_strcmp0(json_object_get_string_member_with_default(ro, "name", ""), name) != 0)
-      continue;
-    const char *role = json_object_get_string_member_with_default(ro, "role", "");
-    for (guint k = 0; k < G_N_ELEMENTS(roles); k++)
-      if (strcmp(role, roles[k]) == 0)
-        return roles[k];
-    return "";
-  }
-  return "";
-}
-
 gboolean ldp_report_below_floor(const LdpReportTable *t, guint r, guint c)
 {
   g_return_val_if_fail(t != NULL && r < t->rows->len && c < t->cols->len, FALSE);
@@ -254,23 +220,18 @@ gboolean ldp_report_below_floor(const LdpReportTable *t, guint r, guint c)
   return x && f && x->n && f->n && x->mean < f->mean;
 }
 
-/* TRUE when every run of @summary is a link-prediction run: test accuracy "nan"
- * everywhere and a test AUC (the runner's headline metric for links). */
-static gboolean only_link_runs(JsonObject *summary)
+/* The metric a report shows by default: the headline of the runs' task when they
+ * agree, else node classification's. */
+static const char *default_metric(const LdpSummary *s)
 {
-  JsonArray *runs = json_object_has_member(summary, "runs") ? json_object_get_array_member(summary, "runs") : NULL;
-  guint n = runs ? json_array_get_length(runs) : 0;
-  for (guint r = 0; r < n; r++) {
-    JsonObject *ro = json_array_get_object_element(runs, r);
-    JsonObject *m = ro && json_object_has_member(ro, "metrics") ? json_object_get_object_member(ro, "metrics") : NULL;
-    JsonObject *acc = m && json_object_has_member(m, "test_accuracy") ? json_object_get_object_member(m, "test_accuracy")
-                                                                       : NULL;
-    JsonNode *mean = acc ? json_object_get_member(acc, "mean") : NULL;
-    if (!m || !json_object_has_member(m, "test_auc") ||
-        (mean && json_node_get_value_type(mean) != G_TYPE_STRING))
-      return FALSE;
+  const char *headline = NULL;
+  for (guint r = 0; s && r < s->runs->len; r++) {
+    const LdpTask *task = ((const LdpSummaryRun *)s->runs->pdata[r])->task;
+    if (!task || (headline && strcmp(headline, task->headline) != 0))
+      return ldp_task_node_classification.headline;
+    headline = task->headline;
   }
-  return n > 0;
+  return headline ? headline : ldp_task_node_classification.headline;
 }
 
 /* The bootstrap draws by position, so a cell's values go in seed order: a report of
@@ -360,13 +321,13 @@ LdpReportTable *ldp_report_table_build_runs(const char *const *dirs, guint n_dir
   if (!o.cols)
     o.cols = axes->len ? axes->pdata[0] : "method";
   if (!o.metric) {
-    /* the runs' headline metric: test accuracy, or test AUC for link prediction */
+    /* the runs' headline metric (their task's: test accuracy, test AUC for link prediction) */
     JsonObject *c0 = cells && json_array_get_length(cells) ? json_array_get_object_element(cells, 0) : NULL;
     const char *c0dir = c0 ? json_object_get_string_member(c0, "dir") : NULL;
     g_autofree char *p0 = c0dir ? g_build_filename(dir, c0dir, "summary.json", NULL)
                                 : g_build_filename(dir, "summary.json", NULL);
-    g_autoptr(JsonNode) s0 = read_json(p0, NULL);
-    o.metric = s0 && only_link_runs(json_node_get_object(s0)) ? "test_auc" : "test_accuracy";
+    g_autoptr(LdpSummary) s0 = ldp_summary_read(p0, NULL);
+    o.metric = default_metric(s0);
   }
   const char *dims[2] = { o.rows, o.cols };
   for (guint d = 0; d < 2; d++) {
@@ -391,7 +352,8 @@ LdpReportTable *ldp_report_table_build_runs(const char *const *dirs, guint n_dir
   t->rows = g_ptr_array_new_with_free_func(g_free);
   t->cols = g_ptr_array_new_with_free_func(g_free);
   t->numeric_axes = g_steal_pointer(&numeric);
-  t->percent = strstr(o.metric, "accuracy") || strstr(o.metric, "f1") || strstr(o.metric, "auc");
+  const LdpMetricSpec *mspec = ldp_metric_spec_lookup(o.metric);  /* a fraction is shown in percent */
+  t->percent = mspec && strcmp(mspec->unit, LDP_UNIT_FRACTION) == 0;
   g_autoptr(GPtrArray) obs = g_ptr_array_new_with_free_func(obs_free);
 
   /* A sweep: one summary per cell. Runs: one per directory, pooled by run name. */
@@ -434,25 +396,20 @@ LdpReportTable *ldp_report_table_build_runs(const char *const *dirs, guint n_dir
         return NULL;
       }
     }
-    g_autoptr(JsonNode) sum = read_json(spath, error);
+    g_autoptr(LdpSummary) sum = ldp_summary_read(spath, error);
     if (!sum) {
       if (cdir)
         g_prefix_error(error, "sweep cell %s not complete (run the sweep again to resume): ", cdir);
       ldp_report_table_free(t);
       return NULL;
     }
-    JsonObject *so = json_node_get_object(sum);
-    if (!t->name && json_object_has_member(so, "pipeline_name"))
-      t->name = g_strdup(json_object_get_string_member(so, "pipeline_name"));
-    JsonArray *seeds = json_object_get_array_member(so, "seeds");
-    JsonArray *runs = json_object_get_array_member(so, "runs");
-    for (guint r = 0; runs && r < json_array_get_length(runs); r++) {
-      JsonObject *ro = json_array_get_object_element(runs, r);
-      const char *rname = json_object_get_string_member(ro, "name");
-      JsonObject *metrics = json_object_get_object_member(ro, "metrics");
-      JsonObject *mo = metrics && json_object_has_member(metrics, o.metric)
-                           ? json_object_get_object_member(metrics, o.metric) : NULL;
-      if (!mo) {
+    if (!t->name && sum->pipeline_name)
+      t->name = g_strdup(sum->pipeline_name);
+    for (guint r = 0; r < sum->runs->len; r++) {
+      const LdpSummaryRun *run = sum->runs->pdata[r];
+      const char *rname = run->name;
+      GArray *mvals = ldp_series_get(&run->metrics, o.metric);
+      if (!mvals) {
         g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "%s: run '%s' has no metric '%s'", spath, rname,
                     o.metric);
         ldp_report_table_free(t);
@@ -481,18 +438,15 @@ LdpReportTable *ldp_report_table_build_runs(const char *const *dirs, guint n_dir
       ob->seeds = g_array_new(FALSE, FALSE, sizeof(gint64));
       ob->from = cdir ? dir : dirs[i];
       /* a role belongs to a variant: rows by anything else mix roles */
-      ob->role = strcmp(o.rows, "method") == 0 ? run_role(so, rname) : "";
-      JsonObject *privacy = json_object_has_member(ro, "privacy") && JSON_NODE_HOLDS_OBJECT(json_object_get_member(ro, "privacy"))
-                              ? json_object_get_object_member(ro, "privacy") : NULL;
+      ob->role = strcmp(o.rows, "method") == 0 ? run->role : "";
+      JsonObject *privacy = run->privacy ? json_node_get_object(run->privacy) : NULL;
       ob->protects = ledger_protects(privacy, TRUE);
       ob->shape = ledger_protects(privacy, FALSE);
-      JsonArray *vals = json_object_get_array_member(mo, "values");
-      for (guint k = 0; vals && k < json_array_get_length(vals); k++) {
-        JsonNode *vn = json_array_get_element(vals, k);
-        if (json_node_get_value_type(vn) != G_TYPE_DOUBLE && json_node_get_value_type(vn) != G_TYPE_INT64)
-          continue;  /* "nan": a metric that does not apply (e.g. AUC of a multi-class task) */
-        double v = json_node_get_double(vn);
-        gint64 sd = seeds && k < json_array_get_length(seeds) ? json_array_get_int_element(seeds, k) : (gint64)k;
+      for (guint k = 0; k < mvals->len; k++) {
+        const double v = g_array_index(mvals, double, k);
+        if (!isfinite(v))
+          continue;  /* a metric that does not apply (e.g. AUC of a multi-class task) */
+        gint64 sd = k < sum->seeds->len ? g_array_index(sum->seeds, gint64, k) : (gint64)k;
         g_array_append_val(ob->values, v);
         g_array_append_val(ob->seeds, sd);
       }
@@ -602,7 +556,7 @@ LdpReportTable *ldp_report_table_build_runs(const char *const *dirs, guint n_dir
       const char *rn = t->rows->pdata[r], *cn = t->cols->pdata[c];
       double *x = (double *)cell->values->data;
       cell->n = cell->values->len;
-      mean_std(x, cell->n, &cell->mean, &cell->std);
+      ldp_mean_std(x, cell->n, &cell->mean, &cell->std);
       if (cell->n >= LDP_REPORT_MIN_CI_N)
         ldp_bootstrap_ci(x, cell->n, LDP_BOOTSTRAP_RESAMPLES, LDP_BOOTSTRAP_LEVEL, cell_key(rn, cn, 0), &cell->lo,
                          &cell->hi);
@@ -622,7 +576,7 @@ LdpReportTable *ldp_report_table_build_runs(const char *const *dirs, guint n_dir
       cell->diff_n = d->len;
       if (d->len) {
         double sd;
-        mean_std((double *)d->data, d->len, &cell->diff_mean, &sd);
+        ldp_mean_std((double *)d->data, d->len, &cell->diff_mean, &sd);
         if (d->len >= LDP_REPORT_MIN_CI_N)
           ldp_bootstrap_ci((double *)d->data, d->len, LDP_BOOTSTRAP_RESAMPLES, LDP_BOOTSTRAP_LEVEL,
                            cell_key(rn, cn, 1), &cell->diff_lo, &cell->diff_hi);
@@ -956,6 +910,20 @@ gboolean ldp_report_write_runs(const char *const *dirs, guint n_dirs, const char
   json_builder_add_string_value(b, t->name ? t->name : "");
   json_builder_set_member_name(b, "metric");
   json_builder_add_string_value(b, t->metric);
+  /* what the tasks' metric tables say of it (null for a metric no task declares) */
+  const LdpMetricSpec *spec = ldp_metric_spec_lookup(t->metric);
+  static const char *const better[] = { [LDP_BETTER_HIGHER] = "higher", [LDP_BETTER_LOWER] = "lower",
+                                        [LDP_BETTER_NEITHER] = "neither" };
+  json_builder_set_member_name(b, "unit");
+  if (spec)
+    json_builder_add_string_value(b, spec->unit);
+  else
+    json_builder_add_null_value(b);
+  json_builder_set_member_name(b, "better");
+  if (spec)
+    json_builder_add_string_value(b, better[spec->better]);
+  else
+    json_builder_add_null_value(b);
   json_builder_set_member_name(b, "rows_by");
   json_builder_add_string_value(b, t->rows_by);
   json_builder_set_member_name(b, "cols_by");

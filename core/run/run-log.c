@@ -30,13 +30,8 @@ static void log_ledger(gpointer out, const LdpLedgerEvent *ev)
 
 static void log_seed_done(gpointer out, const LdpSeedDoneEvent *ev)
 {
-  const LdpTrainResult *res = ev->result;
-  if (strcmp(ev->headline, "test_auc") == 0)
-    fprintf(out, "  seed %" G_GUINT64_FORMAT ": test AUC %.4f, AP %.4f (selected epoch %u of %u, %.2f ms/epoch)\n",
-            ev->seed, res->test_auc, res->test_ap, res->selected.epoch, res->epochs_run, ev->ms_per_epoch);
-  else
-    fprintf(out, "  seed %" G_GUINT64_FORMAT ": test accuracy %.4f (selected epoch %u of %u, %.2f ms/epoch)\n",
-            ev->seed, res->selected.test_acc, res->selected.epoch, res->epochs_run, ev->ms_per_epoch);
+  fprintf(out, "  seed %" G_GUINT64_FORMAT ": %s (selected epoch %u of %u, %.2f ms/epoch)\n", ev->seed,
+          ev->measured, ev->selected_epoch, ev->epochs_run, ev->ms_per_epoch);
   fflush(out);
 }
 
@@ -54,9 +49,9 @@ static void comparison_table(GString *out, const LdpRunDoneEvent *runs, guint n_
   guint width = 4;
   for (guint r = 0; r < n_runs; r++)
     width = MAX(width, (guint)strlen(runs[r].run));
-  g_string_append_printf(out, "\n%-*s  %-17s %9s %7s %7s %7s\n", (int)width, "run",
-                         strcmp(runs[0].headline, "test_auc") == 0 ? "test AUC (%)" : "test accuracy (%)",
-                         "features", "labels", "edges", "total");
+  g_autofree char *title = g_strdup_printf(runs[0].headline_percent ? "%s (%%)" : "%s", runs[0].headline_label);
+  g_string_append_printf(out, "\n%-*s  %-17s %9s %7s %7s %7s\n", (int)width, "run", title, "features", "labels",
+                         "edges", "total");
   /* "∞" is 3 bytes but one column: pad by hand */
   for (guint r = 0; r < n_runs; r++) {
     char eps[4][32];
@@ -65,8 +60,9 @@ static void comparison_table(GString *out, const LdpRunDoneEvent *runs, guint n_
       if (runs[r].has_public[t] && !isinf(runs[r].epsilon[t]))
         g_strlcat(eps[t], "*", sizeof eps[t]);
     }
-    g_string_append_printf(out, "%-*s  %6.2f ± %-8.2f", (int)width, runs[r].run, 100 * runs[r].mean,
-                           100 * runs[r].std);
+    const double k = runs[r].headline_percent ? 100 : 1;
+    g_string_append_printf(out, "%-*s  %6.2f ± %-8.2f", (int)width, runs[r].run, k * runs[r].mean,
+                           k * runs[r].std);
     const int cols[4] = { 9, 7, 7, 7 };
     for (guint t = 0; t < 4; t++) {
       int pad = cols[t] - (isinf(runs[r].epsilon[t]) ? 1 : (int)strlen(eps[t]));

@@ -1,11 +1,13 @@
 /* runner.c: `ldpgnn run`: executes every variant of a pipeline over its seeds.
  *
- * Per seed: load (cached) → preprocess → split → hide test labels → mechanisms in
- * order (each user randomises her own data) → calibrators → backbone → train. Random
- * streams: seed i of a pipeline with seed s uses key s + i; the dataset generator,
- * the split (unless split.per_seed), the mechanisms, the model init and dropout each
- * get their own child stream, so variants share data, split and noise streams and
- * differ only in what they configure.
+ * Per run: load the dataset (cached) → preprocess → pick the run's task (core/task/)
+ * and check the run against the dataset → the task's split (shared, or per seed) →
+ * per seed the task's run_seed (mechanisms, calibrators, backbone, training) → its
+ * named metrics into the run's record (core/run/summary.c). Random streams: seed i of
+ * a pipeline with seed s uses key s + i; the dataset generator, the split (unless
+ * split.per_seed), the mechanisms, the model init and dropout each get their own
+ * child stream, so variants share data, split and noise streams and differ only in
+ * what they configure.
  */
 #include "config.h"
 
@@ -26,61 +28,57 @@
 #include "privacy/privacy.h"
 #include "run/provenance.h"
 #include "run/run.h"
+#include "run/summary.h"
+#include "task/task.h"
 
-/* Metrics recorded per seed, in output order. Timing stays out of summary.json so
- * that the same pipeline and seeds give a byte-identical summary. */
-static const char *const metric_names[] = {
-  "test_accuracy", "test_f1_micro", "test_f1_macro", "test_auc", "val_accuracy", "val_loss",
-  "train_accuracy", "selected_epoch", "epochs_run", "test_ap", "val_auc",
-};
-#define N_METRICS G_N_ELEMENTS(metric_names)
-
+/* Everything a run gathers over its seeds. Its metrics go to summary.json (the
+ * record, core/run/summary.c); timing stays out of it so that the same pipeline and
+ * seeds give a byte-identical summary. */
 typedef struct {
   const LdpRunSpec *spec;
   LdpRunConfig config;        /* the run's core keys, read once */
-  GArray *values[N_METRICS];  /* double per seed */
+  const LdpTask *task;        /* picked once per run */
+  LdpSummaryRun *sum;         /* name, metrics per seed, ledger (owned by the summary) */
   GArray *seconds;            /* training wall time per seed */
   GArray *ms_per_epoch;
   GString *history;           /* history.csv lines: every evaluated epoch of every seed */
   GString *degrees;           /* private/degrees.csv lines of the first seed (edge mechanisms only) */
-  JsonNode *ledger;           /* of the first seed (identical for all seeds) */
-  double epsilon[4];          /* features, labels, edges, total (from that ledger) */
-  GPtrArray *diag_names;      /* calibrator diagnostics (private/diagnostics.json): names (char *) in first-seen order */
-  GPtrArray *diag_values;     /* ... and per name a GArray of double, one per seed */
+  double epsilon[4];          /* features, labels, edges, total (from the first seed's ledger) */
+  LdpSeries diag;             /* calibrator diagnostics per seed (private/diagnostics.json) */
   gboolean has_public[4];     /* some users of that target sent raw data */
-  guint headline;             /* metric shown in tables: test accuracy, or test AUC for links */
 } RunRecord;
 
 static void run_record_clear(RunRecord *r)
 {
-  for (guint m = 0; m < N_METRICS; m++)
-    g_clear_pointer(&r->values[m], g_array_unref);
   g_clear_pointer(&r->seconds, g_array_unref);
   g_clear_pointer(&r->ms_per_epoch, g_array_unref);
   if (r->history)
     g_string_free(g_steal_pointer(&r->history), TRUE);
   if (r->degrees)
     g_string_free(g_steal_pointer(&r->degrees), TRUE);
-  g_clear_pointer(&r->ledger, json_node_unref);
-  g_clear_pointer(&r->diag_names, g_ptr_array_unref);
-  g_clear_pointer(&r->diag_values, g_ptr_array_unref);
+  if (r->diag.names)
+    ldp_series_clear(&r->diag);
   ldp_run_config_clear(&r->config);
 }
 
 /* Appends one seed's calibrator diagnostics (LdpDiagnostic) to @r. */
 static void add_diagnostics(RunRecord *r, const GArray *diag)
 {
+  LdpMetricValues m;
+  ldp_metric_values_init(&m);
   for (guint i = 0; i < diag->len; i++) {
     const LdpDiagnostic *d = &g_array_index(diag, LdpDiagnostic, i);
-    guint k = 0;
-    while (k < r->diag_names->len && strcmp(r->diag_names->pdata[k], d->name) != 0)
-      k++;
-    if (k == r->diag_names->len) {
-      g_ptr_array_add(r->diag_names, g_strndup(d->name, sizeof d->name));
-      g_ptr_array_add(r->diag_values, g_array_new(FALSE, FALSE, sizeof(double)));
-    }
-    g_array_append_val((GArray *)r->diag_values->pdata[k], d->value);
+    g_autofree char *name = g_strndup(d->name, sizeof d->name);
+    ldp_metric_values_set(&m, name, d->value);
   }
+  ldp_series_add_seed(&r->diag, &m);
+  ldp_metric_values_clear(&m);
+}
+
+/* The headline metric's spec of @r's task. */
+static const LdpMetricSpec *headline(const RunRecord *r)
+{
+  return ldp_task_metric(r->task, r->task->headline);
 }
 
 static char *params_key(const LdpStageSpec *st)
@@ -107,161 +105,6 @@ static LdpDataset *load_dataset(const LdpStageSpec *st, const LdpPreprocessConfi
   }
   return ds;
 }
-
-static guint8 *make_split(const LdpDataset *ds, const LdpSplitConfig *split, guint64 key, GError **error)
-{
-  LdpRng rng;
-  ldp_rng_init(&rng, ldp_rng_derive_key(key, LDP_STREAM_SPLIT));
-  return ldp_split_make(ds, split->kind, split->train, split->val, split->test, &rng, error);
-}
-
-static void free_calibrators(GArray *cals)
-{
-  for (guint i = 0; i < cals->len; i++) {
-    LdpCalibratorSlot *s = &g_array_index(cals, LdpCalibratorSlot, i);
-    if (s->inst)
-      ldp_host_calibrator_destroy(s->desc, s->inst);
-  }
-  g_array_unref(cals);
-}
-
-/* Runs one seed of one variant on @base (which is not modified); appends the
- * degrees.csv lines of its edge mechanisms to @degrees and the calibrators'
- * diagnostics against the clean graph to @diag (both nullable: private outputs). */
-static gboolean run_seed(const LdpRunSpec *spec, const LdpRunConfig *rc, const LdpDataset *base, const guint8 *roles, guint64 key,
-                         const LdpTrainWatch *watch, LdpTrainResult *result, LdpLedger *ledger, GArray *diag,
-                         GString *degrees, GError **error)
-{
-  guint n_items = ldp_dataset_n_labels(base);
-  const gint *clean = ldp_dataset_labels(base);
-  if (!clean) {
-    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "dataset '%s' has no labels",
-                ldp_dataset_name(base));
-    return FALSE;
-  }
-
-  /* The server never holds test labels: they are kept aside for evaluation only. */
-  LdpDataset *data = ldp_dataset_copy(base);
-  gint *server_labels = g_new(gint, n_items ? n_items : 1);
-  for (guint i = 0; i < n_items; i++)
-    server_labels[i] = roles[i] == LDP_ROLE_TRAIN || roles[i] == LDP_ROLE_VAL ? clean[i] : -1;
-  ldp_dataset_set_labels(data, server_labels, ldp_dataset_n_classes(base));
-
-  GArray *cals = g_array_new(FALSE, TRUE, sizeof(LdpCalibratorSlot));
-  gboolean ok = FALSE;
-  gpointer model = NULL;
-  guint *noisy_degree = NULL;  /* after the mechanisms, for @degrees */
-  GString *method = NULL;
-  LdpRng mech_rng;
-  ldp_rng_init(&mech_rng, ldp_rng_derive_key(key, LDP_STREAM_MECHANISMS));
-  for (guint m = 0; m < spec->mechanisms->len; m++) {
-    const LdpStageSpec *st = spec->mechanisms->pdata[m];
-    if (!ldp_mechanism_apply(st->plugin, st->params, m, rc->public_fraction[m],
-                             data, &mech_rng, ledger, error))
-      goto out;
-  }
-  /* Reporting only (degrees.csv): each user's degree after the edge mechanisms,
-   * written with the clean and the trained degree once the calibrators are done. */
-  if (degrees) {
-    method = g_string_new(NULL);
-    for (guint m = 0; m < spec->mechanisms->len; m++) {
-      const LdpPluginDesc *d = ldp_plugin_desc(((const LdpStageSpec *)spec->mechanisms->pdata[m])->plugin);
-      if (ldp_host_mechanism_target(d) == LDP_TARGET_EDGES)
-        g_string_append_printf(method, "%s%s", method->len ? "+" : "", d->name);
-    }
-    if (method->len)
-      noisy_degree = ldp_degrees_of(data);
-  }
-
-  const LdpPluginDesc *bb = ldp_plugin_desc(spec->backbone.plugin);
-  LdpRng cal_rng;
-  ldp_rng_init(&cal_rng, ldp_rng_derive_key(key, LDP_STREAM_CALIBRATORS));
-  gboolean wants_edge_weights = FALSE;
-  for (guint c = 0; c < spec->calibrators->len; c++) {
-    const LdpStageSpec *st = spec->calibrators->pdata[c];
-    const LdpPluginDesc *desc = ldp_plugin_desc(st->plugin);
-    LdpCalibratorSlot slot = { desc, NULL };
-    slot.inst = ldp_host_calibrator_create(desc, st->params, data, error);
-    if (!slot.inst)
-      goto out;
-    g_array_append_val(cals, slot);
-    if (!ldp_host_calibrator_prepare(desc, slot.inst, data, &cal_rng, error))
-      goto out;
-    wants_edge_weights |= LDP_HOST_CALIBRATOR_HAS(desc, edge_weights);
-  }
-  /* the clean graph goes no further than this report */
-  if (noisy_degree)
-    ldp_degrees_csv_append(degrees, spec->name, key, method->str, base, noisy_degree, data, LDP_DEGREES_MAX_USERS);
-
-  const char *bb_name = ldp_plugin_desc(spec->backbone.plugin)->name;
-  LdpTaskLevel level = ldp_dataset_level(data);
-  guint need = level == LDP_TASK_GRAPH ? LDP_BACKBONE_GRAPH : LDP_BACKBONE_NODE;
-  if (!(ldp_host_backbone_capabilities(bb) & need)) {
-    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_INCOMPATIBLE,
-                "backbone '%s' has no %s-level output, which dataset '%s' needs", bb_name,
-                level == LDP_TASK_GRAPH ? "graph" : "node", ldp_dataset_name(data));
-    goto out;
-  }
-  if (wants_edge_weights && !(ldp_host_backbone_capabilities(bb) & LDP_BACKBONE_EDGE_WEIGHTS)) {
-    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_INCOMPATIBLE,
-                "a calibrator learns edge weights, but backbone '%s' cannot use them", bb_name);
-    goto out;
-  }
-  LdpRng init_rng, train_rng;
-  ldp_rng_init(&init_rng, ldp_rng_derive_key(key, LDP_STREAM_INIT));
-  ldp_rng_init(&train_rng, ldp_rng_derive_key(key, LDP_STREAM_TRAIN));
-  model = ldp_host_backbone_create(bb, spec->backbone.params, ldp_dataset_n_features(data),
-                                   ldp_dataset_n_classes(data), level, &init_rng, error);
-  if (!model)
-    goto out;
-  LdpTrainConfig cfg = rc->train;
-  ok = ldp_train_watched(&cfg, data, roles, clean, ldp_plugin_desc(spec->backbone.plugin), model, cals, &train_rng,
-                         watch, result, error);
-  /* Reporting only: the graph before the mechanisms reaches the calibrators after
-   * training is over. */
-  for (guint c = 0; ok && diag && c < cals->len; c++) {
-    const LdpCalibratorSlot *s = &g_array_index(cals, LdpCalibratorSlot, c);
-    ldp_host_calibrator_diagnostics(s->desc, s->inst, ldp_dataset_graph(base), diag);
-  }
-
-out:
-  if (model)
-    ldp_host_backbone_destroy(bb, model);
-  free_calibrators(cals);
-  ldp_dataset_free(data);
-  g_free(noisy_degree);
-  if (method)
-    g_string_free(method, TRUE);
-  return ok;
-}
-
-static void add_metric(RunRecord *r, guint m, double v)
-{
-  g_array_append_val(r->values[m], v);
-}
-
-static void mean_std(GArray *a, double *mean, double *std)
-{
-  double s = 0, ss = 0;
-  for (guint i = 0; i < a->len; i++)
-    s += g_array_index(a, double, i);
-  *mean = a->len ? s / a->len : NAN;
-  for (guint i = 0; i < a->len; i++) {
-    double d = g_array_index(a, double, i) - *mean;
-    ss += d * d;
-  }
-  /* sample standard deviation (ddof = 1); 0 for a single seed */
-  *std = a->len > 1 ? sqrt(ss / (a->len - 1)) : 0.0;
-}
-
-static void json_add_double(JsonBuilder *b, double v)
-{
-  if (isfinite(v))
-    json_builder_add_double_value(b, v);
-  else
-    json_builder_add_string_value(b, isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
-}
-
 /* Creates @dir and proves it writable by creating and removing a file in it, so that a
  * bad --out fails before hours of training rather than after. */
 static gboolean check_out_dir(const char *dir, GError **error)
@@ -294,7 +137,6 @@ static gboolean write_or_remove(const char *path, gboolean write, const char *te
   }
   return TRUE;
 }
-
 /* DIR/private/ (only with @on, doc/privacy.md): the outputs that hold raw private
  * data, evaluation only: degrees.csv (every user's true degree) and diagnostics.json
  * (calibrator statistics against the clean graph). Without @on, stale ones (and the
@@ -309,7 +151,7 @@ static gboolean write_private_outputs(const char *dir, gboolean on, RunRecord *r
   gboolean any_diag = FALSE;
   for (guint r = 0; r < n_runs; r++) {
     g_string_append(deg, recs[r].degrees->str);
-    any_diag |= recs[r].diag_names->len > 0;
+    any_diag |= recs[r].diag.names->len > 0;
   }
   const gboolean any_deg = deg->len > strlen(LDP_DEGREES_CSV_HEADER);
   if (!write_or_remove(old_deg, FALSE, NULL, error))
@@ -328,27 +170,27 @@ static gboolean write_private_outputs(const char *dir, gboolean on, RunRecord *r
   json_builder_set_member_name(b, "runs");
   json_builder_begin_array(b);
   for (guint r = 0; r < n_runs; r++) {
-    if (recs[r].diag_names->len == 0)
+    if (recs[r].diag.names->len == 0)
       continue;
     json_builder_begin_object(b);
     json_builder_set_member_name(b, "name");
     json_builder_add_string_value(b, recs[r].spec->name);
     json_builder_set_member_name(b, "diagnostics");
     json_builder_begin_object(b);
-    for (guint k = 0; k < recs[r].diag_names->len; k++) {
-      GArray *a = recs[r].diag_values->pdata[k];
+    for (guint k = 0; k < recs[r].diag.names->len; k++) {
+      GArray *a = recs[r].diag.values->pdata[k];
       double mean, std;
-      mean_std(a, &mean, &std);
-      json_builder_set_member_name(b, recs[r].diag_names->pdata[k]);
+      ldp_mean_std((const double *)a->data, a->len, &mean, &std);
+      json_builder_set_member_name(b, recs[r].diag.names->pdata[k]);
       json_builder_begin_object(b);
       json_builder_set_member_name(b, "mean");
-      json_add_double(b, mean);
+      json_builder_add_double_value(b, mean);
       json_builder_set_member_name(b, "std");
-      json_add_double(b, std);
+      json_builder_add_double_value(b, std);
       json_builder_set_member_name(b, "values");
       json_builder_begin_array(b);
       for (guint i = 0; i < a->len; i++)
-        json_add_double(b, g_array_index(a, double, i));
+        json_builder_add_double_value(b, g_array_index(a, double, i));
       json_builder_end_array(b);
       json_builder_end_object(b);
     }
@@ -380,8 +222,24 @@ static gboolean write_private_outputs(const char *dir, gboolean on, RunRecord *r
   g_rmdir(priv);  /* when empty: no private/ left behind */
   return TRUE;
 }
+/* The columns of seeds.csv: every run's metric names, in first-seen order. */
+static GPtrArray *csv_columns(const LdpSummary *sum)
+{
+  GPtrArray *cols = g_ptr_array_new();
+  for (guint r = 0; r < sum->runs->len; r++) {
+    const LdpSeries *m = &((const LdpSummaryRun *)sum->runs->pdata[r])->metrics;
+    for (guint k = 0; k < m->names->len; k++) {
+      guint c = 0;
+      while (c < cols->len && strcmp(cols->pdata[c], m->names->pdata[k]) != 0)
+        c++;
+      if (c == cols->len)
+        g_ptr_array_add(cols, m->names->pdata[k]);
+    }
+  }
+  return cols;
+}
 
-static gboolean write_outputs(const char *dir, LdpPipeline *p, RunRecord *recs, guint n_runs, guint n_seeds,
+static gboolean write_outputs(const char *dir, LdpPipeline *p, const LdpSummary *sum, RunRecord *recs, guint n_runs,
                               const GPtrArray *data_files, const char *data_dir, GError **error)
 {
   if (g_mkdir_with_parents(dir, 0755) != 0) {
@@ -389,75 +247,25 @@ static gboolean write_outputs(const char *dir, LdpPipeline *p, RunRecord *recs, 
                 g_strerror(errno));
     return FALSE;
   }
-  g_autoptr(JsonBuilder) b = json_builder_new();
-  json_builder_begin_object(b);
-  json_builder_set_member_name(b, "ldpgnn_version");
-  json_builder_add_string_value(b, LDP_VERSION_STRING);
-  json_builder_set_member_name(b, "pipeline_name");
-  json_builder_add_string_value(b, ldp_pipeline_name(p));
-  json_builder_set_member_name(b, "seeds");
-  json_builder_begin_array(b);
-  for (guint s = 0; s < n_seeds; s++)
-    json_builder_add_int_value(b, (gint64)(ldp_pipeline_seed(p) + s));
-  json_builder_end_array(b);
-  json_builder_set_member_name(b, "runs");
-  json_builder_begin_array(b);
-  for (guint r = 0; r < n_runs; r++) {
-    json_builder_begin_object(b);
-    json_builder_set_member_name(b, "name");
-    json_builder_add_string_value(b, recs[r].spec->name);
-    json_builder_set_member_name(b, "metrics");
-    json_builder_begin_object(b);
-    for (guint m = 0; m < N_METRICS; m++) {
-      GArray *a = recs[r].values[m];
-      double mean, std;
-      mean_std(a, &mean, &std);
-      json_builder_set_member_name(b, metric_names[m]);
-      json_builder_begin_object(b);
-      json_builder_set_member_name(b, "mean");
-      json_add_double(b, mean);
-      json_builder_set_member_name(b, "std");
-      json_add_double(b, std);
-      json_builder_set_member_name(b, "n");
-      json_builder_add_int_value(b, a->len);
-      json_builder_set_member_name(b, "values");
-      json_builder_begin_array(b);
-      for (guint i = 0; i < a->len; i++)
-        json_add_double(b, g_array_index(a, double, i));
-      json_builder_end_array(b);
-      json_builder_end_object(b);
-    }
-    json_builder_end_object(b);
-    json_builder_set_member_name(b, "privacy");
-    json_builder_add_value(b, recs[r].ledger ? json_node_copy(recs[r].ledger) : json_node_new(JSON_NODE_NULL));
-    json_builder_end_object(b);
-  }
-  json_builder_end_array(b);
-  json_builder_set_member_name(b, "pipeline");
-  json_builder_add_value(b, ldp_pipeline_to_json(p));
-  ldp_provenance_add(b, p, data_files, data_dir);
-  json_builder_end_object(b);
-
-  /* Not json_generator: it prints 1e-10 as "1e-10.0" (see json-write.h). */
-  g_autoptr(JsonNode) root = json_builder_get_root(b);
   g_autofree char *summary_path = g_build_filename(dir, "summary.json", NULL);
-  if (!ldp_json_write_file(root, summary_path, error)) {
-    g_prefix_error(error, "%s: ", summary_path);
+  if (!ldp_summary_write(sum, p, data_files, data_dir, summary_path, error))
     return FALSE;
-  }
 
   /* Per-seed metrics (reproducible) and timings (not) in separate files. */
+  g_autoptr(GPtrArray) cols = csv_columns(sum);
   GString *csv = g_string_new("run,seed");
-  for (guint m = 0; m < N_METRICS; m++)
-    g_string_append_printf(csv, ",%s", metric_names[m]);
+  for (guint m = 0; m < cols->len; m++)
+    g_string_append_printf(csv, ",%s", (const char *)cols->pdata[m]);
   g_string_append_c(csv, '\n');
   GString *timing = g_string_new("run,seed,train_seconds,ms_per_epoch\n");
   for (guint r = 0; r < n_runs; r++)
-    for (guint s = 0; s < recs[r].values[0]->len; s++) {
+    for (guint s = 0; s < recs[r].sum->metrics.n; s++) {
       guint64 seed = ldp_pipeline_seed(p) + s;
       g_string_append_printf(csv, "%s,%" G_GUINT64_FORMAT, recs[r].spec->name, seed);
-      for (guint m = 0; m < N_METRICS; m++)
-        g_string_append_printf(csv, ",%.17g", g_array_index(recs[r].values[m], double, s));
+      for (guint m = 0; m < cols->len; m++) {
+        GArray *a = ldp_series_get(&recs[r].sum->metrics, cols->pdata[m]);
+        g_string_append_printf(csv, ",%.17g", a ? g_array_index(a, double, s) : NAN);
+      }
       g_string_append_c(csv, '\n');
       g_string_append_printf(timing, "%s,%" G_GUINT64_FORMAT ",%.4f,%.4f\n", recs[r].spec->name, seed,
                              g_array_index(recs[r].seconds, double, s),
@@ -470,10 +278,16 @@ static gboolean write_outputs(const char *dir, LdpPipeline *p, RunRecord *recs, 
   g_autofree char *hist_path = g_build_filename(dir, "history.csv", NULL);
   gboolean hist_ok = g_file_set_contents(hist_path, hist->str, -1, error);
   g_string_free(hist, TRUE);
-  if (!hist_ok)
+  if (!hist_ok) {
+    g_string_free(csv, TRUE);
+    g_string_free(timing, TRUE);
     return FALSE;
-  if (!write_private_outputs(dir, ldp_pipeline_private_outputs(p), recs, n_runs, error))
+  }
+  if (!write_private_outputs(dir, ldp_pipeline_private_outputs(p), recs, n_runs, error)) {
+    g_string_free(csv, TRUE);
+    g_string_free(timing, TRUE);
     return FALSE;
+  }
   g_autofree char *csv_path = g_build_filename(dir, "seeds.csv", NULL);
   g_autofree char *timing_path = g_build_filename(dir, "timing.csv", NULL);
   gboolean ok = g_file_set_contents(csv_path, csv->str, -1, error) &&
@@ -494,6 +308,107 @@ static void cached_dataset_free(gpointer p)
   g_free(c->key);
   ldp_dataset_free(c->ds);
   g_free(c);
+}
+
+/* The first seed's ledger (identical for all seeds): told to @obs, and kept in @rec. */
+static void record_ledger(RunRecord *rec, const LdpLedger *ledger, guint64 seed, const LdpObserver *obs)
+{
+  const LdpLedgerEvent lev = { .run = rec->spec->name, .seed = seed, .ledger = ledger };
+  LDP_OBSERVER_EMIT(obs, ledger, &lev);
+  rec->sum->privacy = ldp_ledger_to_json(ledger);
+  rec->epsilon[0] = ldp_ledger_target_epsilon(ledger, LDP_TARGET_FEATURES);
+  rec->epsilon[1] = ldp_ledger_target_epsilon(ledger, LDP_TARGET_LABELS);
+  rec->epsilon[2] = ldp_ledger_target_epsilon(ledger, LDP_TARGET_EDGES);
+  rec->epsilon[3] = ldp_ledger_total_epsilon(ledger);
+  for (LdpTarget t = LDP_TARGET_FEATURES; t <= LDP_TARGET_EDGES; t++)
+    rec->has_public[t - LDP_TARGET_FEATURES] = ldp_ledger_target_public_users(ledger, t) > 0;
+  rec->has_public[3] = rec->has_public[0] || rec->has_public[1];
+}
+
+/* Runs every seed of @rec's variant on @base (loaded and preprocessed): picks its
+ * task, checks the run against the dataset, splits, and records each seed's named
+ * metrics, ledger, history and timing in @rec. */
+static gboolean run_variant(RunRecord *rec, guint index, guint n_runs, const LdpDataset *base, guint64 base_seed,
+                            guint n_seeds, const LdpObserver *obs, gboolean private_out, GError **error)
+{
+  const LdpRunSpec *spec = rec->spec;
+  const LdpRunStartEvent start = { .run = spec->name, .index = index, .n_runs = n_runs, .n_seeds = n_seeds };
+  LDP_OBSERVER_EMIT(obs, run_start, &start);
+  const LdpTask *task = rec->task = ldp_task_pick(rec->config.task, &rec->config, base, error);
+  rec->sum->task = task;
+  if (!task || !task->check(spec, &rec->config, base, error)) {
+    g_prefix_error(error, "%s: ", spec->name);
+    return FALSE;
+  }
+  const gboolean per_seed_split = rec->config.split.per_seed;
+  gpointer shared_split = NULL;
+  /* split.seed pins the shared split, so a run of one seed (bench/run-cells.sh) draws
+   * the split a run over all seeds would. */
+  const guint64 split_seed = rec->config.split.has_seed ? rec->config.split.seed : base_seed;
+  if (!per_seed_split && !(shared_split = task->split(&rec->config, base, split_seed, error))) {
+    g_prefix_error(error, "%s: ", spec->name);
+    return FALSE;
+  }
+
+  gboolean seeds_ok = TRUE;
+  for (guint s = 0; s < n_seeds && seeds_ok; s++) {
+    guint64 seed = base_seed + s;
+    gpointer own_split = NULL;
+    if (per_seed_split && !(own_split = task->split(&rec->config, base, seed, error))) {
+      g_prefix_error(error, "%s, seed %" G_GUINT64_FORMAT ": ", spec->name, seed);
+      seeds_ok = FALSE;
+      break;
+    }
+    LdpLedger *ledger = ldp_ledger_new();
+    ldp_ledger_note_preprocess_config(ledger, &rec->config.preprocess);
+    g_autoptr(GArray) diag = g_array_new(FALSE, TRUE, sizeof(LdpDiagnostic));
+    const LdpTrainWatch watch = { .obs = obs, .run = spec->name, .seed = seed };
+    const LdpSeedInput in = {
+      .spec = spec, .config = &rec->config, .base = base, .split = own_split ? own_split : shared_split,
+      .key = seed, .watch = &watch, .ledger = ledger, .diagnostics = private_out ? diag : NULL,
+      .degrees = s == 0 && private_out ? rec->degrees : NULL,
+    };
+    LdpSeedOutcome res;
+    ldp_seed_outcome_init(&res);
+    gboolean seed_ok = task->run_seed(&in, &res, error);
+    if (own_split)
+      task->split_free(own_split);
+    if (seed_ok)
+      add_diagnostics(rec, diag);
+    if (seed_ok && s == 0)
+      record_ledger(rec, ledger, seed, obs);
+    ldp_ledger_free(ledger);
+    if (!seed_ok) {
+      g_prefix_error(error, "%s, seed %" G_GUINT64_FORMAT ": ", spec->name, seed);
+      ldp_seed_outcome_clear(&res);
+      seeds_ok = FALSE;
+      break;
+    }
+    ldp_series_add_seed(&rec->sum->metrics, &res.metrics);
+    double ms = res.epochs_run ? 1e3 * res.seconds / res.epochs_run : 0;
+    for (guint e = 0; res.history && e < res.history->len; e++) {
+      const LdpEpochStats *h = &g_array_index(res.history, LdpEpochStats, e);
+      g_string_append_printf(rec->history, "%s,%" G_GUINT64_FORMAT ",%u,%.9g,%.9g,%.9g,%.9g,%.9g\n",
+                             spec->name, seed, h->epoch, h->train_loss, h->train_acc, h->val_loss, h->val_acc,
+                             h->test_acc);
+    }
+    g_array_append_val(rec->seconds, res.seconds);
+    g_array_append_val(rec->ms_per_epoch, ms);
+    g_autoptr(GString) measured = g_string_new(NULL);
+    task->format_seed(&res, measured);
+    const LdpSeedDoneEvent sev = {
+      .run = spec->name, .seed = seed, .index = s, .headline = rec->task->headline,
+      .headline_value = ldp_metric_values_get(&res.metrics, rec->task->headline), .ms_per_epoch = ms,
+      .measured = measured->str, .selected_epoch = res.selected_epoch, .epochs_run = res.epochs_run,
+      .n_metrics = res.metrics.names->len, .metric_names = (const char *const *)res.metrics.names->pdata,
+      .metric_values = (const double *)res.metrics.values->data,
+    };
+    LDP_OBSERVER_EMIT(obs, seed_done, &sev);
+    ldp_seed_outcome_clear(&res);
+  }
+  if (shared_split)
+    task->split_free(shared_split);
+  return seeds_ok;
 }
 
 gboolean ldp_run_pipeline(LdpPipeline *p, const char *out_dir, const char *data_dir_override,
@@ -528,23 +443,37 @@ gboolean ldp_run_pipeline_recorded(LdpPipeline *p, const char *out_dir, const ch
   LdpRunDoneEvent *done = g_new0(LdpRunDoneEvent, n_runs);
   g_autofree char *priv_dir = NULL;
   g_autoptr(GString) line = NULL;
+  g_autoptr(LdpSummary) summary = ldp_summary_new();
   g_autoptr(GPtrArray) cache = g_ptr_array_new_with_free_func(cached_dataset_free);
   gboolean ok = FALSE;
   ldp_data_files_begin();  /* the loaders report every file they read */
 
+  /* Every run's task first, so that a misnamed one fails before any data is loaded. */
   for (guint r = 0; r < n_runs; r++) {
     const LdpRunSpec *spec = ldp_pipeline_run(p, r);
     RunRecord *rec = &recs[r];
     rec->spec = spec;
     ldp_run_config_init(&rec->config, spec);
-    for (guint m = 0; m < N_METRICS; m++)
-      rec->values[m] = g_array_new(FALSE, FALSE, sizeof(double));
+    if (!ldp_task_pick(rec->config.task, &rec->config, NULL, error)) {
+      g_prefix_error(error, "%s: ", spec->name);
+      goto out;
+    }
+  }
+  summary->pipeline_name = g_strdup(ldp_pipeline_name(p));
+  for (guint s = 0; s < n_seeds; s++) {
+    gint64 seed = (gint64)(base_seed + s);
+    g_array_append_val(summary->seeds, seed);
+  }
+
+  for (guint r = 0; r < n_runs; r++) {
+    const LdpRunSpec *spec = recs[r].spec;
+    RunRecord *rec = &recs[r];
+    rec->sum = ldp_summary_add_run(summary, spec->name);
     rec->seconds = g_array_new(FALSE, FALSE, sizeof(double));
     rec->ms_per_epoch = g_array_new(FALSE, FALSE, sizeof(double));
     rec->history = g_string_new(NULL);
     rec->degrees = g_string_new(NULL);
-    rec->diag_names = g_ptr_array_new_with_free_func(g_free);
-    rec->diag_values = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+    ldp_series_init(&rec->diag);
 
     /* Datasets are loaded once per distinct dataset stage and shared by variants. */
     g_autofree char *key = params_key(&spec->dataset);
@@ -566,102 +495,39 @@ gboolean ldp_run_pipeline_recorded(LdpPipeline *p, const char *out_dir, const ch
       LDP_OBSERVER_EMIT(obs, dataset_loaded, &ev);
     }
 
-    const LdpRunStartEvent start = { .run = spec->name, .index = r, .n_runs = n_runs, .n_seeds = n_seeds };
-    LDP_OBSERVER_EMIT(obs, run_start, &start);
-    const gboolean per_seed_split = rec->config.split.per_seed;
-    const gboolean link = rec->config.split.edges;
-    rec->headline = link ? 3 : 0;
-    g_autofree guint8 *shared_roles = NULL;
-    /* split.seed pins the shared split, so a run of one seed (bench/run-cells.sh) draws
-     * the split a run over all seeds would. */
-    const guint64 split_seed = rec->config.split.has_seed ? rec->config.split.seed : base_seed;
-    if (!per_seed_split && !link && !(shared_roles = make_split(base, &rec->config.split, split_seed, error)))
+    if (!run_variant(rec, r, n_runs, base, base_seed, n_seeds, obs, private_out, error))
       goto out;
-
-    for (guint s = 0; s < n_seeds; s++) {
-      guint64 seed = base_seed + s;
-      g_autofree guint8 *own_roles = NULL;
-      if (per_seed_split && !link && !(own_roles = make_split(base, &rec->config.split, seed, error)))
-        goto out;
-      LdpLedger *ledger = ldp_ledger_new();
-      ldp_ledger_note_preprocess_config(ledger, &rec->config.preprocess);
-      LdpTrainResult res = { 0 };
-      g_autoptr(GArray) diag = g_array_new(FALSE, TRUE, sizeof(LdpDiagnostic));
-      const LdpTrainWatch watch = { .obs = obs, .run = spec->name, .seed = seed };
-      gboolean seed_ok =
-        link ? ldp_run_link_seed(spec, &rec->config, base, per_seed_split ? seed : base_seed, seed, &watch, &res, ledger, error)
-             : run_seed(spec, &rec->config, base, own_roles ? own_roles : shared_roles, seed, &watch, &res, ledger,
-                        private_out ? diag : NULL, s == 0 && private_out ? rec->degrees : NULL, error);
-      if (seed_ok)
-        add_diagnostics(rec, diag);
-      if (seed_ok && s == 0) {
-        const LdpLedgerEvent lev = { .run = spec->name, .seed = seed, .ledger = ledger };
-        LDP_OBSERVER_EMIT(obs, ledger, &lev);
-        rec->ledger = ldp_ledger_to_json(ledger);
-        rec->epsilon[0] = ldp_ledger_target_epsilon(ledger, LDP_TARGET_FEATURES);
-        rec->epsilon[1] = ldp_ledger_target_epsilon(ledger, LDP_TARGET_LABELS);
-        rec->epsilon[2] = ldp_ledger_target_epsilon(ledger, LDP_TARGET_EDGES);
-        rec->epsilon[3] = ldp_ledger_total_epsilon(ledger);
-        for (LdpTarget t = LDP_TARGET_FEATURES; t <= LDP_TARGET_EDGES; t++)
-          rec->has_public[t - LDP_TARGET_FEATURES] = ldp_ledger_target_public_users(ledger, t) > 0;
-        rec->has_public[3] = rec->has_public[0] || rec->has_public[1];
-      }
-      ldp_ledger_free(ledger);
-      if (!seed_ok) {
-        g_prefix_error(error, "%s, seed %" G_GUINT64_FORMAT ": ", spec->name, seed);
-        ldp_train_result_clear(&res);
-        goto out;
-      }
-      const LdpEpochStats *b = &res.selected;
-      add_metric(rec, 0, b->test_acc);
-      add_metric(rec, 1, res.test_f1_micro);
-      add_metric(rec, 2, res.test_f1_macro);
-      add_metric(rec, 3, res.test_auc);
-      add_metric(rec, 4, b->val_acc);
-      add_metric(rec, 5, b->val_loss);
-      add_metric(rec, 6, b->train_acc);
-      add_metric(rec, 7, b->epoch);
-      add_metric(rec, 8, res.epochs_run);
-      add_metric(rec, 9, res.test_ap);
-      add_metric(rec, 10, res.val_auc);
-      double ms = res.epochs_run ? 1e3 * res.seconds / res.epochs_run : 0;
-      for (guint e = 0; res.history && e < res.history->len; e++) {
-        const LdpEpochStats *h = &g_array_index(res.history, LdpEpochStats, e);
-        g_string_append_printf(rec->history, "%s,%" G_GUINT64_FORMAT ",%u,%.9g,%.9g,%.9g,%.9g,%.9g\n",
-                               spec->name, seed, h->epoch, h->train_loss, h->train_acc, h->val_loss, h->val_acc,
-                               h->test_acc);
-      }
-      g_array_append_val(rec->seconds, res.seconds);
-      g_array_append_val(rec->ms_per_epoch, ms);
-      const LdpSeedDoneEvent sev = { .run = spec->name, .seed = seed, .index = s, .result = &res,
-                                     .headline = metric_names[rec->headline],
-                                     .headline_value = link ? res.test_auc : b->test_acc, .ms_per_epoch = ms };
-      LDP_OBSERVER_EMIT(obs, seed_done, &sev);
-      ldp_train_result_clear(&res);
-    }
+    const LdpMetricSpec *h = headline(rec);
+    GArray *a = ldp_series_get(&rec->sum->metrics, rec->task->headline);
     LdpRunDoneEvent *d = &done[r];
-    *d = (LdpRunDoneEvent){ .run = spec->name, .index = r, .n_runs = n_runs, .headline = metric_names[rec->headline],
-                            .n_seeds = n_seeds };
-    mean_std(rec->values[rec->headline], &d->mean, &d->std);
+    *d = (LdpRunDoneEvent){ .run = spec->name, .index = r, .n_runs = n_runs, .headline = rec->task->headline,
+                            .n_seeds = n_seeds, .headline_label = h->label ? h->label : h->name,
+                            .headline_percent = strcmp(h->unit, LDP_UNIT_FRACTION) == 0 };
+    ldp_mean_std((const double *)a->data, a->len, &d->mean, &d->std);
     memcpy(d->epsilon, rec->epsilon, sizeof d->epsilon);
     memcpy(d->has_public, rec->has_public, sizeof d->has_public);
     LDP_OBSERVER_EMIT(obs, run_done, d);
   }
 
   *data_files = ldp_data_files_end();
-  if (!write_outputs(out_dir, p, recs, n_runs, n_seeds, *data_files, data_dir, error))
+  if (!write_outputs(out_dir, p, summary, recs, n_runs, *data_files, data_dir, error))
     goto out;
   priv_dir = g_build_filename(out_dir, "private", NULL);
   line = g_string_new(NULL);
   g_string_append_printf(line, "%s:", ldp_pipeline_name(p));
   for (guint r = 0; r < n_runs; r++) {
+    GArray *a = ldp_series_get(&recs[r].sum->metrics, recs[r].task->headline);
     double mean, std;
-    mean_std(recs[r].values[recs[r].headline], &mean, &std);
-    g_string_append_printf(line, "%s %s %.1f%% ± %.1f", r ? ";" : "", recs[r].spec->name, 100 * mean,
-                           100 * std);
+    ldp_mean_std((const double *)a->data, a->len, &mean, &std);
+    if (strcmp(headline(&recs[r])->unit, LDP_UNIT_FRACTION) == 0)
+      g_string_append_printf(line, "%s %s %.1f%% ± %.1f", r ? ";" : "", recs[r].spec->name, 100 * mean,
+                             100 * std);
+    else
+      g_string_append_printf(line, "%s %s %.4g ± %.2g", r ? ";" : "", recs[r].spec->name, mean, std);
   }
+  const LdpMetricSpec *h0 = headline(&recs[0]);
   g_string_append_printf(line, " (%s, %u seed%s) → %s/summary.json",
-                         recs[0].headline ? "test AUC" : "test accuracy", n_seeds, n_seeds == 1 ? "" : "s", out_dir);
+                         h0->label ? h0->label : h0->name, n_seeds, n_seeds == 1 ? "" : "s", out_dir);
   const LdpPipelineDoneEvent pev = {
     .pipeline = ldp_pipeline_name(p), .out_dir = out_dir, .n_runs = n_runs, .runs = done,
     .private_dir = private_out && g_file_test(priv_dir, G_FILE_TEST_IS_DIR) ? priv_dir : NULL,

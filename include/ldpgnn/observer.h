@@ -72,11 +72,14 @@ typedef struct {
   const char *run;
   guint64 seed;
   guint index;                /* 0-based among the variant's seeds */
-  const LdpTrainResult *result;
-  const char *headline;       /* the metric tables show: "test_accuracy", or "test_auc" for
-                                 link prediction */
+  const char *headline;       /* the task's headline metric: "test_accuracy", "test_auc", ... */
   double headline_value;
   double ms_per_epoch;        /* training wall time per epoch (not reproducible) */
+  const char *measured;       /* the task's one-line account of the seed ("test accuracy 0.8123") */
+  guint selected_epoch, epochs_run;
+  guint n_metrics;            /* the seed's named metrics (summary.json's names), in order */
+  const char *const *metric_names;
+  const double *metric_values;
 } LdpSeedDoneEvent;
 
 /* A variant is done: its headline metric over the seeds and its privacy budget. */
@@ -88,6 +91,8 @@ typedef struct {
   guint n_seeds;
   double epsilon[4];          /* features, labels, edges, total (+inf: not private) */
   gboolean has_public[4];     /* some users of that target sent raw data */
+  const char *headline_label; /* for tables: "test accuracy", "test MSE", ... */
+  gboolean headline_percent;  /* the metric is a fraction, shown in percent */
 } LdpRunDoneEvent;
 
 /* Every variant is done and the results are written. */

@@ -1,8 +1,8 @@
 /* degrees.c: the per-user degree diagnostic of edge mechanisms (degrees.csv, DPRR
- * paper Fig. 7), shared by the runner and bench-dprr.
+ * paper Fig. 7), shared by the classification tasks (core/task/classify.c) and bench-dprr.
  *
  * The clean graph is read here only to report what the mechanisms and calibrators did
- * to it; the runner calls this after the calibrators' prepare, never hands the clean
+ * to it; the classification task calls this after the calibrators' prepare, never hands the clean
  * graph to training, and writes the file only with --private-outputs (it holds every
  * user's true degree: doc/privacy.md).
  */
