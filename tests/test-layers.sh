@@ -15,7 +15,7 @@
 set -u
 : "${LDPGNN_SRCDIR:?not set: run through make check}"
 : "${LDPGNN_BUILDDIR:?not set: run through make check}"
-LAYERS="base numerics autograd data host privacy train pipeline run"
+LAYERS="base numerics autograd data host privacy train attack pipeline run"
 
 layer_index() { # NAME -> position in LAYERS (0 = unknown)
   i=1
