@@ -55,21 +55,7 @@ guint ldp_attack_degree(LdpGraph *g, guint u);
 /* TRUE when @g stores u -> v or v -> u. */
 gboolean ldp_attack_adjacent(LdpGraph *g, guint u, guint v);
 
-/* ---- the black box (model.c) ---- */
-
-/* (transfer full) Wraps a trained @model of backbone @bb: its graph is @data's graph,
- * its input @data's features (sparse kept sparse; lazy features materialised), with
- * learnable edge weights @edge_w (nullable; one row per edge of the graph, borrowed).
- * @hops is the model's receptive field in hops (a k-layer message-passing model: k);
- * 0 means unknown: every changed forward pass then runs on the whole graph. Computes
- * the clean logits once. @data and @edge_w must outlive the result. */
-LdpAttackModel *ldp_attack_model_new(const LdpPluginDesc *bb, gpointer model, const LdpDataset *data,
-                                     const LdpTensor *edge_w, guint hops, GError **error);
-void ldp_attack_model_free(LdpAttackModel *m);
-/* The same change as ldp_attack_model_change, always by two passes over the whole graph
- * (the reference the restricted computation is tested against). */
-gboolean ldp_attack_model_change_full(LdpAttackModel *m, guint v, const float *row, const guint *rows,
-                                      guint n_rows, LdpTensor *out, GError **error);
+/* The black box (model.c) is declared in <ldpgnn/attack-host.h>. */
 
 /* ---- scores (run.c) ---- */
 
@@ -95,25 +81,6 @@ double ldp_attack_density_prior(const gboolean *positive, guint n);
 void ldp_attack_prf_at(const double *score, const gboolean *positive, guint n, double k_hat, double *precision,
                        double *recall, double *f1);
 
-/* ---- running the attacks of a run (run.c) ---- */
-
-typedef struct {
-  char *name;  /* "attack.linkteller.auc" (transfer full) */
-  double value;
-} LdpAttackMetric;
-
-/* Runs every attack of @attacks (LdpStageSpec *, the pipeline's `attacks:` list) on a
- * trained @model (backbone @bb, receptive field @hops, see ldp_attack_model_new) of
- * the server's dataset @data; pairs are labelled from @truth, the graph before the
- * mechanisms. Randomness: streams derived from @key. Appends LdpAttackMetric to
- * @metrics (an array with clear func ldp_attack_metric_clear): per attack and score
- * set, auc and ap, and for unbalanced pairs precision/recall/f1 at k/4 ... 4k; plus
- * attack.NAME.seconds (wall time; not reproducible). */
-gboolean ldp_attacks_run(const GPtrArray *attacks, const LdpPluginDesc *bb, gpointer model, const LdpDataset *data,
-                         guint hops, LdpGraph *truth, guint64 key, GArray *metrics, GError **error);
-void ldp_attack_metric_clear(gpointer metric);
-/* The receptive field of backbone stage @backbone: its `layers` parameter when it has
- * one, else 0 (unknown). */
-guint ldp_attack_backbone_hops(const LdpStageSpec *backbone);
+/* Running a run's attacks (run.c): <ldpgnn/attack-host.h>. */
 
 G_END_DECLS

@@ -216,6 +216,17 @@ static gboolean run_seed(const LdpRunSpec *spec, const LdpRunConfig *rc, const L
   cfg.progress = progress;
   ok = ldp_train(&cfg, data, roles, clean, ldp_plugin_desc(spec->backbone.plugin), model, cals, &train_rng, result,
                  error);
+  /* Attacks (doc/attacks.md): after training, pairs labelled on the graph before the
+   * mechanisms. Until summary.json has named metrics, each value is printed per seed. */
+  if (ok && spec->attacks && spec->attacks->len) {
+    g_autoptr(GArray) am = g_array_new(FALSE, FALSE, sizeof(LdpAttackMetric));
+    g_array_set_clear_func(am, ldp_attack_metric_clear);
+    ok = ldp_attacks_run(spec->attacks, bb, model, data, ldp_attack_backbone_hops(&spec->backbone),
+                         ldp_dataset_graph(base), key, am, error);
+    for (guint i = 0; ok && i < am->len; i++)
+      printf("attack %s %" G_GUINT64_FORMAT " %s %.17g\n", spec->name, key,
+             g_array_index(am, LdpAttackMetric, i).name, g_array_index(am, LdpAttackMetric, i).value);
+  }
   /* Reporting only: the graph before the mechanisms reaches the calibrators after
    * training is over. */
   for (guint c = 0; ok && diag && c < cals->len; c++) {
