@@ -266,8 +266,9 @@ static gboolean build_stage(const Ctx *c, const LdpYamlNode *node, const char *s
   }
   const LdpPluginDesc *desc = ldp_plugin_desc(plugin);
   if (desc->kind != kind)
-    return ldp_yaml_error(error, pval, LDP_PIPELINE_ERROR_PLUGIN, "'%s' is a %s plugin; the %s slot needs a %s plugin",
-                          pval->text, ldp_plugin_kind_name(desc->kind), slot, kind_name);
+    return ldp_yaml_error(error, pval, LDP_PIPELINE_ERROR_PLUGIN, "'%s' is a%s %s plugin; the %s slot needs a%s %s plugin",
+                          pval->text, desc->kind == LDP_PLUGIN_ATTACK ? "n" : "", ldp_plugin_kind_name(desc->kind),
+                          slot, kind == LDP_PLUGIN_ATTACK ? "n" : "", kind_name);
 
   g_autofree char *owner = g_strdup_printf("%s '%s'", kind_name, desc->name);
   guint n_specs;

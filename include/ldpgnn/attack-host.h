@@ -7,6 +7,75 @@
 
 G_BEGIN_DECLS
 
+/* ---- pair sampling (pairs.c) ---- */
+
+typedef enum {
+  LDP_ATTACK_PAIRS_BALANCED = 1, /* n_pairs edges + n_pairs non-edges, shuffled */
+  LDP_ATTACK_PAIRS_UNBALANCED    /* all C(n_test, 2) pairs among n_test drawn nodes */
+} LdpAttackPairMode;
+
+typedef enum {
+  LDP_ATTACK_NEG_UNIFORM = 1, /* v uniform among the non-neighbours of u, v != u */
+  LDP_ATTACK_NEG_TWO_HOP      /* v uniform among the nodes at distance exactly 2 from u */
+} LdpAttackNegatives;
+
+typedef enum {
+  LDP_ATTACK_DEGREE_ALL = 1,
+  LDP_ATTACK_DEGREE_LOW,  /* degree <= degree_lo */
+  LDP_ATTACK_DEGREE_HIGH  /* degree >= degree_hi */
+} LdpAttackDegree;
+
+typedef struct {
+  LdpAttackPairMode mode;
+  guint n_pairs;        /* balanced */
+  LdpAttackNegatives negatives;
+  guint n_test;         /* unbalanced */
+  LdpAttackDegree degree;
+  guint degree_lo, degree_hi;
+} LdpAttackSampling;
+
+/* Reads the core keys of an `attacks:` entry (LDP_SLOT_ATTACK). */
+LDP_API void ldp_attack_sampling_from_params(const LdpParams *core, LdpAttackSampling *out);
+
+/* (transfer full) Samples pairs on the true graph @truth (an entry in either direction
+ * is an edge; self-loops are ignored) and writes their labels to *@labels (transfer
+ * full, one per pair). Balanced pairs may repeat (draws with replacement); unbalanced
+ * pairs are distinct. Fails (LDP_RUN_ERROR) when the graph cannot supply them. */
+LDP_API LdpAttackPairs *ldp_attack_pairs_sample(LdpGraph *truth, const LdpAttackSampling *s, LdpRng *rng,
+                                        gboolean **labels, GError **error);
+/* (transfer full) Pairs given explicitly (tests, drivers); @u, @v copied. */
+LDP_API LdpAttackPairs *ldp_attack_pairs_new(guint n, const guint *u, const guint *v);
+LDP_API void ldp_attack_pairs_free(LdpAttackPairs *p);
+/* Non-self neighbours of @u in @g counting both directions once (degree filter). */
+LDP_API guint ldp_attack_degree(LdpGraph *g, guint u);
+/* TRUE when @g stores u -> v or v -> u. */
+LDP_API gboolean ldp_attack_adjacent(LdpGraph *g, guint u, guint v);
+
+/* ---- scores (run.c) ---- */
+
+LDP_API LdpAttackScores *ldp_attack_scores_new(guint n_pairs);
+LDP_API void ldp_attack_scores_free(LdpAttackScores *s);
+LDP_API guint ldp_attack_scores_n_sets(const LdpAttackScores *s);
+/* Set @i: its name (NULL for the main set) and its n_pairs scores. (transfer none) */
+LDP_API const double *ldp_attack_scores_set(const LdpAttackScores *s, guint i, const char **name);
+
+/* ---- metrics (metrics.c) ---- */
+
+/* ROC-AUC (Mann-Whitney; a tied positive/negative pair counts 1/2). NaN when a class
+ * is missing or a score is NaN. */
+LDP_API double ldp_attack_auc(const double *score, const gboolean *positive, guint n);
+/* Average precision as scikit-learn: sum over distinct thresholds, highest first, of
+ * (recall gained) x (precision there). NaN without positives or with a NaN score. */
+LDP_API double ldp_attack_ap(const double *score, const gboolean *positive, guint n);
+/* The density prior k = positives / n rounded to one significant digit (0 when there
+ * are no positives). */
+LDP_API double ldp_attack_density_prior(const gboolean *positive, guint n);
+/* Precision, recall and F1 of predicting the top m = ceil(@k_hat n) pairs (at most n;
+ * ties broken by pair index) as edges. */
+LDP_API void ldp_attack_prf_at(const double *score, const gboolean *positive, guint n, double k_hat, double *precision,
+                       double *recall, double *f1);
+
+
 /* (transfer full) The black box around a trained @model of backbone @bb: its graph is
  * @data's graph, its input @data's features (sparse kept sparse, lazy features
  * materialised), with learnable edge weights @edge_w (nullable; one row per edge of
