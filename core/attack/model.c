@@ -33,7 +33,7 @@ struct _LdpAttackModel {
   LdpTensor *logits;         /* f(X) */
   guint queries;
   guint64 nodes_computed;
-  guint *reach_mark, *region_mark, *pos; /* n each, scratch of the restricted pass */
+  guint *reach_mark, *region_mark, *inner_mark, *pos; /* n each, scratch of the restricted pass */
   guint reach_stamp, region_stamp;
   LdpRng rng;                /* handed to forward; evaluation tapes draw nothing */
 };
@@ -84,6 +84,7 @@ LdpAttackModel *ldp_attack_model_new(const LdpPluginDesc *bb, gpointer model, co
   m->hops = ldp_graph_has_background(m->graph) ? 0 : hops; /* a dense background reaches everyone */
   m->reach_mark = g_new0(guint, m->n ? m->n : 1);
   m->region_mark = g_new0(guint, m->n ? m->n : 1);
+  m->inner_mark = g_new0(guint, m->n ? m->n : 1);
   m->pos = g_new0(guint, m->n ? m->n : 1);
   ldp_rng_init(&m->rng, 0);
   if (!m->x_sparse && !m->x_dense) {
@@ -116,6 +117,7 @@ void ldp_attack_model_free(LdpAttackModel *m)
     ldp_tensor_free(m->logits);
   g_free(m->reach_mark);
   g_free(m->region_mark);
+  g_free(m->inner_mark);
   g_free(m->pos);
   g_free(m);
 }
@@ -327,7 +329,11 @@ gboolean ldp_attack_model_change(LdpAttackModel *m, guint v, const float *row, c
     }
   if (queue->len == 0)
     return TRUE;
-  model_bfs(a, t, m->region_mark, region, queue, m->hops + 1);
+  /* the inner nodes, within k hops of R, then the shell one hop further */
+  model_bfs(a, t, m->region_mark, region, queue, m->hops);
+  for (guint i = 0; i < queue->len; i++)
+    m->inner_mark[g_array_index(queue, guint, i)] = region;
+  model_bfs(a, t, m->region_mark, region, queue, 1);
   g_array_sort(queue, model_cmp_guint);
   const guint ns = queue->len;
   const guint *nodes = (const guint *)queue->data;
@@ -339,18 +345,21 @@ gboolean ldp_attack_model_change(LdpAttackModel *m, guint v, const float *row, c
   }
   g_assert(v_pos != G_MAXUINT); /* v is within k hops of every reached row */
 
-  /* The induced subgraph, its edge weights, and the clean and changed features. */
+  /* The subgraph induced on S without the edges between two shell nodes: they change
+   * only the shell's own values, which R's outputs never read. Then its edge weights,
+   * and the clean and changed features. */
+#define KEEP(i, j) (m->region_mark[j] == region && (m->inner_mark[i] == region || m->inner_mark[j] == region))
   guint nnz = 0;
   for (guint i = 0; i < ns; i++)
     for (guint k = a->indptr[nodes[i]]; k < a->indptr[nodes[i] + 1]; k++)
-      nnz += m->region_mark[a->indices[k]] == region;
+      nnz += KEEP(nodes[i], a->indices[k]);
   LdpCsr *sub = ldp_csr_new(ns, ns, nnz);
   LdpTensor *sub_w = m->edge_w ? ldp_tensor_new_uninit(nnz ? nnz : 1, 1) : NULL;
   guint e = 0;
   for (guint i = 0; i < ns; i++) {
     for (guint k = a->indptr[nodes[i]]; k < a->indptr[nodes[i] + 1]; k++) {
       guint j = a->indices[k];
-      if (m->region_mark[j] != region)
+      if (!KEEP(nodes[i], j))
         continue;
       sub->indices[e] = m->pos[j];
       sub->values[e] = a->values[k];
@@ -360,6 +369,7 @@ gboolean ldp_attack_model_change(LdpAttackModel *m, guint v, const float *row, c
     }
     sub->indptr[i + 1] = e;
   }
+#undef KEEP
   if (sub_w)
     sub_w->rows = nnz;
   LdpGraph *g = ldp_graph_new(sub);

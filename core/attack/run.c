@@ -141,6 +141,8 @@ gboolean ldp_attacks_run(const GPtrArray *attacks, const LdpPluginDesc *bb, gpoi
     }
     const guint n = ldp_attack_pairs_count(pairs);
     LdpAttackScores *scores = ldp_attack_scores_new(n);
+    const guint queries0 = ldp_attack_model_queries(box);
+    const guint64 nodes0 = ldp_attack_model_nodes_computed(box);
     gpointer inst = ldp_host_attack_create(d, st->params, error);
     gint64 t0 = g_get_monotonic_time();
     ok = inst && ldp_host_attack_score(d, inst, box, pairs, &attack_rng, scores, error);
@@ -181,7 +183,10 @@ gboolean ldp_attacks_run(const GPtrArray *attacks, const LdpPluginDesc *bb, gpoi
       }
     }
     if (ok) {
+      /* the cost: forward passes and the nodes they covered (reproducible), wall time (not) */
       g_autofree char *prefix = g_strdup_printf("attack.%s", d->name);
+      run_add(metrics, prefix, "queries", ldp_attack_model_queries(box) - queries0);
+      run_add(metrics, prefix, "nodes_computed", (double)(ldp_attack_model_nodes_computed(box) - nodes0));
       run_add(metrics, prefix, "seconds", seconds);
     }
     ldp_attack_scores_free(scores);

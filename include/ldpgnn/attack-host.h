@@ -110,8 +110,9 @@ LDP_API guint ldp_attack_backbone_hops(const LdpStageSpec *backbone);
  * key). Appends LdpAttackMetric to @metrics (element clear func
  * ldp_attack_metric_clear): for each attack and score set, auc and ap, and for
  * unbalanced pairs precision/recall/f1 at 0.25k ... 4k (k the density prior); then
- * attack.NAME.seconds, wall time (not reproducible: keep it out of byte-identical
- * outputs). FALSE with a GError naming the attack on failure. */
+ * attack.NAME.queries and attack.NAME.nodes_computed (the forward passes and the nodes
+ * they covered) and attack.NAME.seconds, wall time (not reproducible: keep it out of
+ * byte-identical outputs). FALSE with a GError naming the attack on failure. */
 LDP_API gboolean ldp_attacks_run(const GPtrArray *attacks, const LdpPluginDesc *bb, gpointer model,
                                  const LdpDataset *data, guint hops, LdpGraph *truth, guint64 key, GArray *metrics,
                                  GError **error);
