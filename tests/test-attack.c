@@ -365,6 +365,45 @@ static void test_khop(gconstpointer data)
         reached += moved && u != v;
       }
     }
+    /* Batched: every v at once equals v by v (same tolerance: other subgraphs), and
+     * takes fewer passes. */
+    {
+      g_autoptr(GPtrArray) outs = g_ptr_array_new_with_free_func((GDestroyNotify)ldp_tensor_free);
+      g_autofree guint *vs = g_new(guint, n);
+      g_autofree const float **xs = g_new(const float *, n);
+      g_autofree const guint **rs = g_new(const guint *, n);
+      g_autofree guint *nr = g_new(guint, n);
+      g_autofree float *xbuf = g_new(float, (gsize)n * d);
+      guint nv = 0;
+      for (guint v = 0; v < n; v += 7, nv++) {
+        vs[nv] = v;
+        ldp_attack_model_feature_row(box, v, xbuf + (gsize)nv * d);
+        for (guint j = 0; j < d; j++)
+          xbuf[(gsize)nv * d + j] = xbuf[(gsize)nv * d + j] * 1.5f + 0.25f;
+        xs[nv] = xbuf + (gsize)nv * d;
+        rs[nv] = rows + (v % 5) * 40; /* 40 rows each, overlapping between changes */
+        nr[nv] = 40;
+        g_ptr_array_add(outs, ldp_tensor_new(40, c));
+      }
+      const guint q0 = ldp_attack_model_queries(box);
+      g_assert_true(ldp_attack_model_changes(box, nv, vs, xs, rs, nr, (LdpTensor *const *)outs->pdata, &err));
+      g_assert_no_error(err);
+      const guint batched = ldp_attack_model_queries(box) - q0;
+      g_autoptr(LdpTensor) one = ldp_tensor_new(40, c);
+      const guint q1 = ldp_attack_model_queries(box);
+      for (guint i = 0; i < nv; i++) {
+        g_assert_true(ldp_attack_model_change(box, vs[i], xs[i], rs[i], 40, one, &err));
+        g_assert_no_error(err);
+        const LdpTensor *many = outs->pdata[i];
+        for (gsize k = 0; k < (gsize)40 * c; k++) {
+          g_assert_cmpfloat(fabsf(many->data[k] - one->data[k]), <=, tol);
+          g_assert_true((many->data[k] == 0.0f) == (one->data[k] == 0.0f));
+        }
+      }
+      const guint single = ldp_attack_model_queries(box) - q1;
+      if (kc->hops > 0)
+        g_assert_cmpuint(batched, <=, single);
+    }
     /* the graph models did move neighbours (the test is not vacuous) */
     if (!kc->graphless)
       g_assert_cmpuint(reached, >, 0);

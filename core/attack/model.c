@@ -181,15 +181,15 @@ LdpTensor *ldp_attack_model_forward(LdpAttackModel *m, const LdpTensor *x, GErro
   return model_run(m, m->graph, x, NULL, m->edge_w, error);
 }
 
-/* Feature rows @nodes (ascending) of X, row @v (when among them, at @v_pos) replaced by
- * @row when @row is set; dense or sparse as X. */
-static void model_gather_features(const LdpAttackModel *m, const guint *nodes, guint n_nodes, guint v_pos,
-                                  const float *row, LdpTensor **xd, LdpCsr **xs)
+/* Feature rows @nodes of X; where @changed (nullable, one pointer per position) is set,
+ * that row instead. Dense or sparse as X. */
+static void model_gather_features(const LdpAttackModel *m, const guint *nodes, guint n_nodes,
+                                  const float *const *changed, LdpTensor **xd, LdpCsr **xs)
 {
   if (m->x_dense) {
     LdpTensor *t = ldp_tensor_new_uninit(n_nodes, m->d);
     for (guint i = 0; i < n_nodes; i++)
-      memcpy(ldp_tensor_row(t, i), row && i == v_pos ? row : ldp_tensor_row(m->x_dense, nodes[i]),
+      memcpy(ldp_tensor_row(t, i), changed && changed[i] ? changed[i] : ldp_tensor_row(m->x_dense, nodes[i]),
              sizeof(float) * m->d);
     *xd = t;
     return;
@@ -197,9 +197,9 @@ static void model_gather_features(const LdpAttackModel *m, const guint *nodes, g
   const LdpCsr *s = m->x_sparse;
   guint nnz = 0;
   for (guint i = 0; i < n_nodes; i++) {
-    if (row && i == v_pos) {
+    if (changed && changed[i]) {
       for (guint j = 0; j < m->d; j++)
-        nnz += row[j] != 0.0f;
+        nnz += changed[i][j] != 0.0f;
     } else {
       nnz += s->indptr[nodes[i] + 1] - s->indptr[nodes[i]];
     }
@@ -207,11 +207,11 @@ static void model_gather_features(const LdpAttackModel *m, const guint *nodes, g
   LdpCsr *out = ldp_csr_new(n_nodes, m->d, nnz);
   guint e = 0;
   for (guint i = 0; i < n_nodes; i++) {
-    if (row && i == v_pos) {
+    if (changed && changed[i]) {
       for (guint j = 0; j < m->d; j++)
-        if (row[j] != 0.0f) {
+        if (changed[i][j] != 0.0f) {
           out->indices[e] = j;
-          out->values[e++] = row[j];
+          out->values[e++] = changed[i][j];
         }
     } else {
       for (guint k = s->indptr[nodes[i]]; k < s->indptr[nodes[i] + 1]; k++) {
@@ -252,7 +252,9 @@ gboolean ldp_attack_model_change_full(LdpAttackModel *m, guint v, const float *r
     all[i] = i;
   LdpTensor *xd = NULL;
   LdpCsr *xs = NULL;
-  model_gather_features(m, all, m->n, v, row, &xd, &xs);
+  g_autofree const float **changed = g_new0(const float *, m->n);
+  changed[v] = row;
+  model_gather_features(m, all, m->n, changed, &xd, &xs);
   LdpTensor *z = model_run(m, m->graph, xd, xs, m->edge_w, error);
   if (xd)
     ldp_tensor_free(xd);
@@ -300,35 +302,30 @@ static gint model_cmp_guint(gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
-gboolean ldp_attack_model_change(LdpAttackModel *m, guint v, const float *row, const guint *rows, guint n_rows,
-                                 LdpTensor *out, GError **error)
-{
-  g_return_val_if_fail(m != NULL, FALSE);
-  if (m->hops == 0)
-    return ldp_attack_model_change_full(m, v, row, rows, n_rows, out, error);
-  if (!model_check_change(m, v, row, rows, n_rows, out, error))
-    return FALSE;
-  ldp_tensor_fill(out, 0.0f);
+/* One change of a batch: its reach (the nodes within k hops downstream of v) and R. */
+typedef struct {
+  guint index;          /* into the caller's arrays */
+  guint reach_start, reach_len; /* into the batch's reach list */
+  guint r_start, r_len; /* R, into the batch's row list */
+} ModelChange;
 
-  /* Who the change reaches: row i reads column j, so messages travel j -> i, i.e. along
-   * the rows of the transpose. */
+/* Runs the changes @batch (whose effects cannot meet, see below) in one clean and one
+ * changed pass over the union of their regions. */
+static gboolean model_run_batch(LdpAttackModel *m, const ModelChange *batch, guint n_batch, const guint *all_r,
+                                const guint *v, const float *const *row, const guint *const *rows,
+                                const guint *n_rows, LdpTensor *const *out, GError **error)
+{
   const LdpCsr *a = ldp_graph_csr(m->graph), *t = ldp_graph_csr_t(m->graph);
   g_autoptr(GArray) queue = g_array_new(FALSE, FALSE, sizeof(guint));
-  const guint reach = ++m->reach_stamp;
-  m->reach_mark[v] = reach;
-  g_array_append_val(queue, v);
-  model_bfs(t, NULL, m->reach_mark, reach, queue, m->hops);
-
-  /* S: k + 1 hops around the reached rows asked for, either direction. */
   const guint region = ++m->region_stamp;
-  g_array_set_size(queue, 0);
-  for (guint i = 0; i < n_rows; i++)
-    if (m->reach_mark[rows[i]] == reach && m->region_mark[rows[i]] != region) {
-      m->region_mark[rows[i]] = region;
-      g_array_append_val(queue, rows[i]);
+  for (guint b = 0; b < n_batch; b++)
+    for (guint k = 0; k < batch[b].r_len; k++) {
+      guint u = all_r[batch[b].r_start + k];
+      if (m->region_mark[u] != region) {
+        m->region_mark[u] = region;
+        g_array_append_val(queue, u);
+      }
     }
-  if (queue->len == 0)
-    return TRUE;
   /* the inner nodes, within k hops of R, then the shell one hop further */
   model_bfs(a, t, m->region_mark, region, queue, m->hops);
   for (guint i = 0; i < queue->len; i++)
@@ -337,13 +334,8 @@ gboolean ldp_attack_model_change(LdpAttackModel *m, guint v, const float *row, c
   g_array_sort(queue, model_cmp_guint);
   const guint ns = queue->len;
   const guint *nodes = (const guint *)queue->data;
-  guint v_pos = G_MAXUINT;
-  for (guint i = 0; i < ns; i++) {
+  for (guint i = 0; i < ns; i++)
     m->pos[nodes[i]] = i;
-    if (nodes[i] == v)
-      v_pos = i;
-  }
-  g_assert(v_pos != G_MAXUINT); /* v is within k hops of every reached row */
 
   /* The subgraph induced on S without the edges between two shell nodes: they change
    * only the shell's own values, which R's outputs never read. Then its edge weights,
@@ -373,20 +365,36 @@ gboolean ldp_attack_model_change(LdpAttackModel *m, guint v, const float *row, c
   if (sub_w)
     sub_w->rows = nnz;
   LdpGraph *g = ldp_graph_new(sub);
+  /* the changed rows, by position in S (every v lies within k hops of its R) */
+  g_autofree const float **changed = g_new0(const float *, ns);
+  for (guint b = 0; b < n_batch; b++) {
+    const guint vi = v[batch[b].index];
+    g_assert(m->region_mark[vi] == region);
+    changed[m->pos[vi]] = row[batch[b].index];
+  }
   LdpTensor *xd0 = NULL, *xd1 = NULL;
   LdpCsr *xs0 = NULL, *xs1 = NULL;
-  model_gather_features(m, nodes, ns, v_pos, NULL, &xd0, &xs0);
-  model_gather_features(m, nodes, ns, v_pos, row, &xd1, &xs1);
+  model_gather_features(m, nodes, ns, NULL, &xd0, &xs0);
+  model_gather_features(m, nodes, ns, changed, &xd1, &xs1);
   LdpTensor *z0 = model_run(m, g, xd0, xs0, sub_w, error);
   LdpTensor *z1 = z0 ? model_run(m, g, xd1, xs1, sub_w, error) : NULL;
   gboolean ok = z1 != NULL;
-  for (guint i = 0; ok && i < n_rows; i++) {
-    if (m->reach_mark[rows[i]] != reach)
-      continue;
-    const float *b = ldp_tensor_row(z0, m->pos[rows[i]]), *o = ldp_tensor_row(z1, m->pos[rows[i]]);
-    float *dst = ldp_tensor_row(out, i);
-    for (guint j = 0; j < m->c; j++)
-      dst[j] = o[j] - b[j];
+  for (guint b = 0; ok && b < n_batch; b++) {
+    const guint i = batch[b].index;
+    /* mark R of this change, then copy its rows */
+    for (guint k = 0; k < batch[b].r_len; k++)
+      m->reach_mark[all_r[batch[b].r_start + k]] = G_MAXUINT;
+    for (guint r = 0; r < n_rows[i]; r++) {
+      const guint u = rows[i][r];
+      if (m->reach_mark[u] != G_MAXUINT)
+        continue;
+      const float *z0u = ldp_tensor_row(z0, m->pos[u]), *z1u = ldp_tensor_row(z1, m->pos[u]);
+      float *dst = ldp_tensor_row(out[i], r);
+      for (guint j = 0; j < m->c; j++)
+        dst[j] = z1u[j] - z0u[j];
+    }
+    for (guint k = 0; k < batch[b].r_len; k++)
+      m->reach_mark[all_r[batch[b].r_start + k]] = 0;
   }
   if (z0)
     ldp_tensor_free(z0);
@@ -404,4 +412,93 @@ gboolean ldp_attack_model_change(LdpAttackModel *m, guint v, const float *row, c
     ldp_tensor_free(sub_w);
   ldp_graph_unref(g);
   return ok;
+}
+
+/* Changes are batched: several nodes are changed in one pass when no row asked for
+ * by one of them is reached by another (a row's logits depend only on the features
+ * within k hops upstream of it, so each such row sees exactly one change, as if made
+ * alone). Batches are filled greedily in the callers' order, round after round. */
+gboolean ldp_attack_model_changes(LdpAttackModel *m, guint n, const guint *v, const float *const *row,
+                                  const guint *const *rows, const guint *n_rows, LdpTensor *const *out,
+                                  GError **error)
+{
+  g_return_val_if_fail(m != NULL && (n == 0 || (v && row && rows && n_rows && out)), FALSE);
+  for (guint i = 0; i < n; i++)
+    if (!model_check_change(m, v[i], row[i], rows[i], n_rows[i], out[i], error))
+      return FALSE;
+  if (m->hops == 0) {
+    for (guint i = 0; i < n; i++)
+      if (!ldp_attack_model_change_full(m, v[i], row[i], rows[i], n_rows[i], out[i], error))
+        return FALSE;
+    return TRUE;
+  }
+  /* Reach and R of every change. */
+  const LdpCsr *t = ldp_graph_csr_t(m->graph);
+  g_autoptr(GArray) reach_list = g_array_new(FALSE, FALSE, sizeof(guint));
+  g_autoptr(GArray) r_list = g_array_new(FALSE, FALSE, sizeof(guint));
+  g_autoptr(GArray) changes = g_array_new(FALSE, FALSE, sizeof(ModelChange));
+  g_autoptr(GArray) queue = g_array_new(FALSE, FALSE, sizeof(guint));
+  for (guint i = 0; i < n; i++) {
+    ldp_tensor_fill(out[i], 0.0f);
+    const guint reach = ++m->reach_stamp;
+    g_array_set_size(queue, 0);
+    m->reach_mark[v[i]] = reach;
+    g_array_append_val(queue, v[i]);
+    model_bfs(t, NULL, m->reach_mark, reach, queue, m->hops);
+    ModelChange ch = { i, reach_list->len, queue->len, r_list->len, 0 };
+    for (guint r = 0; r < n_rows[i]; r++) {
+      const guint u = rows[i][r];
+      if (m->reach_mark[u] == reach) {
+        m->reach_mark[u] = reach + 1; /* once per row */
+        g_array_append_val(r_list, u);
+        ch.r_len++;
+      }
+    }
+    m->reach_stamp++; /* reach + 1 was used as a "taken" mark */
+    if (ch.r_len == 0)
+      continue; /* no row asked for is reached: all zero */
+    g_array_append_vals(reach_list, queue->data, queue->len);
+    g_array_append_val(changes, ch);
+  }
+  /* Greedy batches. batch_reach marks the union of the members' reaches, batch_rows
+   * the union of their R (both with the batch's stamp in scratch arrays). */
+  g_autofree guint *batch_reach = g_new0(guint, m->n);
+  g_autofree guint *batch_rows = g_new0(guint, m->n);
+  g_autofree gboolean *done = g_new0(gboolean, changes->len + 1);
+  g_autoptr(GArray) batch = g_array_new(FALSE, FALSE, sizeof(ModelChange));
+  const guint *all_reach = (const guint *)reach_list->data, *all_r = (const guint *)r_list->data;
+  guint remaining = changes->len, stamp = 0;
+  while (remaining > 0) {
+    ++stamp;
+    g_array_set_size(batch, 0);
+    for (guint c = 0; c < changes->len; c++) {
+      if (done[c])
+        continue;
+      const ModelChange *ch = &g_array_index(changes, ModelChange, c);
+      gboolean clash = FALSE;
+      for (guint k = 0; !clash && k < ch->r_len; k++)
+        clash = batch_reach[all_r[ch->r_start + k]] == stamp;
+      for (guint k = 0; !clash && k < ch->reach_len; k++)
+        clash = batch_rows[all_reach[ch->reach_start + k]] == stamp;
+      if (clash)
+        continue;
+      for (guint k = 0; k < ch->r_len; k++)
+        batch_rows[all_r[ch->r_start + k]] = stamp;
+      for (guint k = 0; k < ch->reach_len; k++)
+        batch_reach[all_reach[ch->reach_start + k]] = stamp;
+      g_array_append_val(batch, *ch);
+      done[c] = TRUE;
+      remaining--;
+    }
+    if (!model_run_batch(m, (const ModelChange *)batch->data, batch->len, all_r, v, row, rows, n_rows, out,
+                         error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean ldp_attack_model_change(LdpAttackModel *m, guint v, const float *row, const guint *rows, guint n_rows,
+                                 LdpTensor *out, GError **error)
+{
+  return ldp_attack_model_changes(m, 1, &v, &row, &rows, &n_rows, &out, error);
 }

@@ -43,6 +43,13 @@ LDP_API LdpTensor *ldp_attack_model_forward(LdpAttackModel *m, const LdpTensor *
  * the change cannot reach gets exactly 0. FALSE with a GError on bad input. */
 LDP_API gboolean ldp_attack_model_change(LdpAttackModel *m, guint v, const float *row, const guint *rows,
                                          guint n_rows, LdpTensor *out, GError **error);
+/* @n changes at once: for each i, ldp_attack_model_change(m, v[i], row[i], rows[i],
+ * n_rows[i], out[i]). The host runs changes whose effects cannot meet (no row asked
+ * for by one is reached by another) in one pass, so this costs far fewer passes than
+ * n separate calls. */
+LDP_API gboolean ldp_attack_model_changes(LdpAttackModel *m, guint n, const guint *v, const float *const *row,
+                                          const guint *const *rows, const guint *n_rows, LdpTensor *const *out,
+                                          GError **error);
 /* Forward passes run so far, counting a restricted pass as one (for reports). */
 LDP_API guint ldp_attack_model_queries(const LdpAttackModel *m);
 /* Nodes processed by those passes, summed (a full pass counts n). */

@@ -3,9 +3,10 @@
  *
  * For a pair (u, v) the score is the influence of v on u: scale the feature row of v by
  * (1 + delta), query the model, and take ||(O_u - B_u) / delta||_2, a directional
- * derivative of u's logits along x_v. Each distinct v costs one query, answered by the
- * host on v's k-hop neighbourhood (ldp_attack_model_change); a node the change cannot
- * reach, and every node of a model that uses no graph, gets influence exactly 0.
+ * derivative of u's logits along x_v. Each distinct v is one change, answered by the
+ * host on v's k-hop neighbourhood and batched with changes whose effects cannot meet
+ * (ldp_attack_model_changes); a node the change cannot reach, and every node of a
+ * model that uses no graph, gets influence exactly 0.
  */
 #include <math.h>
 
@@ -63,25 +64,39 @@ static gboolean linkteller_score(gpointer inst, LdpAttackModel *model, const Ldp
     g_array_append_val(members, i);
   }
 
-  g_autofree float *row = g_new(float, d ? d : 1);
-  g_autofree guint *rows = g_new(guint, n_pairs ? n_pairs : 1);
-  for (guint g = 0; g < groups->len; g++) {
+  /* One change per perturbed node, all handed to the host at once (it batches them). */
+  const guint ng = groups->len;
+  g_autofree float *rows_x = g_new(float, (gsize)ng * d + 1);
+  g_autofree const float **row = g_new(const float *, ng + 1);
+  g_autofree guint *targets = g_new(guint, n_pairs + 1);
+  g_autofree const guint **rows = g_new(const guint *, ng + 1);
+  g_autofree guint *n_rows = g_new(guint, ng + 1);
+  g_autoptr(GPtrArray) change = g_ptr_array_new_with_free_func((GDestroyNotify)ldp_tensor_free);
+  guint used = 0;
+  for (guint g = 0; g < ng; g++) {
     const GArray *members = groups->pdata[g];
-    const guint v = g_array_index(group_node, guint, g);
-    ldp_attack_model_feature_row(model, v, row);
+    float *x = rows_x + (gsize)g * d;
+    ldp_attack_model_feature_row(model, g_array_index(group_node, guint, g), x);
     for (guint j = 0; j < d; j++)
-      row[j] = (float)((1.0 + lt->delta) * row[j]);
+      x[j] = (float)((1.0 + lt->delta) * x[j]);
+    row[g] = x;
+    rows[g] = targets + used;
+    n_rows[g] = members->len;
     for (guint k = 0; k < members->len; k++) {
-      guint u, vv;
-      ldp_attack_pairs_get(pairs, g_array_index(members, guint, k), &u, &vv);
-      rows[k] = u;
+      guint u, v;
+      ldp_attack_pairs_get(pairs, g_array_index(members, guint, k), &u, &v);
+      targets[used++] = u;
     }
-    g_autoptr(LdpTensor) change = ldp_tensor_new(members->len, c);
-    if (!ldp_attack_model_change(model, v, row, rows, members->len, change, error))
-      return FALSE;
+    g_ptr_array_add(change, ldp_tensor_new(members->len, c));
+  }
+  if (!ldp_attack_model_changes(model, ng, (const guint *)group_node->data, row, rows, n_rows,
+                                (LdpTensor *const *)change->pdata, error))
+    return FALSE;
+  for (guint g = 0; g < ng; g++) {
+    const GArray *members = groups->pdata[g];
     for (guint k = 0; k < members->len; k++) {
       double sq = 0.0;
-      const float *z = ldp_tensor_row(change, k);
+      const float *z = ldp_tensor_row(change->pdata[g], k);
       for (guint j = 0; j < c; j++)
         sq += (double)z[j] * z[j];
       score[g_array_index(members, guint, k)] = sqrt(sq) / lt->delta;
