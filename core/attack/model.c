@@ -309,6 +309,58 @@ typedef struct {
   guint r_start, r_len; /* R, into the batch's row list */
 } ModelChange;
 
+/* Copies the change of each batch member's rows in R from @z1 - @z0 (row of node u at
+ * @pos[u], or u itself when @pos is NULL). */
+static void model_copy_changes(LdpAttackModel *m, const ModelChange *batch, guint n_batch, const guint *all_r,
+                               const guint *const *rows, const guint *n_rows, LdpTensor *const *out,
+                               const LdpTensor *z0, const LdpTensor *z1, const guint *pos)
+{
+  for (guint b = 0; b < n_batch; b++) {
+    const guint i = batch[b].index;
+    /* mark R of this change, then copy its rows */
+    for (guint k = 0; k < batch[b].r_len; k++)
+      m->reach_mark[all_r[batch[b].r_start + k]] = G_MAXUINT;
+    for (guint r = 0; r < n_rows[i]; r++) {
+      const guint u = rows[i][r];
+      if (m->reach_mark[u] != G_MAXUINT)
+        continue;
+      const guint at = pos ? pos[u] : u;
+      const float *z0u = ldp_tensor_row(z0, at), *z1u = ldp_tensor_row(z1, at);
+      float *dst = ldp_tensor_row(out[i], r);
+      for (guint j = 0; j < m->c; j++)
+        dst[j] = z1u[j] - z0u[j];
+    }
+    for (guint k = 0; k < batch[b].r_len; k++)
+      m->reach_mark[all_r[batch[b].r_start + k]] = 0;
+  }
+}
+
+/* The batch by one changed pass over the whole graph against the clean logits. */
+static gboolean model_run_batch_full(LdpAttackModel *m, const ModelChange *batch, guint n_batch, const guint *all_r,
+                                     const guint *v, const float *const *row, const guint *const *rows,
+                                     const guint *n_rows, LdpTensor *const *out, GError **error)
+{
+  g_autofree guint *all = g_new(guint, m->n);
+  for (guint i = 0; i < m->n; i++)
+    all[i] = i;
+  g_autofree const float **changed = g_new0(const float *, m->n);
+  for (guint b = 0; b < n_batch; b++)
+    changed[v[batch[b].index]] = row[batch[b].index];
+  LdpTensor *xd = NULL;
+  LdpCsr *xs = NULL;
+  model_gather_features(m, all, m->n, changed, &xd, &xs);
+  LdpTensor *z = model_run(m, m->graph, xd, xs, m->edge_w, error);
+  if (xd)
+    ldp_tensor_free(xd);
+  if (xs)
+    ldp_csr_free(xs);
+  if (!z)
+    return FALSE;
+  model_copy_changes(m, batch, n_batch, all_r, rows, n_rows, out, m->logits, z, NULL);
+  ldp_tensor_free(z);
+  return TRUE;
+}
+
 /* Runs the changes @batch (whose effects cannot meet, see below) in one clean and one
  * changed pass over the union of their regions. */
 static gboolean model_run_batch(LdpAttackModel *m, const ModelChange *batch, guint n_batch, const guint *all_r,
@@ -331,6 +383,11 @@ static gboolean model_run_batch(LdpAttackModel *m, const ModelChange *batch, gui
   for (guint i = 0; i < queue->len; i++)
     m->inner_mark[g_array_index(queue, guint, i)] = region;
   model_bfs(a, t, m->region_mark, region, queue, 1);
+  /* A region of more than half the graph: one changed pass over the whole graph,
+   * against the clean logits already computed there, costs less than two passes over
+   * the region. */
+  if (queue->len > m->n / 2)
+    return model_run_batch_full(m, batch, n_batch, all_r, v, row, rows, n_rows, out, error);
   g_array_sort(queue, model_cmp_guint);
   const guint ns = queue->len;
   const guint *nodes = (const guint *)queue->data;
@@ -379,23 +436,8 @@ static gboolean model_run_batch(LdpAttackModel *m, const ModelChange *batch, gui
   LdpTensor *z0 = model_run(m, g, xd0, xs0, sub_w, error);
   LdpTensor *z1 = z0 ? model_run(m, g, xd1, xs1, sub_w, error) : NULL;
   gboolean ok = z1 != NULL;
-  for (guint b = 0; ok && b < n_batch; b++) {
-    const guint i = batch[b].index;
-    /* mark R of this change, then copy its rows */
-    for (guint k = 0; k < batch[b].r_len; k++)
-      m->reach_mark[all_r[batch[b].r_start + k]] = G_MAXUINT;
-    for (guint r = 0; r < n_rows[i]; r++) {
-      const guint u = rows[i][r];
-      if (m->reach_mark[u] != G_MAXUINT)
-        continue;
-      const float *z0u = ldp_tensor_row(z0, m->pos[u]), *z1u = ldp_tensor_row(z1, m->pos[u]);
-      float *dst = ldp_tensor_row(out[i], r);
-      for (guint j = 0; j < m->c; j++)
-        dst[j] = z1u[j] - z0u[j];
-    }
-    for (guint k = 0; k < batch[b].r_len; k++)
-      m->reach_mark[all_r[batch[b].r_start + k]] = 0;
-  }
+  if (ok)
+    model_copy_changes(m, batch, n_batch, all_r, rows, n_rows, out, z0, z1, m->pos);
   if (z0)
     ldp_tensor_free(z0);
   if (z1)
