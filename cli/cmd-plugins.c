@@ -346,7 +346,7 @@ int ldp_cli_describe(const LdpCliGlobal *g, int argc, char **argv)
       fprintf(stderr, "\n");
     g_string_free(close, TRUE);
     static const LdpPluginKind kinds[] = { LDP_PLUGIN_DATASET, LDP_PLUGIN_MECHANISM,
-                                           LDP_PLUGIN_CALIBRATOR, LDP_PLUGIN_BACKBONE };
+                                           LDP_PLUGIN_CALIBRATOR, LDP_PLUGIN_BACKBONE, LDP_PLUGIN_ATTACK };
     if (all->len == 0)
       fprintf(stderr, "no plugins were found; run 'ldpgnn -v plugins' to see the search path\n");
     else

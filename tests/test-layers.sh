@@ -17,7 +17,7 @@
 set -u
 : "${LDPGNN_SRCDIR:?not set: run through make check}"
 : "${LDPGNN_BUILDDIR:?not set: run through make check}"
-LAYERS="base numerics autograd data host privacy train pipeline task run"
+LAYERS="base numerics autograd data host privacy train attack pipeline task run"
 
 layer_index() { # NAME -> position in LAYERS (0 = unknown)
   i=1

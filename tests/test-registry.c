@@ -112,7 +112,8 @@ static void test_good_modules(void)
 
   g_assert_cmpstr(ldp_plugin_kind_name(LDP_PLUGIN_CALIBRATOR), ==, "calibrator");
   g_assert_null(ldp_plugin_kind_name((LdpPluginKind)0));
-  g_assert_null(ldp_plugin_kind_name((LdpPluginKind)5));
+  g_assert_cmpstr(ldp_plugin_kind_name(LDP_PLUGIN_ATTACK), ==, "attack");
+  g_assert_null(ldp_plugin_kind_name((LdpPluginKind)6));
 }
 
 /* ---- refused modules, one check each ---- */
@@ -126,6 +127,9 @@ typedef struct {
 static const BrokenCase broken_cases[] = {
   { "broken-nosymbol", LDP_PLUGIN_ERROR_NO_ENTRY, { LDP_PLUGIN_ENTRY_SYMBOL } },
   { "broken-kind", LDP_PLUGIN_ERROR_KIND, { "unknown plugin kind 42" } },
+  /* the attack kind came with ABI 1.2 */
+  { "broken-attack-abi", LDP_PLUGIN_ERROR_KIND, { "unknown plugin kind 5", "ABI 1.1", "from ABI 1.2, 5 attack" } },
+  { "broken-attack-slots", LDP_PLUGIN_ERROR_VTABLE, { "broken_attack_slots", "score" } },
   { "broken-name", LDP_PLUGIN_ERROR_SCHEMA, { "invalid plugin name", "Broken-Name" } },
   { "broken-slots", LDP_PLUGIN_ERROR_VTABLE, { "broken_slots", "budget", "estimate", "target" } },
   { "broken-backbone", LDP_PLUGIN_ERROR_VTABLE, { "broken_backbone", "forward", "capabilities" } },
@@ -313,7 +317,7 @@ static void test_search_path(void)
   /* This test program runs from the build tree, so the build tree's plugin
    * directories come between $LDPGNN_PLUGIN_PATH and the installed directory. */
   g_assert_true(ldp_registry_running_uninstalled());
-  g_assert_cmpuint(dirs->len, ==, 1 + 2 + 4 + 1);
+  g_assert_cmpuint(dirs->len, ==, 1 + 2 + 5 + 1); /* five kinds: dataset ... attack */
   g_assert_cmpstr(dirs->pdata[0], ==, "/cli/dir");
   g_assert_cmpstr(dirs->pdata[1], ==, "/env/one");
   g_assert_cmpstr(dirs->pdata[2], ==, "/env/two");
@@ -321,6 +325,8 @@ static void test_search_path(void)
   g_autofree char *ds = g_build_filename(LDP_BUILD_DIR, "plugins", "dataset", ".libs", NULL);
   g_assert_cmpstr(dirs->pdata[3], ==, ds);
   g_assert_cmpstr(dirs->pdata[4], ==, mech);
+  g_autofree char *attack = g_build_filename(LDP_BUILD_DIR, "plugins", "attack", ".libs", NULL);
+  g_assert_cmpstr(dirs->pdata[7], ==, attack);
   g_assert_cmpstr(dirs->pdata[dirs->len - 1], ==, LDP_PLUGIN_DIR);
 }
 

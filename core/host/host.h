@@ -45,6 +45,7 @@ typedef enum {
   LDP_SLOT_SPLIT,
   LDP_SLOT_MECHANISM,  /* public_fraction */
   LDP_SLOT_TRAIN,
+  LDP_SLOT_ATTACK,     /* pair sampling, next to the attack plugin's own keys */
   LDP_SLOT_COUNT
 } LdpSlot;
 
@@ -134,5 +135,12 @@ void ldp_host_backbone_destroy(const LdpPluginDesc *d, gpointer model);
 void ldp_host_backbone_parameters(const LdpPluginDesc *d, gpointer model, GPtrArray *out);
 LdpVar *ldp_host_backbone_forward(const LdpPluginDesc *d, gpointer model, LdpTape *tape, const LdpBatch *batch,
                                   LdpVar *x, LdpVar *edge_w, LdpRng *rng, GError **error);
+
+/* Attacks (attack-calls.c): the same wrappers for the fifth kind; create prefixes its
+ * errors with "attack 'NAME': ". */
+gpointer ldp_host_attack_create(const LdpPluginDesc *d, const LdpParams *params, GError **error);
+void ldp_host_attack_destroy(const LdpPluginDesc *d, gpointer inst);
+gboolean ldp_host_attack_score(const LdpPluginDesc *d, gpointer inst, LdpAttackModel *model,
+                               const LdpAttackPairs *pairs, LdpRng *rng, LdpAttackScores *out, GError **error);
 
 G_END_DECLS

@@ -38,11 +38,11 @@ struct _LdpRegistry {
   GHashTable *by_name; /* name -> LdpPlugin * (borrowed from @plugins) */
 };
 
-static const char *const kind_names[] = { NULL, "dataset", "mechanism", "calibrator", "backbone" };
+static const char *const kind_names[] = { NULL, "dataset", "mechanism", "calibrator", "backbone", "attack" };
 
 const char *ldp_plugin_kind_name(LdpPluginKind kind)
 {
-  if ((int)kind < LDP_PLUGIN_DATASET || (int)kind > LDP_PLUGIN_BACKBONE)
+  if ((int)kind < LDP_PLUGIN_DATASET || (int)kind > LDP_PLUGIN_ATTACK)
     return NULL;
   return kind_names[kind];
 }
@@ -150,6 +150,17 @@ static void missing_slots(const LdpPluginDesc *d, GPtrArray *missing)
     REQUIRE(vt, forward);
     break;
   }
+  case LDP_PLUGIN_ATTACK: {
+    const LdpAttackVTable *vt = d->vtable.attack;
+    if (vt == NULL) {
+      g_ptr_array_add(missing, (gpointer) "vtable.attack");
+      return;
+    }
+    REQUIRE(vt, create);
+    REQUIRE(vt, destroy);
+    REQUIRE(vt, score);
+    break;
+  }
   }
 #undef REQUIRE
 }
@@ -207,11 +218,12 @@ static gboolean check_desc(const LdpPluginDesc *d, const char *path, LdpParamSpe
     return FALSE;
   }
 
-  /* (4) kind */
-  if (ldp_plugin_kind_name(d->kind) == NULL) {
+  /* (4) kind; the fifth, attack, came with ABI 1.2 */
+  if (ldp_plugin_kind_name(d->kind) == NULL || (d->kind == LDP_PLUGIN_ATTACK && d->abi_minor < 2)) {
     g_set_error(error, LDP_PLUGIN_ERROR, LDP_PLUGIN_ERROR_KIND,
-                "%s: unknown plugin kind %d (expected 1 dataset, 2 mechanism, 3 calibrator or 4 backbone)",
-                path, (int)d->kind);
+                "%s: unknown plugin kind %d for plugin ABI %u.%u (expected 1 dataset, 2 mechanism, 3 calibrator, "
+                "4 backbone or, from ABI 1.2, 5 attack)",
+                path, (int)d->kind, d->abi_major, d->abi_minor);
     return FALSE;
   }
   const char *kind = ldp_plugin_kind_name(d->kind);
@@ -580,7 +592,7 @@ GPtrArray *ldp_registry_search_path(const char *const *extra_dirs)
 
   if (ldp_registry_running_uninstalled()) {
     /* libtool leaves the real shared objects in .libs */
-    static const char *const kinds[] = { "dataset", "mechanism", "calibrator", "backbone" };
+    static const char *const kinds[] = { "dataset", "mechanism", "calibrator", "backbone", "attack" };
     for (gsize k = 0; k < G_N_ELEMENTS(kinds); k++)
       g_ptr_array_add(dirs, g_build_filename(LDP_BUILD_DIR, "plugins", kinds[k], ".libs", NULL));
   }

@@ -135,6 +135,29 @@ static const LdpParamSpec train_specs[] = {
            "-log(sigmoid + 1e-15) in float32 (pyg), where saturated pairs pass no gradient" },
 };
 
+static const char *const attack_pairs_choices[] = { "balanced", "unbalanced", NULL };
+static const char *const attack_negatives_choices[] = { "two_hop", "uniform", NULL };
+static const char *const attack_degree_choices[] = { "all", "low", "high", NULL };
+
+/* Pair sampling for an attack (core/attack/pairs.c, doc/attacks.md). */
+static const LdpParamSpec attack_specs[] = {
+  { .name = "pairs", .type = LDP_PARAM_ENUM, .default_value = "balanced", .choices = attack_pairs_choices,
+    .doc = "balanced: n_pairs edges and n_pairs non-edges; unbalanced: all pairs among n_test sampled nodes" },
+  { .name = "n_pairs", .type = LDP_PARAM_INTEGER, .default_value = "500", .min = 1, .max = 10000000,
+    .doc = "balanced: edges drawn (u uniform, v uniform in N(u), with replacement), and as many non-edges" },
+  { .name = "negatives", .type = LDP_PARAM_ENUM, .default_value = "uniform", .choices = attack_negatives_choices,
+    .doc = "balanced: non-edges (u, v) with v uniform among the non-neighbours of u (uniform, as LPGNet) or "
+           "among the nodes at distance 2 (two_hop, as LinkTeller)" },
+  { .name = "n_test", .type = LDP_PARAM_INTEGER, .default_value = "500", .min = 2, .max = 100000,
+    .doc = "unbalanced: nodes drawn without replacement; all their pairs are scored" },
+  { .name = "degree", .type = LDP_PARAM_ENUM, .default_value = "all", .choices = attack_degree_choices,
+    .doc = "unbalanced: draw among all nodes, low-degree (degree <= degree_lo) or high-degree (>= degree_hi) ones" },
+  { .name = "degree_lo", .type = LDP_PARAM_INTEGER, .default_value = "3", .min = 0, .max = G_MAXINT32,
+    .doc = "degree: low keeps nodes of at most this degree (LinkTeller: Cora 3, CiteSeer 3)" },
+  { .name = "degree_hi", .type = LDP_PARAM_INTEGER, .default_value = "4", .min = 0, .max = G_MAXINT32,
+    .doc = "degree: high keeps nodes of at least this degree (LinkTeller: Cora 4, CiteSeer 3)" },
+};
+
 static const struct {
   const LdpParamSpec *specs;
   guint n;
@@ -144,6 +167,7 @@ static const struct {
   [LDP_SLOT_SPLIT] = { split_specs, G_N_ELEMENTS(split_specs) },
   [LDP_SLOT_MECHANISM] = { mechanism_specs, G_N_ELEMENTS(mechanism_specs) },
   [LDP_SLOT_TRAIN] = { train_specs, G_N_ELEMENTS(train_specs) },
+  [LDP_SLOT_ATTACK] = { attack_specs, G_N_ELEMENTS(attack_specs) },
 };
 
 const LdpParamSpec *ldp_slot_specs(LdpSlot slot, guint *n)
@@ -162,6 +186,8 @@ const char *ldp_slot_core_key(LdpPluginKind kind, const char *name)
     slot = LDP_SLOT_DATASET, slot_name = "dataset";
   else if (kind == LDP_PLUGIN_MECHANISM)
     slot = LDP_SLOT_MECHANISM, slot_name = "mechanism";
+  else if (kind == LDP_PLUGIN_ATTACK)
+    slot = LDP_SLOT_ATTACK, slot_name = "attack";
   else
     return NULL;
   for (guint i = 0; i < slot_table[slot].n; i++)

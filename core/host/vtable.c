@@ -25,6 +25,8 @@ gsize ldp_vtable_size(LdpPluginKind kind, guint minor)
                         : G_STRUCT_OFFSET(LdpMechanismVTable, audit_pair);
   case LDP_PLUGIN_BACKBONE:
     return sizeof(LdpBackboneVTable);
+  case LDP_PLUGIN_ATTACK: /* from 1.2 */
+    return minor >= 2 ? sizeof(LdpAttackVTable) : 0;
   case LDP_PLUGIN_CALIBRATOR:
     /* 1.1 appended param_groups, transform_input, epoch_begin, after_step, diagnostics;
      * 1.2 reads_side_releases */

@@ -29,11 +29,11 @@ static guint slot_n_specs(LdpSlot slot)
 
 /* Top-level keys that hold sections rather than values. */
 static const char *const section_keys[] = { "dataset", "split", "mechanisms", "calibrators", "backbone",
-                                            "train", "variants",
+                                            "train", "variants", "attacks",
                                             /* read by sweeps (core/run/sweep.c); a run ignores it */
                                             "sweep" };
 static const char *const variant_keys[] = { "name", "dataset", "split", "mechanisms", "calibrators",
-                                            "backbone", "train", "role" };
+                                            "backbone", "train", "role", "attacks" };
 /* A variant's role in a comparison (doc/workbench.md, Reference rows): the report
  * shows these rows apart from the methods and flags a method below the floor. */
 static const char *const variant_roles[] = { "ceiling", "floor", "majority" };
@@ -80,6 +80,8 @@ static void run_free(LdpRunSpec *r)
     g_ptr_array_unref(r->calibrators);
   stage_clear(&r->backbone);
   ldp_params_free(r->train);
+  if (r->attacks)
+    g_ptr_array_unref(r->attacks);
   g_free(r);
 }
 
@@ -273,8 +275,9 @@ static gboolean build_stage(const Ctx *c, const LdpYamlNode *node, const char *s
   }
   const LdpPluginDesc *desc = ldp_plugin_desc(plugin);
   if (desc->kind != kind)
-    return ldp_yaml_error(error, pval, LDP_PIPELINE_ERROR_PLUGIN, "'%s' is a %s plugin; the %s slot needs a %s plugin",
-                          pval->text, ldp_plugin_kind_name(desc->kind), slot, kind_name);
+    return ldp_yaml_error(error, pval, LDP_PIPELINE_ERROR_PLUGIN, "'%s' is a%s %s plugin; the %s slot needs a%s %s plugin",
+                          pval->text, desc->kind == LDP_PLUGIN_ATTACK ? "n" : "", ldp_plugin_kind_name(desc->kind),
+                          slot, kind == LDP_PLUGIN_ATTACK ? "n" : "", kind_name);
 
   g_autofree char *owner = g_strdup_printf("%s '%s'", kind_name, desc->name);
   guint n_specs;
@@ -601,6 +604,7 @@ static LdpRunSpec *build_run(const Ctx *c, const char *name, const LdpYamlNode *
                                                                         : ldp_yaml_mapping_get(root, key, NULL))
   const LdpYamlNode *dataset = PICK("dataset"), *backbone = PICK("backbone");
   const LdpYamlNode *mechanisms = PICK("mechanisms"), *calibrators = PICK("calibrators");
+  const LdpYamlNode *attacks = PICK("attacks");
 #undef PICK
   if (!dataset || !backbone) {
     const char *key = !dataset ? "dataset" : "backbone";
@@ -642,6 +646,14 @@ static LdpRunSpec *build_run(const Ctx *c, const char *name, const LdpYamlNode *
                                       variant ? ldp_yaml_mapping_get(variant, "train", NULL) : NULL, "train",
                                       SLOT_SPECS(LDP_SLOT_TRAIN), owner, error)))
     goto fail;
+  if (!(r->attacks = build_stage_list(c, attacks, "attacks", LDP_PLUGIN_ATTACK, SLOT_SPECS(LDP_SLOT_ATTACK), error)))
+    goto fail;
+  /* Attacks score node pairs of a node-classification model (doc/attacks.md). */
+  if (r->attacks->len > 0 && strcmp(ldp_params_get_string(r->split, "kind"), "edges") == 0) {
+    ldp_yaml_error(error, attacks, LDP_PIPELINE_ERROR_INVALID,
+                   "attacks are not supported with split kind edges (link prediction)");
+    goto fail;
+  }
   return r;
 
 fail:
@@ -673,6 +685,11 @@ static gboolean check_top_sections(const Ctx *c, GError **error)
   g_ptr_array_unref(list);
   list = build_stage_list(c, ldp_yaml_mapping_get(c->root, "calibrators", NULL), "calibrators",
                           LDP_PLUGIN_CALIBRATOR, NULL, 0, error);
+  if (!list)
+    return FALSE;
+  g_ptr_array_unref(list);
+  list = build_stage_list(c, ldp_yaml_mapping_get(c->root, "attacks", NULL), "attacks", LDP_PLUGIN_ATTACK,
+                          SLOT_SPECS(LDP_SLOT_ATTACK), error);
   if (!list)
     return FALSE;
   g_ptr_array_unref(list);
@@ -1221,6 +1238,11 @@ JsonNode *ldp_pipeline_to_json(const LdpPipeline *p)
     stage_list_to_json(b, r->calibrators);
     json_builder_set_member_name(b, "backbone");
     stage_to_json(b, &r->backbone);
+    /* only when present, so pipelines without attacks resolve to the same JSON as before */
+    if (r->attacks && r->attacks->len) {
+      json_builder_set_member_name(b, "attacks");
+      stage_list_to_json(b, r->attacks);
+    }
     json_builder_set_member_name(b, "train");
     json_builder_begin_object(b);
     ldp_params_add_to_json(r->train, b);

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "host/host.h"
+#include <ldpgnn/attack-host.h>
+
 #include "task/task.h"
 #include "train/train.h"
 
@@ -128,6 +130,20 @@ static gboolean classify_run_seed(const LdpSeedInput *in, LdpSeedOutcome *out, G
   if (ok) {
     ldp_task_metrics_from_train(&result, out);
     out->history = g_steal_pointer(&result.history);
+  }
+  /* Attacks on the trained model (doc/attacks.md): pairs labelled on the graph before
+   * the mechanisms, which only the core's scoring sees. Their metrics join the seed's
+   * named table; wall time is not reproducible and stays out of summary.json. */
+  if (ok && spec->attacks && spec->attacks->len) {
+    g_autoptr(GArray) am = g_array_new(FALSE, FALSE, sizeof(LdpAttackMetric));
+    g_array_set_clear_func(am, ldp_attack_metric_clear);
+    ok = ldp_attacks_run(spec->attacks, bb, model, data, ldp_attack_backbone_hops(&spec->backbone),
+                         ldp_dataset_graph(base), key, am, error);
+    for (guint i = 0; ok && i < am->len; i++) {
+      const LdpAttackMetric *m = &g_array_index(am, LdpAttackMetric, i);
+      if (!g_str_has_suffix(m->name, ".seconds"))
+        ldp_metric_values_set(&out->metrics, m->name, m->value);
+    }
   }
 
 out:

@@ -11,6 +11,7 @@
 #include <ldpgnn/pipeline.h>
 #include <ldpgnn/privacy.h>
 #include <ldpgnn/trainer.h>
+#include <ldpgnn/attack-host.h>
 #include <ldpgnn/audit.h>
 #include <ldpgnn/json.h>
 #include <ldpgnn/workbench.h>

@@ -17,4 +17,5 @@
 #include <ldpgnn/train.h>
 #include <ldpgnn/calibrator.h>
 #include <ldpgnn/backbone.h>
+#include <ldpgnn/attack.h>
 #include <ldpgnn/plugin.h>

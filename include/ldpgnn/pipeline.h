@@ -34,6 +34,8 @@ typedef struct {
   GPtrArray *calibrators;  /* LdpStageSpec * */
   LdpStageSpec backbone;
   LdpParams *train;
+  /* appended in ABI 1.2 */
+  GPtrArray *attacks;      /* LdpStageSpec *: run after training (doc/attacks.md); core keys: pair sampling */
 } LdpRunSpec;
 
 typedef struct _LdpPipeline LdpPipeline;

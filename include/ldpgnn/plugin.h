@@ -26,10 +26,12 @@
  *   1.2  side releases: mechanism slots side_releases, n_side_releases and
  *        post_processes (composition on one target), the calibrator slot
  *        reads_side_releases; ldp_report_set_side, ldp_budget_add_side,
- *        ldp_dataset_side_release.
+ *        ldp_dataset_side_release; the fifth kind, attack (attack.h): a plugin of that
+ *        kind must declare abi_minor >= 2.
  */
 #pragma once
 
+#include <ldpgnn/attack.h>
 #include <ldpgnn/backbone.h>
 #include <ldpgnn/calibrator.h>
 #include <ldpgnn/dataset.h>
@@ -43,7 +45,8 @@ typedef enum {
   LDP_PLUGIN_DATASET = 1,
   LDP_PLUGIN_MECHANISM,
   LDP_PLUGIN_CALIBRATOR,
-  LDP_PLUGIN_BACKBONE
+  LDP_PLUGIN_BACKBONE,
+  LDP_PLUGIN_ATTACK  /* ABI 1.2 */
 } LdpPluginKind;
 
 typedef struct {
@@ -62,6 +65,7 @@ typedef struct {
     const LdpMechanismVTable *mechanism;
     const LdpCalibratorVTable *calibrator;
     const LdpBackboneVTable *backbone;
+    const LdpAttackVTable *attack; /* ABI 1.2 */
   } vtable;
   /* ---- ABI 1.1 ---- */
   gsize param_spec_size;  /* sizeof(LdpParamSpec) the plugin was built with */
@@ -90,6 +94,7 @@ LDP_API gboolean ldp_plugin_has_slot(const LdpPluginDesc *desc, gsize offset, gs
 #define LDP_MECHANISM_SLOT(desc, field) LDP_VTABLE_SLOT(desc, mechanism, LdpMechanismVTable, field)
 #define LDP_CALIBRATOR_SLOT(desc, field) LDP_VTABLE_SLOT(desc, calibrator, LdpCalibratorVTable, field)
 #define LDP_BACKBONE_SLOT(desc, field) LDP_VTABLE_SLOT(desc, backbone, LdpBackboneVTable, field)
+#define LDP_ATTACK_SLOT(desc, field) LDP_VTABLE_SLOT(desc, attack, LdpAttackVTable, field)
 
 #define LDP_PLUGIN_ENTRY_SYMBOL "ldp_plugin_query"
 typedef const LdpPluginDesc *(*LdpPluginQueryFunc)(void);
