@@ -5,7 +5,9 @@
  * here: LdpAttackPairs, which the attack receives, holds none. */
 #pragma once
 
-#include <ldpgnn/host.h>
+#include <ldpgnn/attack-host.h>
+#include <ldpgnn/attack.h>
+#include <ldpgnn/trainer.h>
 
 #include "host/host.h"
 
