@@ -222,8 +222,8 @@ if "$bin" run "$tmp/protects.yaml" --out "$tmp/prot" >/dev/null 2>"$tmp/stderr" 
    grep -q '^| featlab | .* | features ε=1, labels ε=1, edges ∞ |$' "$tmp/prot/report-test_accuracy.md" &&
    grep -q '^| edges | .* | features ∞, labels ∞, edges ε=8/edge bit |$' "$tmp/prot/report-test_accuracy.md" &&
    grep -q '^| halfpublic | .* | features ε=2 (public users ∞), labels ∞, edges ∞ |$' "$tmp/prot/report-test_accuracy.md" &&
-   head -n1 "$tmp/prot/report-test_accuracy.csv" | grep -q ',protects$' &&
-   grep -q '^edges,.*,"features ∞, labels ∞, edges ε=8/edge bit"$' "$tmp/prot/report-test_accuracy.csv" &&
+   head -n1 "$tmp/prot/report-test_accuracy.csv" | grep -q ',protects,role,below_floor$' &&
+   grep -q '^edges,.*,"features ∞, labels ∞, edges ε=8/edge bit",,false$' "$tmp/prot/report-test_accuracy.csv" &&
    grep -q '"protects" : "features ε=1, labels ε=1, edges ∞"' "$tmp/prot/report-test_accuracy.json"; then
   ok "each report row names what it protects, at what epsilon (Markdown, CSV, JSON)"
 else
