@@ -219,6 +219,9 @@ static const BadCase bad_cases[] = {
     "unknown.cites:3:" },
   { "/loaders/bad/linqs/cites-columns", "linqs", "dir=linqs prefix=badcites", LDP_DATA_ERROR_PARSE, "badcites.cites:2:" },
   { "/loaders/bad/linqs/empty", "linqs", "dir=linqs prefix=empty", LDP_DATA_ERROR_PARSE, "empty.content:1:" },
+  /* A blank line after the first paper used to hash a NULL id (SEGV; found by fuzz-dataset-linqs). */
+  { "/loaders/bad/linqs/blank-line", "linqs", "dir=linqs prefix=blank standard_split=false", LDP_DATA_ERROR_PARSE,
+    "blank.content:2: expected 5 fields (as on line 1), found 0" },
   { "/loaders/bad/linqs/missing", "linqs", "dir=linqs prefix=nothere", LDP_DATA_ERROR_MISSING, "nothere.content" },
   { "/loaders/bad/pubmed/label-range", "pubmed", "dir=pubmed/badlabel", LDP_DATA_ERROR_INCONSISTENT,
     "Pubmed-Diabetes.NODE.paper.tab:4:" },

@@ -800,7 +800,7 @@ static void test_dprr_allocation(void)
   const char *args2[] = { "epsilon=0.2", "allocation=paper", NULL };
   g_assert_false(run_mech("dprr", args2, ds2, 43, 0.0, NULL, &err));
   g_assert_error(err, LDP_PIPELINE_ERROR, LDP_PIPELINE_ERROR_RANGE);
-  g_assert_true(g_str_has_prefix(err->message, "dprr: "));
+  g_assert_true(g_str_has_prefix(err->message, "mechanism 'dprr': "));
 }
 
 static void test_locallap(gconstpointer data)

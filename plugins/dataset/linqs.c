@@ -91,6 +91,10 @@ static gboolean linqs_read_content(const char *path, LinqsIds *ids, GArray *indp
     char *p = line;
     char *id = ldp_text_token(&p);
     char *rest = p; /* the attributes and the class, left uncut until the count is known */
+    if (!id) {  /* a blank line after the first */
+      ldp_text_error(&tf, error, LDP_DATA_ERROR_PARSE, "expected %u fields (as on line 1), found 0", fields);
+      goto fail;
+    }
     if (linqs_lookup(ids, id) != 0) {
       ldp_text_error(&tf, error, LDP_DATA_ERROR_INCONSISTENT, "paper id '%s' appears twice", id);
       goto fail;
