@@ -17,6 +17,14 @@
 typedef enum { DROP_MODE_DROP, DROP_MODE_FC, DROP_MODE_CE } DropMode;
 typedef enum { DROP_SELECT_GREEDY, DROP_SELECT_ACC_STAR, DROP_SELECT_VAL_LOSS } DropSelect;
 
+/* The labels of a loss's scored rows only (see drop_row_labels). */
+typedef struct {
+  const guint *rows;    /* borrowed from the trainer: the key, with n and src */
+  const gint *src;      /* borrowed: the per-node labels the array was built from */
+  guint n;
+  gint *labels;         /* n entries (owned) */
+} DropRowLabels;
+
 typedef struct {
   DropMode mode;
   DropSelect select;
@@ -26,6 +34,7 @@ typedef struct {
   double max_acc;         /* Acc* = T[0][0] */
   LdpGraph *prop;         /* Â (no self-loops), owned reference; NULL when steps = 0 */
   gint *targets;          /* ỹ per node (owned) */
+  DropRowLabels row_labels[2]; /* per phase: train, validation */
 } Drop;
 
 static const char *const drop_modes[] = { "drop", "fc", "ce", NULL };
@@ -48,6 +57,8 @@ static void drop_destroy(gpointer inst)
   ldp_tensor_free(d->transition);
   g_clear_pointer(&d->prop, ldp_graph_unref);
   g_free(d->targets);
+  for (guint i = 0; i < G_N_ELEMENTS(d->row_labels); i++)
+    g_free(d->row_labels[i].labels);
   g_free(d);
 }
 
@@ -115,20 +126,48 @@ static gboolean drop_prepare(gpointer inst, LdpDataset *noisy, LdpRng *rng, GErr
   return TRUE;
 }
 
+/* src[rows[k]] for k < n, kept per phase while the trainer passes the same rows: the
+ * losses below score compact copies of their rows (row k = node rows[k]). The array
+ * must outlive the tape's backward pass, so it is rebuilt only when the key changes. */
+static const gint *drop_row_labels(Drop *d, LdpLossPhase phase, const gint *src, const guint *rows, guint n)
+{
+  DropRowLabels *c = &d->row_labels[phase == LDP_LOSS_VAL ? 1 : 0];
+  if (c->labels == NULL || c->rows != rows || c->n != n || c->src != src) {
+    g_free(c->labels);
+    c->labels = g_new(gint, MAX(n, 1u));
+    for (guint k = 0; k < n; k++)
+      c->labels[k] = src[rows ? rows[k] : k];
+    c->rows = rows;
+    c->n = n;
+    c->src = src;
+  }
+  return c->labels;
+}
+
+/* Softmax, the transition product and the negative log-likelihood are row-local, so
+ * the validation loss and the last softmax of the training loss run on the scored
+ * rows only (same values, same order of the sum). The propagation needs every row. */
 static LdpVar *drop_loss(gpointer inst, LdpTape *tape, LdpVar *logits, const gint *labels, const guint *rows,
                          guint n, LdpLossPhase phase)
 {
   Drop *d = inst;
   if (d->mode == DROP_MODE_CE && phase == LDP_LOSS_TRAIN)
     return ldp_op_cross_entropy(tape, logits, labels, rows, n);
-  LdpVar *p = ldp_op_softmax(tape, logits);
+  LdpVar *z = logits;
+  if (phase == LDP_LOSS_VAL && rows)
+    z = ldp_op_gather_rows(tape, logits, rows, n);
+  LdpVar *p = ldp_op_softmax(tape, z);
   if (d->mode != DROP_MODE_CE)
     p = ldp_op_matmul(tape, p, ldp_tape_constant(tape, d->transition));
   if (phase == LDP_LOSS_VAL)
-    return ldp_op_nll_prob(tape, p, labels, rows, n, 1e-20f);
-  if (d->steps > 0)
-    p = ldp_op_softmax(tape, ldp_op_propagate_steps(tape, d->prop, d->steps, p));
-  return ldp_op_nll_prob(tape, p, d->targets, rows, n, 1e-20f);
+    return ldp_op_nll_prob(tape, p, drop_row_labels(d, phase, labels, rows, n), NULL, n, 1e-20f);
+  if (d->steps == 0)
+    return ldp_op_nll_prob(tape, p, d->targets, rows, n, 1e-20f);
+  LdpVar *q = ldp_op_propagate_steps(tape, d->prop, d->steps, p);
+  if (rows)
+    q = ldp_op_gather_rows(tape, q, rows, n);
+  return ldp_op_nll_prob(tape, ldp_op_softmax(tape, q), drop_row_labels(d, phase, d->targets, rows, n), NULL, n,
+                         1e-20f);
 }
 
 static gboolean drop_accept(gpointer inst, const LdpEpochStats *cand, const LdpEpochStats *best)
