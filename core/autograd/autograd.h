@@ -39,4 +39,22 @@ LdpVar *ldp_tape_memo_put(LdpTape *tape, guint32 op, guint32 arg, float scalar, 
  * backward work is spent on it. NULL: every parameter (the default). */
 void ldp_tape_set_trainable(LdpTape *tape, GPtrArray *trainable);
 
+/* A cache of first-layer products F W of linear features F (ldp_tape_linear_constant)
+ * across tapes, for runs that repeat a forward with unchanged weights on a new tape
+ * (a calibrator's phases after a backbone step, a training forward recorded apart
+ * from the evaluation). One entry per parameter W, holding a copy of W's values and of
+ * the product: a later product of the same features with equal W (compared byte for
+ * byte) copies the stored result instead of recomputing it, so the numbers are the
+ * same as without the cache. The features are recognised by their descriptor
+ * (pointers and steps): the owner guarantees that their content does not change
+ * while the cache lives. */
+typedef struct _LdpProductCache LdpProductCache;
+/* (transfer full) */
+LdpProductCache *ldp_product_cache_new(void);
+void ldp_product_cache_free(LdpProductCache *cache);
+/* How many products were served from @cache (for tests and benchmarks). */
+guint ldp_product_cache_hits(const LdpProductCache *cache);
+/* Lets the ops of @tape use @cache (borrowed; nullable: none), which must outlive it. */
+void ldp_tape_set_product_cache(LdpTape *tape, LdpProductCache *cache);
+
 G_END_DECLS

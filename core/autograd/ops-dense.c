@@ -84,11 +84,10 @@ static void linear_matmul_backward(LdpVar *self)
     ldp_tensor_free(buf[1]);
 }
 
-static LdpVar *linear_matmul(LdpTape *tape, LdpVar *a, LdpVar *b)
+/* (transfer full) F W for F = P^K (S + 1 c^T) with @n rows. */
+static LdpTensor *linear_product(const LdpLinearFeatures *f, guint n, const LdpTensor *w)
 {
-  const LdpLinearFeatures *f = a->linear;
-  const LdpTensor *w = b->value;
-  const guint n = ldp_var_rows(a), h = w->cols;
+  const guint h = w->cols;
   LdpTensor *y = ldp_tensor_new_uninit(n, h); /* fully written: beta = 0 below */
   if (f->sparse)
     ldp_csr_spmm(1.0f, f->sparse, w, 0.0f, y);
@@ -124,6 +123,88 @@ static LdpVar *linear_matmul(LdpTape *tape, LdpVar *a, LdpVar *b)
     }
     ldp_tensor_free(t);
   }
+  return y;
+}
+
+/* ---- the product cache (autograd.h) ---- */
+
+typedef struct {
+  LdpLinearFeatures f;  /* the features' descriptor (borrowed pointers) */
+  LdpTensor *w;         /* copy of W's values (owned) */
+  LdpTensor *y;         /* F W (owned) */
+} ProductEntry;
+
+struct _LdpProductCache {
+  GHashTable *entries;  /* LdpParam * (borrowed) -> ProductEntry * (owned) */
+  guint hits;
+};
+
+static void product_entry_free(gpointer data)
+{
+  ProductEntry *e = data;
+  ldp_tensor_free(e->w);
+  ldp_tensor_free(e->y);
+  g_free(e);
+}
+
+LdpProductCache *ldp_product_cache_new(void)
+{
+  LdpProductCache *c = g_new0(LdpProductCache, 1);
+  c->entries = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, product_entry_free);
+  return c;
+}
+
+void ldp_product_cache_free(LdpProductCache *cache)
+{
+  if (!cache)
+    return;
+  g_hash_table_unref(cache->entries);
+  g_free(cache);
+}
+
+guint ldp_product_cache_hits(const LdpProductCache *cache)
+{
+  g_return_val_if_fail(cache != NULL, 0);
+  return cache->hits;
+}
+
+static gboolean product_features_equal(const LdpLinearFeatures *a, const LdpLinearFeatures *b)
+{
+  return a->sparse == b->sparse && a->dense == b->dense && a->offset == b->offset &&
+         a->operator_graph == b->operator_graph && a->steps == b->steps;
+}
+
+static gboolean product_values_equal(const LdpTensor *a, const LdpTensor *b)
+{
+  return a->rows == b->rows && a->cols == b->cols &&
+         memcmp(a->data, b->data, sizeof(float) * ldp_tensor_size(a)) == 0;
+}
+
+/* F W through @cache (nullable) when W is a parameter: a copy of the stored product
+ * when the features and W's values are those it was computed from, else computed and
+ * stored in place of the parameter's previous entry. (transfer full) */
+static LdpTensor *linear_product_cached(LdpProductCache *cache, const LdpLinearFeatures *f, guint n,
+                                        const LdpVar *b)
+{
+  if (!cache || !b->param)
+    return linear_product(f, n, b->value);
+  ProductEntry *e = g_hash_table_lookup(cache->entries, b->param);
+  if (e && product_features_equal(&e->f, f) && e->y->rows == n && product_values_equal(e->w, b->value)) {
+    cache->hits++;
+    return ldp_tensor_copy(e->y);
+  }
+  LdpTensor *y = linear_product(f, n, b->value);
+  e = g_new(ProductEntry, 1);
+  e->f = *f;
+  e->w = ldp_tensor_copy(b->value);
+  e->y = ldp_tensor_copy(y);
+  g_hash_table_replace(cache->entries, b->param, e);
+  return y;
+}
+
+static LdpVar *linear_matmul(LdpTape *tape, LdpVar *a, LdpVar *b)
+{
+  LdpTensor *y = linear_product_cached(tape->products, a->linear, ldp_var_rows(a), b);
   LdpVar *parents[2] = { a, b };
   return ldp_var_record(tape, y, parents, 2, linear_matmul_backward);
 }

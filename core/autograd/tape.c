@@ -150,6 +150,12 @@ void ldp_tape_free(LdpTape *tape)
   g_free(tape);
 }
 
+void ldp_tape_set_product_cache(LdpTape *tape, LdpProductCache *cache)
+{
+  g_return_if_fail(tape != NULL);
+  tape->products = cache;
+}
+
 gboolean ldp_tape_training(const LdpTape *tape)
 {
   g_return_val_if_fail(tape != NULL, FALSE);

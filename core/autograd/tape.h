@@ -4,6 +4,8 @@
 
 #include <ldpgnn/autograd.h>
 
+#include "autograd/autograd.h"
+
 #include "numerics/numerics.h"
 
 G_BEGIN_DECLS
@@ -58,6 +60,7 @@ struct _LdpTape {
   GHashTable *params;       /* LdpParam * -> LdpVar * (borrowed from nodes) */
   GHashTable *memo;         /* MemoKey * (owned) -> LdpVar * (borrowed from nodes) */
   GHashTable *trainable;    /* LdpParam * set, or NULL: every parameter needs a gradient */
+  LdpProductCache *products; /* borrowed, nullable (autograd.h) */
 };
 
 /* Memoised ops. Deterministic ops whose result depends only on their operands are

@@ -158,6 +158,7 @@ gboolean ldp_train_context_run_phase_mode(LdpTrainContext *ctx, LdpParamGroup *g
     LdpTape *tape = ldp_tape_new(training);
     /* Only the group's parameters get gradients: the frozen backbone costs no backward. */
     ldp_tape_set_trainable(tape, ldp_param_group_params(group));
+    ldp_tape_set_product_cache(tape, ctx->products);
     LdpVar *logits = ldp_train_context_forward(ctx, tape, error);
     if (logits) {
       LdpVar *loss = ldp_train_context_loss(ctx, tape, logits);

@@ -5,6 +5,8 @@
 #include <ldpgnn/observer.h>
 #include <ldpgnn/trainer.h>
 
+#include "autograd/autograd.h"
+
 G_BEGIN_DECLS
 
 /* Who hears a training's epochs: @obs (nullable) gets an LdpEpochEvent naming @run
@@ -63,6 +65,9 @@ struct _LdpTrainContext {
                                        * NULL: everything on the tape. Set when some group
                                        * steps only in its own phases, so its gradient is
                                        * not computed in the backbone's step */
+  LdpProductCache *products;          /* first-layer products across tapes (owned), or NULL:
+                                       * set while training a node task whose forward
+                                       * repeats with unchanged weights (hooks) */
 
   /* the current step */
   guint epoch;

@@ -227,6 +227,7 @@ static LdpTape *step_tape_new(const LdpTrainContext *c, gboolean training)
 {
   LdpTape *tape = ldp_tape_new(training);
   ldp_tape_set_trainable(tape, c->step_trainable);
+  ldp_tape_set_product_cache(tape, c->products);
   return tape;
 }
 
@@ -384,6 +385,12 @@ static gboolean train_nodes(LdpTrainContext *c, const SplitRows *r, Selection *s
   whole.graph_ptr[1] = ldp_dataset_n_nodes(c->data);
   whole.view = (LdpBatch){ whole.graph, 1, whole.graph_ptr };
   c->unit = &whole;
+  /* With hooks, the training forward runs on a tape of its own after the evaluation
+   * with the same weights, and phases repeat the forward with the backbone frozen:
+   * their first-layer products are computed once per weight value. The features'
+   * descriptor is fixed for the whole loop (whole.x_lin), as the cache requires. */
+  if (c->hooks && whole.linear)
+    c->products = ldp_product_cache_new();
   c->labels = r->labels;
   c->rows = r->train;
   c->n_rows = r->n_train;
@@ -439,6 +446,7 @@ static gboolean train_nodes(LdpTrainContext *c, const SplitRows *r, Selection *s
     ldp_tape_free(tape);
   }
   c->unit = NULL;
+  g_clear_pointer(&c->products, ldp_product_cache_free);
   unit_clear(&whole);
   return ok;
 }
