@@ -39,6 +39,13 @@ LdpVar *ldp_train_loss(const LdpTrainContext *ctx, LdpTape *tape, LdpVar *logits
 
 gboolean ldp_train_hooks_epoch_begin(LdpTrainContext *ctx, GError **error)
 {
+  return ldp_train_hooks_epoch_begin_changed(ctx, NULL, error);
+}
+
+gboolean ldp_train_hooks_epoch_begin_changed(LdpTrainContext *ctx, gboolean *changed, GError **error)
+{
+  if (changed)
+    *changed = FALSE;
   for (guint i = 0; ctx->cals && i < ctx->cals->len; i++) {
     const LdpCalibratorSlot *c = &g_array_index(ctx->cals, LdpCalibratorSlot, i);
     if (!ctx->graph_task) {
@@ -48,8 +55,13 @@ gboolean ldp_train_hooks_epoch_begin(LdpTrainContext *ctx, GError **error)
       if (x) {
         ldp_tensor_free(ctx->x_override);
         ctx->x_override = x;
+        if (changed)
+          *changed = TRUE;
       }
     }
+    /* epoch_begin may change anything a forward reads */
+    if (changed && LDP_HOST_CALIBRATOR_HAS(c->desc, epoch_begin))
+      *changed = TRUE;
     if (!ldp_host_calibrator_epoch_begin(c->desc, c->inst, ctx, error))
       return FALSE;
   }

@@ -101,6 +101,10 @@ LdpVar *ldp_train_loss(const LdpTrainContext *ctx, LdpTape *tape, LdpVar *logits
 /* Runs the 1.1 hooks before an epoch (transform_input, then epoch_begin) / after a
  * backbone step (after_step), for every calibrator in order. */
 gboolean ldp_train_hooks_epoch_begin(LdpTrainContext *ctx, GError **error);
+/* The same; *@changed (nullable) tells whether a forward recorded before the hooks may
+ * differ from one recorded after them: some transform_input replaced the input, or
+ * some calibrator has an epoch_begin hook (which may change anything). */
+gboolean ldp_train_hooks_epoch_begin_changed(LdpTrainContext *ctx, gboolean *changed, GError **error);
 gboolean ldp_train_hooks_after_step(LdpTrainContext *ctx, GError **error);
 
 /* ---- guards (guard.c): cheap checks that stop training once numbers stop being

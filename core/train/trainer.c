@@ -368,7 +368,7 @@ static void split_rows_clear(SplitRows *r)
  * after step e - 1), and the training forward reuses everything it shares with it.
  * The numbers are those of evaluating after each step on a tape of its own. With
  * calibrator training hooks (ABI 1.1) the hooks may change inputs or weights between
- * the two, so training then records on a fresh tape. */
+ * the two, so training then records on a fresh tape when they did (or may have). */
 static gboolean train_nodes(LdpTrainContext *c, const SplitRows *r, Selection *sel, LdpTrainResult *result,
                             guint *epochs_run, GError **error)
 {
@@ -426,14 +426,20 @@ static gboolean train_nodes(LdpTrainContext *c, const SplitRows *r, Selection *s
       c->epoch = e;
       ldp_optimizer_set_lr(c->opt, ldp_train_lr_at(cfg, e));
       if (c->hooks) {
-        ldp_tape_free(tape);
-        if (!ldp_train_hooks_epoch_begin(c, error)) {
+        /* The evaluation's tape serves the training forward too unless the hooks
+         * changed what a forward reads. */
+        gboolean changed = FALSE;
+        if (!ldp_train_hooks_epoch_begin_changed(c, &changed, error)) {
+          ldp_tape_free(tape);
           ok = FALSE;
           break;
         }
-        tape = step_tape_new(c, TRUE);
-        ew = ldp_train_edge_weights(c, tape, &whole);
-        x = ldp_train_unit_input(c, tape, &whole);
+        if (changed || !eval_prev) {
+          ldp_tape_free(tape);
+          tape = step_tape_new(c, TRUE);
+          ew = ldp_train_edge_weights(c, tape, &whole);
+          x = ldp_train_unit_input(c, tape, &whole);
+        }
       }
       ldp_tape_set_training(tape, TRUE);
       double loss_sum = 0, correct = 0;
