@@ -9,6 +9,10 @@
 #include <string.h>
 
 #include "multiversion.h"
+
+#if defined(HAVE_SYS_MMAN_H) && defined(HAVE_MADVISE)
+#include <sys/mman.h>
+#endif
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -46,6 +50,28 @@ static void blas_single_threaded(void)
 
 /* ---- dense ---- */
 
+/* Tensors from this size on are placed on 2 MiB boundaries, padded to whole 2 MiB
+ * pages and offered to the kernel for transparent huge pages: a graph product gathers
+ * rows of x at random, and on a 10^6-node graph (x of 64 MB) every 4 KiB page it
+ * touches costs a TLB miss. Measured on the SpMM of a random graph of degree 10, 16
+ * columns: 12.5 -> 9.6 ns per stored entry at 10^6 nodes, 3.6 -> 3.1 at 10^5. At most
+ * 2 MiB of padding per tensor of >= 4 MiB. Where the kernel gives no huge pages the
+ * advice is ignored. */
+#define TENSOR_HUGE_MIN_BYTES ((gsize)4 << 20)
+#define TENSOR_HUGE_PAGE ((gsize)2 << 20)
+
+static float *tensor_alloc_huge(gsize bytes, gboolean zero)
+{
+  const gsize padded = (bytes + TENSOR_HUGE_PAGE - 1) / TENSOR_HUGE_PAGE * TENSOR_HUGE_PAGE;
+  float *data = g_aligned_alloc(padded, 1, TENSOR_HUGE_PAGE);
+#if defined(HAVE_SYS_MMAN_H) && defined(HAVE_MADVISE) && defined(MADV_HUGEPAGE)
+  (void)madvise(data, padded, MADV_HUGEPAGE); /* advice only: failure changes nothing */
+#endif
+  if (zero)
+    memset(data, 0, bytes);
+  return data;
+}
+
 static LdpTensor *tensor_alloc(guint rows, guint cols, gboolean zero)
 {
   LdpTensor *t = g_new(LdpTensor, 1);
@@ -54,7 +80,9 @@ static LdpTensor *tensor_alloc(guint rows, guint cols, gboolean zero)
   /* Always allocate at least one element so data is never NULL: memcpy/memset
    * on empty tensors stay well defined. */
   gsize n = MAX((gsize)rows * cols, 1);
-  if (zero)
+  if (n >= TENSOR_HUGE_MIN_BYTES / sizeof(float))
+    t->data = tensor_alloc_huge(n * sizeof(float), zero);
+  else if (zero)
     t->data = g_aligned_alloc0(n, sizeof(float), LDP_TENSOR_ALIGN);
   else
     t->data = g_aligned_alloc(n, sizeof(float), LDP_TENSOR_ALIGN);
