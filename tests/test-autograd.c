@@ -912,6 +912,78 @@ static void test_propagate_self(void)
   free_params(in, 2);
 }
 
+/* ---- (a + bias) + b, fused ---- */
+
+typedef struct {
+  gboolean fused;
+  gboolean shared;  /* a and b are computed from one input, so their gradients meet there */
+} AddBiasCase;
+
+static LdpVar *build_add_bias(LdpTape *t, LdpVar **in, gpointer d)
+{
+  const AddBiasCase *ac = d;
+  LdpVar *a = in[0], *b = ac->shared ? ldp_op_scale(t, in[0], -0.75f) : in[2];
+  if (ac->shared)
+    a = ldp_op_mul(t, in[0], in[2]);
+  LdpVar *out = ac->fused ? ldp_op_add_bias(t, a, in[1], b) : ldp_op_add(t, ldp_op_bias_add(t, a, in[1]), b);
+  /* b feeds a later op too: its gradient is not fresh when the sum's arrives */
+  return ldp_op_mul(t, out, b);
+}
+
+/* Value and parameter gradients of sum(build(...) * r) (transfer full). */
+static LdpTensor *add_bias_run(LdpParam **in, AddBiasCase *ac, const LdpTensor *r, LdpTensor **grads)
+{
+  LdpTape *t = ldp_tape_new(TRUE);
+  LdpVar *v[3];
+  for (guint k = 0; k < 3; k++) {
+    v[k] = ldp_tape_param(t, in[k]);
+    ldp_tensor_fill(ldp_param_grad(in[k]), 0.0f);
+  }
+  LdpVar *out = build_add_bias(t, v, ac);
+  ldp_tape_backward(t, ldp_op_sum(t, ldp_op_mul(t, out, ldp_tape_constant(t, r))));
+  LdpTensor *y = ldp_tensor_copy(ldp_var_value(out));
+  for (guint k = 0; k < 3; k++)
+    grads[k] = ldp_tensor_copy(ldp_param_grad(in[k]));
+  ldp_tape_free(t);
+  return y;
+}
+
+static void test_add_bias(void)
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, 23);
+  const guint n = 7, c = 5;
+  LdpParam *in[3] = { param_away("a", n, c, &rng), param_away("bias", 1, c, &rng), param_away("b", n, c, &rng) };
+  AddBiasCase plain = { TRUE, FALSE }, shared = { TRUE, TRUE };
+  check_grads("add_bias a,bias,b", in, 3, build_add_bias, &plain, TRUE);
+  check_grads("add_bias shared input", in, 3, build_add_bias, &shared, TRUE);
+
+  /* Bit for bit the composed ops, with independent and with shared inputs. */
+  g_autoptr(LdpTensor) r = ldp_tensor_new(n, c);
+  fill_uniform(r, &rng, -1.0f, 1.0f);
+  for (int share = 0; share <= 1; share++) {
+    AddBiasCase fused = { TRUE, share }, pair = { FALSE, share };
+    LdpTensor *g1[3], *g2[3];
+    g_autoptr(LdpTensor) y1 = add_bias_run(in, &pair, r, g1);
+    g_autoptr(LdpTensor) y2 = add_bias_run(in, &fused, r, g2);
+    g_assert_cmpmem(y1->data, sizeof(float) * n * c, y2->data, sizeof(float) * n * c);
+    for (guint k = 0; k < 3; k++) {
+      g_assert_cmpmem(g1[k]->data, sizeof(float) * ldp_tensor_size(g1[k]), g2[k]->data,
+                      sizeof(float) * ldp_tensor_size(g2[k]));
+      ldp_tensor_free(g1[k]);
+      ldp_tensor_free(g2[k]);
+    }
+  }
+
+  /* Memoised: asking again returns the same variable. */
+  LdpTape *tape = ldp_tape_new(FALSE);
+  LdpVar *a = ldp_tape_param(tape, in[0]), *bias = ldp_tape_param(tape, in[1]), *b = ldp_tape_param(tape, in[2]);
+  g_assert_true(ldp_op_add_bias(tape, a, bias, b) == ldp_op_add_bias(tape, a, bias, b));
+  g_assert_true(ldp_op_add_bias(tape, a, bias, b) != ldp_op_add_bias(tape, b, bias, a));
+  ldp_tape_free(tape);
+  free_params(in, 3);
+}
+
 /* ---- batch norm + ReLU, fused ---- */
 
 static LdpVar *build_bn_relu(LdpTape *t, LdpVar **in, gpointer d)
@@ -2142,6 +2214,7 @@ int main(int argc, char **argv)
   g_test_add_func("/autograd/batch-norm", test_batch_norm);
   g_test_add_func("/autograd/batch-norm-relu", test_batch_norm_relu);
   g_test_add_func("/autograd/propagate-self", test_propagate_self);
+  g_test_add_func("/autograd/add-bias", test_add_bias);
   g_test_add_func("/autograd/batch-norm-relu-grouped", test_batch_norm_relu_grouped);
   g_test_add_func("/autograd/composite-gcn", test_composite_gcn);
   g_test_add_func("/autograd/tape-semantics", test_tape_semantics);

@@ -335,6 +335,58 @@ LdpVar *ldp_op_add(LdpTape *tape, LdpVar *a, LdpVar *b)
   return binary_op(tape, a, b, BIN_ADD);
 }
 
+/* ---- (a + bias) + b ---- */
+
+/* The backward of ldp_op_add(ldp_op_bias_add(a, bias), b): G to b and to a (each the
+ * first flow in either order: one consumer each in the unfused chain), and the column
+ * sums of G in double, in row order, to the bias. */
+static void add_bias_backward(LdpVar *self)
+{
+  LdpVar *a = self->parents[0], *bias = self->parents[1], *b = self->parents[2];
+  const LdpTensor *G = self->grad;
+  if (b->needs_grad)
+    ldp_var_grad_add(b, 1.0f, G);
+  if (a->needs_grad)
+    ldp_var_grad_add(a, 1.0f, G);
+  if (bias->needs_grad) {
+    double *acc = g_new0(double, MAX(G->cols, 1u));
+    for (guint i = 0; i < G->rows; i++) {
+      const float *gr = ldp_tensor_row(G, i);
+      for (guint c = 0; c < G->cols; c++)
+        acc[c] += gr[c];
+    }
+    float *db = ldp_var_grad_buf(bias)->data;
+    for (guint c = 0; c < G->cols; c++)
+      db[c] += (float)acc[c];
+    g_free(acc);
+  }
+}
+
+LdpVar *ldp_op_add_bias(LdpTape *tape, LdpVar *a, LdpVar *bias, LdpVar *b)
+{
+  CHECK_VAR(tape, a, NULL);
+  CHECK_VAR(tape, bias, NULL);
+  CHECK_VAR(tape, b, NULL);
+  g_return_val_if_fail(same_shape(a, b), NULL);
+  g_return_val_if_fail(bias->value->rows == 1 && bias->value->cols == a->value->cols, NULL);
+  const MemoKey key = memo_key(MEMO_BIAS_ADD, 1, 0, 0.0f, a, bias, b);
+  LdpVar *hit = memo_find(tape, &key);
+  if (hit)
+    return hit;
+  const LdpTensor *A = a->value, *B = b->value;
+  LdpTensor *out = ldp_tensor_new_uninit(A->rows, A->cols);
+  const float *restrict bd = bias->value->data;
+  LDP_OMP_FOR(ldp_par(ldp_tensor_size(A)))
+  for (guint i = 0; i < A->rows; i++) {
+    const float *restrict ar = ldp_tensor_row(A, i), *restrict br = ldp_tensor_row(B, i);
+    float *restrict o = ldp_tensor_row(out, i);
+    for (guint c = 0; c < A->cols; c++)
+      o[c] = (ar[c] + bd[c]) + br[c];
+  }
+  LdpVar *parents[3] = { a, bias, b };
+  return memo_put(tape, &key, ldp_var_record(tape, out, parents, 3, add_bias_backward));
+}
+
 LdpVar *ldp_op_sub(LdpTape *tape, LdpVar *a, LdpVar *b)
 {
   return binary_op(tape, a, b, BIN_SUB);

@@ -21,10 +21,10 @@ static inline gboolean metrics_row_predicts(const float *row, guint cols, guint 
       ok &= !isnan(row[j]);
     return ok;
   }
-  for (guint j = 0; j < y; j++)
-    ok &= row[j] < v;
-  for (guint j = y + 1; j < cols; j++)
-    ok &= row[j] <= v;
+  /* One loop over every column, whose trip count does not depend on the label (two
+   * loops split at y mispredict their exits on every row). */
+  for (guint j = 0; j < cols; j++)
+    ok &= (j < y && row[j] < v) | (j == y) | (j > y && row[j] <= v);
   return ok;
 }
 

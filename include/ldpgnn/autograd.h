@@ -126,6 +126,10 @@ LDP_API LdpVar *ldp_op_propagate_steps(LdpTape *tape, LdpGraph *g, guint steps, 
 /* x (n x c) + b (1 x c) broadcast over rows. */
 LDP_API LdpVar *ldp_op_bias_add(LdpTape *tape, LdpVar *x, LdpVar *b);
 LDP_API LdpVar *ldp_op_add(LdpTape *tape, LdpVar *a, LdpVar *b);
+/* (a + 1 bias^T) + b, a and b n x c, @bias 1 x c: the values and gradients, bit for
+ * bit, of ldp_op_add(ldp_op_bias_add(a, bias), b) (a layer's aggregation plus its
+ * bias plus the root term), in one tensor and one element-wise pass. Memoised. (1.2) */
+LDP_API LdpVar *ldp_op_add_bias(LdpTape *tape, LdpVar *a, LdpVar *bias, LdpVar *b);
 LDP_API LdpVar *ldp_op_sub(LdpTape *tape, LdpVar *a, LdpVar *b);
 /* Element-wise product. */
 LDP_API LdpVar *ldp_op_mul(LdpTape *tape, LdpVar *a, LdpVar *b);

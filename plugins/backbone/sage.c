@@ -100,8 +100,8 @@ static LdpVar *sage_forward(gpointer inst, LdpTape *tape, const LdpBatch *batch,
       agg = ldp_op_propagate_background(tape, batch->graph, LDP_NORM_MEAN, hl);
     else
       agg = coef ? ldp_op_propagate_values(tape, mean, coef, hl) : ldp_op_propagate(tape, mean, NULL, hl);
-    agg = ldp_op_bias_add(tape, agg, ldp_tape_param(tape, conv->neigh.bias));
-    h = ldp_op_add(tape, agg, backbone_linear_apply(&conv->root, tape, h));
+    LdpVar *bias = ldp_tape_param(tape, conv->neigh.bias);
+    h = ldp_op_add_bias(tape, agg, bias, backbone_linear_apply(&conv->root, tape, h));
     if (l + 1 < m->common.layers) {
       h = backbone_activate(tape, m->common.activation, h);
       h = ldp_op_dropout(tape, h, m->common.dropout, rng);
