@@ -12,7 +12,8 @@
 # between any two builds by construction. Pipelines too large for a quick check
 # (REDDIT-BINARY) are skipped with the reason printed.
 # Environment: LDPGNN (the command, default ./ldpgnn), LDPGNN_DATA (the datasets),
-# EPOCHS (default 3).
+# EPOCHS (default 3), ONLY (space-separated pipeline names without .yaml: run only
+# these, e.g. the ones a change can reach).
 set -u
 if [ "${1:-}" = "--compare" ] || [ "${1:-}" = "--compare-nan-null" ]; then
   [ $# -eq 3 ] || { echo "usage: $0 $1 DIR_BEFORE DIR_AFTER" >&2; exit 2; }
@@ -39,6 +40,9 @@ mkdir -p "$out" || exit 1
 status=0
 for p in "$srcdir"/pipelines/*.yaml; do
   name=$(basename "$p" .yaml)
+  if [ -n "${ONLY:-}" ]; then
+    case " $ONLY " in *" $name "*) ;; *) continue ;; esac
+  fi
   case $name in
     *reddit-binary*) echo "skip $name: REDDIT-BINARY is too large for a quick check"; continue ;;
   esac
