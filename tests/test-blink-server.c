@@ -427,6 +427,28 @@ static void test_background_vs_sparse(void)
   g_assert_null(ldp_graph_new_with_background(asym, U, class_of, block, &error));
   g_assert_error(error, LDP_DATA_ERROR, LDP_DATA_ERROR_INCONSISTENT);
   g_clear_error(&error);
+  /* A lower entry without its mirror, and a pair whose two values differ. */
+  LdpCsr *lower = ldp_csr_from_coo(n, n, ac, ar, NULL, 1, LDP_COO_ERROR, &error);
+  g_assert_null(ldp_graph_new_with_background(lower, U, class_of, block, &error));
+  g_assert_nonnull(strstr(error->message, "symmetric"));
+  g_clear_error(&error);
+  const guint pr[3] = { 0, 1, 1 }, pc[3] = { 1, 0, 2 };
+  const float pv[3] = { 0.5f, 0.5f, 0.25f };
+  LdpCsr *half = ldp_csr_from_coo(n, n, pr, pc, pv, 3, LDP_COO_ERROR, &error); /* (2, 1) missing */
+  g_assert_null(ldp_graph_new_with_background(half, U, class_of, block, &error));
+  g_assert_nonnull(strstr(error->message, "symmetric"));
+  g_clear_error(&error);
+  const guint vr[4] = { 0, 1, 1, 2 }, vc[4] = { 1, 0, 2, 1 };
+  const float vv[4] = { 0.5f, 0.6f, 0.25f, 0.25f };
+  LdpCsr *differ = ldp_csr_from_coo(n, n, vr, vc, vv, 4, LDP_COO_ERROR, &error);
+  g_assert_null(ldp_graph_new_with_background(differ, U, class_of, block, &error));
+  g_assert_nonnull(strstr(error->message, "symmetric"));
+  g_clear_error(&error);
+  const float sv[4] = { 0.5f, 0.5f, 0.25f, 0.25f };
+  LdpCsr *sym = ldp_csr_from_coo(n, n, vr, vc, sv, 4, LDP_COO_ERROR, &error);
+  g_autoptr(LdpGraph) ok = ldp_graph_new_with_background(sym, U, class_of, block, &error);
+  g_assert_no_error(error);
+  g_assert_nonnull(ok);
   LdpCsr *diag = ldp_csr_from_coo(n, n, dr, dr, NULL, 1, LDP_COO_ERROR, &error);
   g_assert_null(ldp_graph_new_with_background(diag, U, class_of, block, &error));
   g_assert_nonnull(strstr(error->message, "diagonal"));

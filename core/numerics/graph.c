@@ -464,10 +464,26 @@ static gboolean graph_check_background(const LdpCsr *adj, guint n_classes, const
                     i, adj->indices[p], adj->values[p]);
         return FALSE;
       }
-  g_autoptr(LdpCsr) t = ldp_csr_transpose(adj);
-  if (memcmp(t->indptr, adj->indptr, ((gsize)n + 1) * sizeof(guint)) != 0 ||
-      memcmp(t->indices, adj->indices, (gsize)adj->nnz * sizeof(guint)) != 0 ||
-      memcmp(t->values, adj->values, (gsize)adj->nnz * sizeof(float)) != 0) {
+  /* Symmetry without a transposed copy (the stored part of a soft posterior holds
+   * tens of millions of pairs): rows are sorted, so visiting the rows in order meets
+   * the mirrors (j, i), i < j, of row j in its own order, and a cursor per row checks
+   * each against the upper entry (i, j) that asks for it, value bits included. Every
+   * lower entry must be asked for, every upper entry must find its mirror. */
+  guint *cursor = g_memdup2(adj->indptr, (gsize)MAX(n, 1) * sizeof(guint));
+  gboolean symmetric = TRUE;
+  for (guint i = 0; i < n && symmetric; i++)
+    for (guint p = adj->indptr[i]; p < adj->indptr[i + 1] && symmetric; p++) {
+      const guint j = adj->indices[p];
+      if (j < i)
+        continue;
+      const guint q = cursor[j]++;
+      symmetric = q < adj->indptr[j + 1] && adj->indices[q] == i &&
+                  memcmp(&adj->values[q], &adj->values[p], sizeof(float)) == 0;
+    }
+  for (guint j = 0; j < n && symmetric; j++)
+    symmetric = cursor[j] == adj->indptr[j + 1] || adj->indices[cursor[j]] > j;
+  g_free(cursor);
+  if (!symmetric) {
     g_set_error(error, LDP_DATA_ERROR, LDP_DATA_ERROR_INCONSISTENT,
                 "graph background: the stored part must be symmetric (values included)");
     return FALSE;
