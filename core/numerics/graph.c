@@ -614,7 +614,7 @@ void ldp_graph_weighted_mm(LdpGraph *g, const LdpTensor *x, LdpTensor *y)
   g_return_if_fail(g != NULL && x != NULL && y != NULL);
   const LdpCsr *a = g->adj;
   const guint n = a->rows, c = x->cols, U = g->n_classes;
-  g_return_if_fail(x->rows == n && y->rows == n && y->cols == c);
+  g_return_if_fail(x->rows == n && y->rows == n && y->cols == c && x != y);
   if (U == 0) {
     ldp_graph_spmm(g, FALSE, 1.0f, x, 0.0f, y);
     return;
