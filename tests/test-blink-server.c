@@ -261,7 +261,9 @@ static void test_prior_and_posterior(void)
 
 /* Soft: W H through the block background against the dense P H, and the weighted
  * degrees against dense row sums. Both sum at most N terms of magnitude <= max|H| in
- * double and round once to float: 1e-5 relative to the row's absolute sum is ample. */
+ * double and round once to float: 1e-5 relative to the row's absolute sum is ample.
+ * The widths cover each loop of the correction product: the constant widths 4, 8 and
+ * 16, and 16-column panels with a remainder (1, 5, 21, 37). */
 static void test_soft_product(void)
 {
   const double eps_list[] = { 0.9, 3.6 };
@@ -279,30 +281,35 @@ static void test_soft_product(void)
     g_assert_true(ldp_graph_has_background(g));
     double shift[3];
     blink_shifts(eps_a, shift);
-    const guint c = 5;
-    LdpRng rng;
-    ldp_rng_init(&rng, 5);
-    g_autoptr(LdpTensor) h = ldp_tensor_new(N, c);
-    for (gsize k = 0; k < ldp_tensor_size(h); k++)
-      h->data[k] = (float)ldp_rng_normal(&rng);
-    g_autoptr(LdpTensor) y = ldp_tensor_new(N, c);
-    ldp_graph_weighted_mm(g, h, y);
+    static const guint widths[] = { 1, 4, 5, 8, 16, 21, 37 };
+    enum { MAX_WIDTH = 37 };
     const double *deg = ldp_graph_weighted_degrees(g);
-    for (guint i = 0; i < N; i++) {
-      double want[5] = { 0 }, mag[5] = { 0 }, rowsum = 0.0;
-      for (guint j = 0; j < N; j++) {
-        if (j == i)
-          continue;
-        const double w = (float)blink_sigmoid(node_logit(&p, &f, shift, i, j));
-        rowsum += w;
-        for (guint k = 0; k < c; k++) {
-          want[k] += w * ldp_tensor_row(h, j)[k];
-          mag[k] += fabs(w * ldp_tensor_row(h, j)[k]);
+    for (guint wi = 0; wi < G_N_ELEMENTS(widths); wi++) {
+      const guint c = widths[wi];
+      LdpRng rng;
+      ldp_rng_init(&rng, 5 + wi);
+      g_autoptr(LdpTensor) h = ldp_tensor_new(N, c);
+      for (gsize k = 0; k < ldp_tensor_size(h); k++)
+        h->data[k] = (float)ldp_rng_normal(&rng);
+      g_autoptr(LdpTensor) y = ldp_tensor_new(N, c);
+      ldp_graph_weighted_mm(g, h, y);
+      for (guint i = 0; i < N; i++) {
+        double want[MAX_WIDTH] = { 0 }, mag[MAX_WIDTH] = { 0 }, rowsum = 0.0;
+        for (guint j = 0; j < N; j++) {
+          if (j == i)
+            continue;
+          const double w = (float)blink_sigmoid(node_logit(&p, &f, shift, i, j));
+          rowsum += w;
+          for (guint k = 0; k < c; k++) {
+            want[k] += w * ldp_tensor_row(h, j)[k];
+            mag[k] += fabs(w * ldp_tensor_row(h, j)[k]);
+          }
         }
+        if (wi == 0)
+          g_assert_cmpfloat_with_epsilon(deg[i], rowsum, 1e-5 * rowsum);
+        for (guint k = 0; k < c; k++)
+          g_assert_cmpfloat_with_epsilon(ldp_tensor_row(y, i)[k], want[k], 1e-5 * mag[k] + 1e-30);
       }
-      g_assert_cmpfloat_with_epsilon(deg[i], rowsum, 1e-5 * rowsum);
-      for (guint k = 0; k < c; k++)
-        g_assert_cmpfloat_with_epsilon(ldp_tensor_row(y, i)[k], want[k], 1e-5 * mag[k] + 1e-30);
     }
     blink_reports_clear(&r);
     blink_prior_clear(&p);
@@ -393,6 +400,12 @@ static void test_background_vs_sparse(void)
       LdpVar *xv = ldp_tape_param(tape, x);
       LdpVar *out = path == 0 ? ldp_op_propagate_background(tape, bg, norms[k], xv)
                               : ldp_op_propagate(tape, ldp_graph_normalized(fg, norms[k]), NULL, xv);
+      if (path == 0) {
+        /* Memoised on the tape: the same product again is the same variable (the
+         * trainer's evaluation and training forwards share it), another norm is not. */
+        g_assert_true(ldp_op_propagate_background(tape, bg, norms[k], xv) == out);
+        g_assert_true(ldp_op_propagate_background(tape, bg, norms[(k + 1) % G_N_ELEMENTS(norms)], xv) != out);
+      }
       ldp_tape_backward(tape, ldp_op_sum(tape, ldp_op_mul(tape, out, ldp_tape_constant(tape, r))));
       vals[path] = ldp_var_value(out);
       grads[path] = ldp_tensor_copy(ldp_param_grad(x));
@@ -414,6 +427,28 @@ static void test_background_vs_sparse(void)
   g_assert_null(ldp_graph_new_with_background(asym, U, class_of, block, &error));
   g_assert_error(error, LDP_DATA_ERROR, LDP_DATA_ERROR_INCONSISTENT);
   g_clear_error(&error);
+  /* A lower entry without its mirror, and a pair whose two values differ. */
+  LdpCsr *lower = ldp_csr_from_coo(n, n, ac, ar, NULL, 1, LDP_COO_ERROR, &error);
+  g_assert_null(ldp_graph_new_with_background(lower, U, class_of, block, &error));
+  g_assert_nonnull(strstr(error->message, "symmetric"));
+  g_clear_error(&error);
+  const guint pr[3] = { 0, 1, 1 }, pc[3] = { 1, 0, 2 };
+  const float pv[3] = { 0.5f, 0.5f, 0.25f };
+  LdpCsr *half = ldp_csr_from_coo(n, n, pr, pc, pv, 3, LDP_COO_ERROR, &error); /* (2, 1) missing */
+  g_assert_null(ldp_graph_new_with_background(half, U, class_of, block, &error));
+  g_assert_nonnull(strstr(error->message, "symmetric"));
+  g_clear_error(&error);
+  const guint vr[4] = { 0, 1, 1, 2 }, vc[4] = { 1, 0, 2, 1 };
+  const float vv[4] = { 0.5f, 0.6f, 0.25f, 0.25f };
+  LdpCsr *differ = ldp_csr_from_coo(n, n, vr, vc, vv, 4, LDP_COO_ERROR, &error);
+  g_assert_null(ldp_graph_new_with_background(differ, U, class_of, block, &error));
+  g_assert_nonnull(strstr(error->message, "symmetric"));
+  g_clear_error(&error);
+  const float sv[4] = { 0.5f, 0.5f, 0.25f, 0.25f };
+  LdpCsr *sym = ldp_csr_from_coo(n, n, vr, vc, sv, 4, LDP_COO_ERROR, &error);
+  g_autoptr(LdpGraph) ok = ldp_graph_new_with_background(sym, U, class_of, block, &error);
+  g_assert_no_error(error);
+  g_assert_nonnull(ok);
   LdpCsr *diag = ldp_csr_from_coo(n, n, dr, dr, NULL, 1, LDP_COO_ERROR, &error);
   g_assert_null(ldp_graph_new_with_background(diag, U, class_of, block, &error));
   g_assert_nonnull(strstr(error->message, "diagonal"));

@@ -22,6 +22,7 @@ enum {
   AUTOGRAD_MEMO_SCALE_ROWS,
   AUTOGRAD_MEMO_PROPAGATE_VALUES,
   AUTOGRAD_MEMO_EDGE_LIFT,
+  AUTOGRAD_MEMO_PROPAGATE_BACKGROUND,
 };
 
 /* Whether @v is a dense variable of @tape (not a sparse or linear constant). */

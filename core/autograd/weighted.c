@@ -332,6 +332,11 @@ LdpVar *ldp_op_propagate_background(LdpTape *tape, LdpGraph *g, LdpNorm norm, Ld
   const LdpTensor *X = ldp_var_value(x);
   const guint n = ldp_graph_n_nodes(g);
   g_return_val_if_fail(X->rows == n, NULL);
+  /* Memoised: the trainer's evaluation forward and the training forward on one tape
+   * then share the product (each costs a pass over every stored pair). */
+  LdpVar *hit = ldp_tape_memo_find(tape, AUTOGRAD_MEMO_PROPAGATE_BACKGROUND, norm, 0.0f, g, x, NULL);
+  if (hit)
+    return hit;
   BackgroundState *s = g_new0(BackgroundState, 1);
   s->g = ldp_graph_ref(g);
   s->norm = norm;
@@ -343,8 +348,9 @@ LdpVar *ldp_op_propagate_background(LdpTape *tape, LdpGraph *g, LdpNorm norm, Ld
   }
   LdpTensor *out = ldp_tensor_new_uninit(X->rows, X->cols);
   background_apply(s, X, FALSE, out);
-  return ldp_tape_custom_op(tape, "propagate_background", &x, 1, out, background_backward, s,
-                            background_state_free);
+  LdpVar *v =
+    ldp_tape_custom_op(tape, "propagate_background", &x, 1, out, background_backward, s, background_state_free);
+  return ldp_tape_memo_put(tape, AUTOGRAD_MEMO_PROPAGATE_BACKGROUND, norm, 0.0f, g, x, NULL, v);
 }
 
 /* ---- edge_norm ---- */

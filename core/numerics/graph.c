@@ -14,6 +14,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "numerics/multiversion.h"
+#include "numerics/numerics.h"
+
 #define LDP_N_NORMS (LDP_NORM_SELF + 1)
 
 struct _LdpGraph {
@@ -33,7 +36,6 @@ struct _LdpGraph {
   guint *class_count;  /* n_classes */
   float *block;        /* n_classes x n_classes */
   double *wdeg;        /* cached weighted degrees */
-  float *corr;         /* cached: stored value minus the background, per stored entry */
 };
 
 /* The lazy caches are built under one process-wide lock and published with atomic
@@ -139,7 +141,6 @@ void ldp_graph_unref(LdpGraph *g)
   g_free(g->class_count);
   g_free(g->block);
   g_free(g->wdeg);
-  g_free(g->corr);
   g_free(g);
 }
 
@@ -463,10 +464,26 @@ static gboolean graph_check_background(const LdpCsr *adj, guint n_classes, const
                     i, adj->indices[p], adj->values[p]);
         return FALSE;
       }
-  g_autoptr(LdpCsr) t = ldp_csr_transpose(adj);
-  if (memcmp(t->indptr, adj->indptr, ((gsize)n + 1) * sizeof(guint)) != 0 ||
-      memcmp(t->indices, adj->indices, (gsize)adj->nnz * sizeof(guint)) != 0 ||
-      memcmp(t->values, adj->values, (gsize)adj->nnz * sizeof(float)) != 0) {
+  /* Symmetry without a transposed copy (the stored part of a soft posterior holds
+   * tens of millions of pairs): rows are sorted, so visiting the rows in order meets
+   * the mirrors (j, i), i < j, of row j in its own order, and a cursor per row checks
+   * each against the upper entry (i, j) that asks for it, value bits included. Every
+   * lower entry must be asked for, every upper entry must find its mirror. */
+  guint *cursor = g_memdup2(adj->indptr, (gsize)MAX(n, 1) * sizeof(guint));
+  gboolean symmetric = TRUE;
+  for (guint i = 0; i < n && symmetric; i++)
+    for (guint p = adj->indptr[i]; p < adj->indptr[i + 1] && symmetric; p++) {
+      const guint j = adj->indices[p];
+      if (j < i)
+        continue;
+      const guint q = cursor[j]++;
+      symmetric = q < adj->indptr[j + 1] && adj->indices[q] == i &&
+                  memcmp(&adj->values[q], &adj->values[p], sizeof(float)) == 0;
+    }
+  for (guint j = 0; j < n && symmetric; j++)
+    symmetric = cursor[j] == adj->indptr[j + 1] || adj->indices[cursor[j]] > j;
+  g_free(cursor);
+  if (!symmetric) {
     g_set_error(error, LDP_DATA_ERROR, LDP_DATA_ERROR_INCONSISTENT,
                 "graph background: the stored part must be symmetric (values included)");
     return FALSE;
@@ -539,33 +556,65 @@ const double *ldp_graph_weighted_degrees(LdpGraph *g)
   return g->wdeg;
 }
 
-/* Per stored entry, its value minus the background it replaces (cached). */
-static const float *graph_correction(LdpGraph *g)
+/* Columns [j0, j0 + w) of rows [r0, r1) of y = C x, C the stored part minus the
+ * background it replaces: C_ij = W_ij - block[class i][class j] on the stored pairs.
+ * The correction is formed per entry from the stored value and the class block (one
+ * float per entry less to hold and stream than a cached copy; the same float as
+ * (float)((double)W_ij - block) either way), and each row is summed in storage order
+ * by one thread, so the result does not depend on the number of threads. No software
+ * prefetching: rows of a soft posterior hold a thousand entries and more, and
+ * requesting the x rows of the next rows ahead evicts the current ones. */
+static inline __attribute__((always_inline)) void background_correction_cols(const LdpCsr *a, const guint *class_of, const float *block,
+                                                  guint U, const float *restrict x, guint c, guint j0, guint w,
+                                                  float *restrict y, guint r0, guint r1)
 {
-  if (g_atomic_pointer_get(&g->corr) == NULL) {
-    g_rec_mutex_lock(&graph_cache_lock);
-    if (g->corr == NULL) {
-      const LdpCsr *a = g->adj;
-      const guint U = g->n_classes;
-      float *c = g_new(float, MAX(a->nnz, 1));
-      for (guint i = 0; i < a->rows; i++) {
-        const float *brow = g->block + (gsize)g->class_of[i] * U;
-        for (guint p = a->indptr[i]; p < a->indptr[i + 1]; p++)
-          c[p] = (float)((double)a->values[p] - brow[g->class_of[a->indices[p]]]);
-      }
-      g_atomic_pointer_set(&g->corr, c);
+  for (guint i = r0; i < r1; i++) {
+    const float *brow = block + (gsize)class_of[i] * U;
+    float acc[16] = { 0 };
+    for (guint p = a->indptr[i]; p < a->indptr[i + 1]; p++) {
+      const guint j = a->indices[p];
+      const float cij = (float)((double)a->values[p] - brow[class_of[j]]);
+      const float *xr = x + (gsize)j * c + j0;
+      for (guint t = 0; t < w; t++)
+        acc[t] += cij * xr[t];
     }
-    g_rec_mutex_unlock(&graph_cache_lock);
+    memcpy(y + (gsize)i * c + j0, acc, w * sizeof(float));
   }
-  return g->corr;
 }
+
+/* Rows [r0, r1) of y = C x: the width of a GCN layer (16) and of a few classes get
+ * constant-width loops, other widths go in 16-column panels. */
+LDP_MULTIVERSION
+static void background_correction_rows(const LdpCsr *a, const guint *class_of, const float *block, guint U,
+                                       const float *x, guint c, float *y, guint r0, guint r1)
+{
+  switch (c) {
+  case 16:
+    background_correction_cols(a, class_of, block, U, x, 16, 0, 16, y, r0, r1);
+    return;
+  case 8:
+    background_correction_cols(a, class_of, block, U, x, 8, 0, 8, y, r0, r1);
+    return;
+  case 4:
+    background_correction_cols(a, class_of, block, U, x, 4, 0, 4, y, r0, r1);
+    return;
+  default:
+    for (guint j0 = 0; j0 < c; j0 += 16)
+      background_correction_cols(a, class_of, block, U, x, c, j0, MIN(16u, c - j0), y, r0, r1);
+  }
+}
+
+/* Rows per parallel block of the correction product, and the work (entries plus rows,
+ * times columns) from which it runs in parallel (tensor.c's SpMM threshold). */
+#define BACKGROUND_ROW_BLOCK 256u
+#define BACKGROUND_PARALLEL_WORK 1048576u
 
 void ldp_graph_weighted_mm(LdpGraph *g, const LdpTensor *x, LdpTensor *y)
 {
   g_return_if_fail(g != NULL && x != NULL && y != NULL);
   const LdpCsr *a = g->adj;
   const guint n = a->rows, c = x->cols, U = g->n_classes;
-  g_return_if_fail(x->rows == n && y->rows == n && y->cols == c);
+  g_return_if_fail(x->rows == n && y->rows == n && y->cols == c && x != y);
   if (U == 0) {
     ldp_graph_spmm(g, FALSE, 1.0f, x, 0.0f, y);
     return;
@@ -573,9 +622,11 @@ void ldp_graph_weighted_mm(LdpGraph *g, const LdpTensor *x, LdpTensor *y)
   /* y = C x with C the correction on the stored pairs (the SpMM kernel, same
    * structure), then the background: row class_of[i] of T = block S minus the pair
    * (i, i), with S the per-class column sums of x. */
-  LdpCsr corr = *a;
-  corr.values = (float *)graph_correction(g);
-  ldp_csr_spmm_ordered(1.0f, &corr, NULL, x, 0.0f, y); /* storage order: see ldp_graph_spmm */
+  const guint n_blocks = (n + BACKGROUND_ROW_BLOCK - 1) / BACKGROUND_ROW_BLOCK;
+  LDP_OMP_FOR(((guint64)a->nnz + n) * c >= BACKGROUND_PARALLEL_WORK)
+  for (guint b = 0; b < n_blocks; b++)
+    background_correction_rows(a, g->class_of, g->block, U, x->data, c, y->data, b * BACKGROUND_ROW_BLOCK,
+                               MIN(n, (b + 1) * BACKGROUND_ROW_BLOCK));
   double *S = g_new0(double, (gsize)U * c), *T = g_new0(double, (gsize)U * c);
   for (guint i = 0; i < n; i++) {
     double *sr = S + (gsize)g->class_of[i] * c;

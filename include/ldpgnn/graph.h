@@ -111,7 +111,7 @@ LDP_API gboolean ldp_graph_has_background(const LdpGraph *g);
 /* Weighted degrees of the full W (background included for graphs that have one; the
  * stored values' row sums otherwise), summed in double. (transfer none, cached) */
 LDP_API const double *ldp_graph_weighted_degrees(LdpGraph *g);
-/* y = W x (x: n x c, y: n x c, overwritten), background included. Deterministic. */
+/* y = W x (x: n x c, y: n x c, overwritten; y must not be x), background included. Deterministic. */
 LDP_API void ldp_graph_weighted_mm(LdpGraph *g, const LdpTensor *x, LdpTensor *y);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(LdpGraph, ldp_graph_unref)
