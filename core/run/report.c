@@ -760,15 +760,7 @@ static void md_selection(GString *md, const char *dir, double k, JsonNode **json
           g_string_append_printf(md, "%s%s", q ? ", " : "", json_array_get_string_element(vals, q));
         g_string_append_printf(md, "}%s", l->next ? "," : "");
       }
-      g_string_append(md, "\n\n| cell | method");
-      for (GList *l = paths; l; l = l->next) {
-        g_string_append(md, " | ");
-        md_escape(md, l->data);
-      }
-      g_string_append_printf(md, " | %s (selection mean) |\n|---|---", metric);
-      for (GList *l = paths; l; l = l->next)
-        g_string_append(md, "|---:");
-      g_string_append(md, "|---:|\n");
+      g_string_append_printf(md, "\n\n| cell | method | choice | %s (selection mean) |\n|---|---|---|---:|\n", metric);
     }
     g_autoptr(GList) names = chosen ? json_object_get_members(chosen) : NULL;
     for (GList *n = names; n; n = n->next) {
@@ -780,9 +772,18 @@ static void md_selection(GString *md, const char *dir, double k, JsonNode **json
       md_escape(md, cdir);
       g_string_append(md, " | ");
       md_escape(md, n->data);
-      for (GList *l = paths; l; l = l->next)
-        g_string_append_printf(md, " | %s",
-                               vals ? json_object_get_string_member_with_default(vals, l->data, "?") : "?");
+      /* the values that reach this method only, its own variant prefix dropped */
+      g_autofree char *own = g_strdup_printf("variants.%s.", (const char *)n->data);
+      g_autoptr(GList) keys = vals ? json_object_get_members(vals) : NULL;
+      g_string_append(md, " |");
+      for (GList *l = keys; l; l = l->next) {
+        const char *key = l->data;
+        g_string_append(md, l == keys ? " " : ", ");
+        md_escape(md, g_str_has_prefix(key, own) ? key + strlen(own) : key);
+        g_string_append_printf(md, " = %s", json_object_get_string_member_with_default(vals, key, "?"));
+      }
+      if (!keys)
+        g_string_append(md, " \u2013");
       JsonNode *m = means && pt >= 0 && (guint)pt < json_array_get_length(means) ? json_array_get_element(means, (guint)pt)
                                                                                  : NULL;
       if (m && JSON_NODE_HOLDS_VALUE(m))
