@@ -495,13 +495,13 @@ static gboolean parse_section(const LdpYamlNode *sec, GPtrArray *axes, GHashTabl
       }
       for (guint q = 0; q < v->keys->len; q++) {
         const LdpYamlNode *qk = v->keys->pdata[q], *qv = v->items->pdata[q];
-        static const char *const keys[] = { "rows", "cols", "metric", "baseline" };
+        static const char *const keys[] = { "rows", "cols", "metric", "baseline", "paired" };
         gboolean known = FALSE;
         for (guint z = 0; z < G_N_ELEMENTS(keys); z++)
           known |= strcmp(qk->text, keys[z]) == 0;
         if (!known)
           return ldp_yaml_error(error, qk, LDP_PIPELINE_ERROR_UNKNOWN_KEY,
-                                "unknown key '%s' in sweep.report (known keys: rows, cols, metric, baseline)",
+                                "unknown key '%s' in sweep.report (known keys: rows, cols, metric, baseline, paired)",
                                 qk->text);
         if (qv->kind != LDP_YAML_SCALAR)
           return ldp_yaml_error(error, qv, LDP_PIPELINE_ERROR_TYPE, "sweep.report.%s must be a string", qk->text);
@@ -1055,7 +1055,7 @@ gboolean ldp_sweep_write_index(const LdpSweep *s, const char *out_dir, GError **
   json_builder_end_array(b);
   json_builder_set_member_name(b, "report");
   json_builder_begin_object(b);
-  static const char *const keys[] = { "rows", "cols", "metric", "baseline" };
+  static const char *const keys[] = { "rows", "cols", "metric", "baseline", "paired" };
   for (guint k = 0; k < G_N_ELEMENTS(keys); k++) {
     const char *v = g_hash_table_lookup(s->report, keys[k]);
     if (v) {
