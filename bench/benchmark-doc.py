@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""benchmark-doc.py: regenerates the tables and figures of doc/benchmark.md from the
+per-seed results kept in doc/results/benchmark/DATASET-SUITE/ (bench/benchmark.sh
+collect), and nothing else: each directory is copied aside, reported and plotted by
+ldpgnn itself (`ldpgnn report`, `ldpgnn plot`), and its block in doc/benchmark.md,
+between `<!-- begin generated: NAME -->` and `<!-- end generated: NAME -->`, is
+replaced (a directory without a block gets one at the end). Text outside the blocks is
+kept.
+
+    bench/benchmark-doc.py            # from the build directory ($LDPGNN: the program)
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SRC = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+RESULTS = os.path.join(SRC, "doc", "results", "benchmark")
+FIGURES = os.path.join(RESULTS, "figures")
+DOC = os.path.join(SRC, "doc", "benchmark.md")
+BIN = os.environ.get("LDPGNN", "./ldpgnn")
+SUITES = {"features": "(a) features and labels private, graph public",
+          "edges": "(b) neighbour lists private, features and labels public",
+          "all": "(c) features, labels and neighbour lists private"}
+
+
+def pct(x):
+    return "–" if x is None else f"{100 * x:.1f}"
+
+
+def block(name, tmp):
+    rep = json.load(open(os.path.join(tmp, "report-test_accuracy.json")))
+    paired_path = os.path.join(tmp, "report-test_accuracy-paired-floor-mlp.json")
+    paired = json.load(open(paired_path)) if os.path.exists(paired_path) else {"cells": []}
+    cells = {(c["row"], c["col"]): c for c in rep["cells"]}
+    pcells = {(c["row"], c["col"]): c for c in paired["cells"]}
+    cols = rep["cols"]
+    rows = [r for r, role in zip(rep["rows"], rep["row_roles"]) if not role]
+    refs = [(r, role) for r, role in zip(rep["rows"], rep["row_roles"]) if role]
+    n = max((c["n"] for c in rep["cells"]), default=0)
+    ds, suite = name.split("-", 1)
+    out = [f"**{ds}, {SUITES.get(suite, suite)}**: test accuracy (%), mean ± std over {n} seeds; "
+           "▼: below the floor (the graph-free mlp on the same private data); "
+           "in brackets, the paired difference to the floor with its 95 % t-CI.", "",
+           "| method \\ ε | " + " | ".join(cols) + " |",
+           "|---" + "|---:" * len(cols) + "|"]
+    for r in rows:
+        line = [r]
+        for c in cols:
+            x = cells.get((r, c))
+            if not x:
+                line.append("–")
+                continue
+            s = f"{pct(x['mean'])} ± {pct(x['std'])}" + (" ▼" if x.get("below_floor") else "")
+            p = pcells.get((r, c))
+            if p and p.get("ci"):
+                s += f" [{100 * p['ci'][0]:+.1f}, {100 * p['ci'][1]:+.1f}]"
+            line.append(s)
+        out.append("| " + " | ".join(line) + " |")
+    for r, role in refs:
+        line = [f"*{role}* ({r})"]
+        for c in cols:
+            x = cells.get((r, c))
+            line.append(f"*{pct(x['mean'])} ± {pct(x['std'])}*" if x else "–")
+        out.append("| " + " | ".join(line) + " |")
+    sel = rep.get("selection") or []
+    if sel:
+        chosen = {}
+        for s in sel:
+            key = ", ".join(f"{k.split('.', 2)[2] if k.startswith('variants.') else k} = {v}"
+                            for k, v in s["values"].items())
+            eps = s["cell"].split("=", 1)[1]
+            chosen.setdefault(s["method"], []).append(f"{key} at ε = {eps}")
+        out += ["", "Chosen on the selection seeds: " +
+                "; ".join(f"{m}: " + ", ".join(v) for m, v in chosen.items()) + "."]
+    fig = os.path.join(tmp, "figures", "test_accuracy-vs-epsilon.png")
+    if os.path.exists(fig):
+        os.makedirs(FIGURES, exist_ok=True)
+        shutil.copy(fig, os.path.join(FIGURES, f"{name}.png"))
+        shutil.copy(fig[:-4] + ".svg", os.path.join(FIGURES, f"{name}.svg"))
+        out += ["", f"![{name}](results/benchmark/figures/{name}.png)"]
+    return "\n".join(out)
+
+
+def main():
+    names = sorted(d for d in os.listdir(RESULTS)
+                   if os.path.exists(os.path.join(RESULTS, d, "sweep.json")))
+    doc = open(DOC).read() if os.path.exists(DOC) else "# Benchmark\n"
+    for name in names:
+        with tempfile.TemporaryDirectory() as tmp:
+            work = os.path.join(tmp, name)
+            shutil.copytree(os.path.join(RESULTS, name), work)
+            for cmd in ([BIN, "report", work], [BIN, "plot", work]):
+                subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+            text = block(name, work)
+        begin, end = f"<!-- begin generated: {name} -->", f"<!-- end generated: {name} -->"
+        new = f"{begin}\n{text}\n{end}"
+        if begin in doc:
+            doc = re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda _: new, doc, flags=re.S)
+        else:
+            doc = doc.rstrip("\n") + "\n\n" + new + "\n"
+        print(f"{name}: regenerated")
+    open(DOC, "w").write(doc)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
