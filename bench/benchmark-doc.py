@@ -61,21 +61,22 @@ def block(name, tmp):
             line.append(s)
         out.append("| " + " | ".join(line) + " |")
     for r, role in refs:
-        line = [f"*{role}* ({r})"]
+        line = [f"*{role}*" if r == role else f"*{role}* ({r})"]
         for c in cols:
             x = cells.get((r, c))
             line.append(f"*{pct(x['mean'])} ± {pct(x['std'])}*" if x else "–")
         out.append("| " + " | ".join(line) + " |")
     sel = rep.get("selection") or []
     if sel:
+        # per method and parameter, the value chosen in each cell, in column order
         chosen = {}
-        for s in sel:
-            key = ", ".join(f"{k.split('.', 2)[2] if k.startswith('variants.') else k} = {v}"
-                            for k, v in s["values"].items())
-            eps = s["cell"].split("=", 1)[1]
-            chosen.setdefault(s["method"], []).append(f"{key} at ε = {eps}")
-        out += ["", "Chosen on the selection seeds: " +
-                "; ".join(f"{m}: " + ", ".join(v) for m, v in chosen.items()) + "."]
+        for x in sel:
+            for k, v in x["values"].items():
+                short = k.split(".", 2)[2] if k.startswith("variants.") else k
+                chosen.setdefault((x["method"], short), {})[x["cell"].split("=", 1)[1]] = v
+        out += ["", f"Chosen on the selection seeds (ε = {', '.join(cols)}): " +
+                "; ".join(f"{m} {k} = " + ", ".join(v.get(c, "–") for c in cols)
+                          for (m, k), v in chosen.items()) + "."]
     fig = os.path.join(tmp, "figures", "test_accuracy-vs-epsilon.png")
     if os.path.exists(fig):
         os.makedirs(FIGURES, exist_ok=True)
@@ -83,6 +84,59 @@ def block(name, tmp):
         shutil.copy(fig[:-4] + ".svg", os.path.join(FIGURES, f"{name}.svg"))
         out += ["", f"![{name}](results/benchmark/figures/{name}.png)"]
     return "\n".join(out)
+
+
+def blink_comparison(rep_json):
+    """The edge suite's Cora table beside Blink's published numbers and this
+    repository's run of Blink's own protocol (doc/results/blink-cora-seeds.csv)."""
+    import csv
+    import statistics
+    pub = {}
+    with open(os.path.join(RESULTS, "blink-published-cora-gcn.csv")) as f:
+        for row in csv.DictReader(line for line in f if not line.startswith("#")):
+            pub[(row["method"], row["epsilon"])] = (float(row["mean"]), float(row["std"]))
+    proto = {}
+    with open(os.path.join(SRC, "doc", "results", "blink-cora-seeds.csv")) as f:
+        for row in csv.DictReader(f):
+            if row["model"] != "gcn":
+                continue
+            m = re.match(r"(.*)-e(\d+)$", row["variant"])
+            key = (m.group(1), m.group(2)) if m else (row["variant"], "inf")
+            proto.setdefault(key, []).append(100 * float(row["test_accuracy"]))
+    rep = json.load(open(rep_json))
+    cells = {(c["row"], c["col"]): c for c in rep["cells"]}
+    cols = rep["cols"]
+    names = [r for r, role in zip(rep["rows"], rep["row_roles"]) if not role]
+    ref = {"floor-mlp": "mlp", "ceiling": "nonprivate"}
+
+    def fmt(v):
+        return "–" if v is None else f"{v[0]:.1f} ± {v[1]:.1f}"
+
+    def ours(r, c):
+        x = cells.get((r, c))
+        return (100 * x["mean"], 100 * x["std"]) if x else None
+
+    def protocol(m, c):
+        v = proto.get((m, c))
+        return (statistics.mean(v), statistics.stdev(v)) if v and len(v) > 1 else None
+
+    out = ["| method | ε | published (30 trials) | Blink's protocol here (10 seeds) | this suite |",
+           "|---|---:|---:|---:|---:|"]
+    for r in names:
+        for c in cols:
+            out.append(f"| {r} | {c} | {fmt(pub.get((r, c)))} | {fmt(protocol(r, c))} | {fmt(ours(r, c))} |")
+    for r, m in ref.items():
+        out.append(f"| *{m}* | ∞ | {fmt(pub.get((m, 'inf')))} | {fmt(protocol(m, 'inf'))} | "
+                   f"{fmt(ours(r, cols[0]))} |")
+    return "\n".join(out)
+
+
+def replace_block(doc, name, text):
+    begin, end = f"<!-- begin generated: {name} -->", f"<!-- end generated: {name} -->"
+    new = f"{begin}\n{text}\n{end}"
+    if begin in doc:
+        return re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda _: new, doc, flags=re.S)
+    return doc.rstrip("\n") + "\n\n" + new + "\n"
 
 
 def main():
@@ -96,12 +150,10 @@ def main():
             for cmd in ([BIN, "report", work], [BIN, "plot", work]):
                 subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
             text = block(name, work)
-        begin, end = f"<!-- begin generated: {name} -->", f"<!-- end generated: {name} -->"
-        new = f"{begin}\n{text}\n{end}"
-        if begin in doc:
-            doc = re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda _: new, doc, flags=re.S)
-        else:
-            doc = doc.rstrip("\n") + "\n\n" + new + "\n"
+            if name == "cora-edges":
+                doc = replace_block(doc, "blink-comparison",
+                                    blink_comparison(os.path.join(work, "report-test_accuracy.json")))
+        doc = replace_block(doc, name, text)
         print(f"{name}: regenerated")
     open(DOC, "w").write(doc)
 
