@@ -65,7 +65,9 @@ collect)
     for cell in "$sweep"/[0-9]*/; do
       c=$(basename "$cell")
       mkdir -p "$dest/$c"
-      cp "$cell/summary.json" "$cell/seeds.csv" "$dest/$c/"
+      # the pipeline's path relative to the source tree, not to this machine
+      sed "s|\"$src/|\"|g" "$cell/summary.json" >"$dest/$c/summary.json"
+      cp "$cell/seeds.csv" "$dest/$c/"
       [ -f "$cell/selection.json" ] && cp "$cell/selection.json" "$dest/$c/"
       head -n 1 "$cell/pipeline.sha256" >"$dest/$c/pipeline.sha256"
     done
