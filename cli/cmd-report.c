@@ -121,7 +121,8 @@ static gboolean report_select(const char *dir, const char *metric, const char *b
   return TRUE;
 }
 
-static char *report_rows, *report_cols, *report_metric, *report_baseline, *report_select_by, *report_out;
+static char *report_rows, *report_cols, *report_metric, *report_baseline, *report_select_by, *report_out,
+  *report_paired;
 
 static const GOptionEntry report_options[] = {
   { "rows", 0, 0, G_OPTION_ARG_STRING, &report_rows, "one table row per method or per value of an axis",
@@ -131,6 +132,8 @@ static const GOptionEntry report_options[] = {
   { "metric", 0, 0, G_OPTION_ARG_STRING, &report_metric, "the metric in the cells (default: the sweep's)",
     "NAME" },
   { "baseline", 0, 0, G_OPTION_ARG_STRING, &report_baseline, "compare every row with row ROW (paired)", "ROW" },
+  { "paired", 0, 0, G_OPTION_ARG_STRING, &report_paired,
+    "also the paired difference of every row to row ROW with a 95% t interval over the shared seeds", "ROW" },
   { "select-by", 0, 0, G_OPTION_ARG_STRING, &report_select_by,
     "per row, the column with the best mean of NAME (a validation metric), reported with --metric", "NAME" },
   { "out", 0, 0, G_OPTION_ARG_FILENAME, &report_out, "pool several run directories into a report in DIR",
@@ -176,6 +179,11 @@ int ldp_cli_report(const LdpCliGlobal *g, int argc, char **argv)
       fprintf(stderr, "ldpgnn report: %s\n", error->message);
       return 1;
     }
+    if (report_paired &&
+        !ldp_report_write_paired((const char *const *)dirs->pdata, dirs->len, out, &o, report_paired, pooled, &error)) {
+      fprintf(stderr, "ldpgnn report: %s\n", error->message);
+      return 1;
+    }
     printf("%s\nreport: %s/report-%s.{md,csv,json}\n", pooled->str, out, o.metric ? o.metric : "*");
     return 0;
   }
@@ -195,6 +203,11 @@ int ldp_cli_report(const LdpCliGlobal *g, int argc, char **argv)
       return 1;
     }
   } else if (!ldp_report_write(dir, &o, md, &error)) {
+    fprintf(stderr, "ldpgnn report: %s\n", error->message);
+    return 1;
+  }
+  const char *const one[] = { dir };
+  if (report_paired && !ldp_report_write_paired(one, 1, dir, &o, report_paired, md, &error)) {
     fprintf(stderr, "ldpgnn report: %s\n", error->message);
     return 1;
   }

@@ -15,7 +15,7 @@ check() { # description, then a command
   d="$1"; shift
   if "$@" >"$tmp/check.out" 2>&1; then ok "$d"; else not_ok "$d" "$tmp/check.out"; fi
 }
-echo "1..9"
+echo "1..18"
 
 # The floor variant has a train key of its own (lr 0.3): the selection replaces it too.
 cat >"$tmp/sel.yaml" <<'YAML'
@@ -109,12 +109,127 @@ check "selection seeds that meet the reported ones are refused at the seed (file
   sh -c "! '$bin' sweep '$tmp/overlap.yaml' --out '$tmp/o' --no-plot >'$tmp/o.out' 2>&1 &&
          grep -q 'overlap.yaml:24:11: the selection seeds 8..9 overlap the reported seeds 7..8; choose a .seed. of at least 9' '$tmp/o.out'"
 sed 's/grid: {train.lr:/grid: {backbone.hidden: [4], train.lr:/' "$tmp/sel.yaml" >"$tmp/nottrain.yaml"
-check "a grid path outside 'train.' is refused at the path" \
+check "a shared path outside 'train.' in a pipeline with variants is refused at the path" \
   sh -c "! '$bin' sweep '$tmp/nottrain.yaml' --out '$tmp/g' --no-plot >'$tmp/g.out' 2>&1 &&
-         grep -q \"nottrain.yaml:21:12: sweep.select.grid: 'backbone.hidden' is not a training setting\" '$tmp/g.out'"
+         grep -q \"nottrain.yaml:21:12: sweep.select.grid: 'backbone.hidden' is shared by the variants that inherit it\" '$tmp/g.out'"
 sed 's/    seeds: 2$/    sedes: 2/' "$tmp/sel.yaml" >"$tmp/typo.yaml"
 check "a misspelt key of sweep.select gets a suggestion" \
   sh -c "! '$bin' sweep '$tmp/typo.yaml' --out '$tmp/t' --no-plot >'$tmp/t.out' 2>&1 &&
          grep -q \"typo.yaml:23:5: unknown key 'sedes' in sweep.select; did you mean 'seeds'?\" '$tmp/t.out'"
+
+# A mechanism parameter of one variant, by name: Blink's delta of blink-hard beside a
+# train key that reaches every variant. blink-fixed (its own delta, not in the grid)
+# and rr are reached by train.lr only, so they run at the two lr points alone.
+cat >"$tmp/mech.yaml" <<'YAML'
+name: mech
+seed: 7
+seeds: 2
+dataset: {plugin: synthetic, nodes: 150, classes: 3, features: 20, feature_density: 0.2, homophily: 0.8}
+split: {kind: random, val: 0.25, test: 0.25}
+backbone: {plugin: gcn, hidden: 8}
+train: {epochs: 5, lr: 0.05}
+variants:
+  - name: rr
+    mechanisms: [{plugin: rr, epsilon: 2}]
+  - name: blink-hard
+    mechanisms: [{plugin: blink, epsilon: 2, delta: 0.5}]
+    calibrators: [{plugin: blink_server, variant: hard}]
+  - name: blink-fixed
+    mechanisms: [{plugin: blink, epsilon: 2, delta: 0.5}]
+    calibrators: [{plugin: blink_server, variant: hard}]
+sweep:
+  axes:
+    epsilon:
+      paths: [variants.rr.mechanisms.rr.epsilon, variants.blink-hard.mechanisms.blink.epsilon,
+              variants.blink-fixed.mechanisms.blink.epsilon]
+      values: [2, 8]
+  select:
+    grid: {train.lr: [0.01, 0.1], variants.blink-hard.mechanisms.blink.delta: [0.1, 0.9]}
+    seeds: 2
+    seed: 100
+YAML
+check "a selection grid with a variant's mechanism parameter runs" \
+  sh -c "'$bin' sweep '$tmp/mech.yaml' --out '$tmp/m' --no-plot >'$tmp/m.out' 2>&1"
+cat >"$tmp/verify-mech.py" <<'PY'
+import glob, json, os, sys
+cells = sorted(glob.glob(os.path.join(sys.argv[1], "0*")))
+assert len(cells) == 2, cells
+what = sys.argv[2]
+delta_path = "variants.blink-hard.mechanisms.blink.delta"
+for cell in cells:
+    sel = json.load(open(os.path.join(cell, "selection.json")))
+    final = json.load(open(os.path.join(cell, "summary.json")))
+    pts = sel["points"]
+    if what == "seeds":
+        for pt in pts:
+            s = json.load(open(os.path.join(cell, pt["dir"], "summary.json")))
+            assert s["seeds"] == [100, 101], s["seeds"]
+            assert sorted(r["name"] for r in s["runs"]) == sorted(pt["runs"]), (pt, s["runs"])
+        assert final["seeds"] == [7, 8]
+    elif what == "runs":
+        # points in grid order (lr slowest): delta varies only blink-hard's runs
+        got = [sorted(pt["runs"]) for pt in pts]
+        want = [["blink-fixed", "blink-hard", "rr"], ["blink-hard"]] * 2
+        assert got == want, got
+    elif what == "argmax":
+        assert sorted(sel["chosen"]) == ["blink-fixed", "blink-hard", "rr"], sel["chosen"]
+        for name, ch in sel["chosen"].items():
+            keys = set(ch["values"])
+            assert keys == ({"train.lr", delta_path} if name == "blink-hard" else {"train.lr"}), (name, keys)
+            means = []
+            for pt in pts:
+                # the point where this run ran for pt: the same values on the axes that reach it
+                ran = [q for q in pts if name in q.get("runs", []) and
+                       all(q["values"][k] == pt["values"][k] for k in keys)]
+                assert len(ran) == 1, (name, pt, ran)
+                s = json.load(open(os.path.join(cell, ran[0]["dir"], "summary.json")))
+                means.append([r for r in s["runs"] if r["name"] == name][0]["metrics"]["val_accuracy"]["mean"])
+            best = max(range(len(means)), key=lambda i: (means[i], -i))
+            assert ch["point"] == best and ch["means"] == means, (cell, name, ch, means)
+            assert all(ch["values"][k] == pts[best]["values"][k] for k in keys)
+    elif what == "applied":
+        eps = float(os.path.basename(cell).split("=")[1])
+        for run in final["pipeline"]["runs"]:
+            ch = sel["chosen"][run["name"]]["values"]
+            assert float(ch["train.lr"]) == run["train"]["lr"], (cell, run["name"], ch)
+            mech = run["mechanisms"][0]
+            if run["name"] == "blink-hard":
+                assert float(ch[delta_path]) == mech["delta"], (cell, ch, mech)
+            elif run["name"] == "blink-fixed":
+                assert mech["delta"] == 0.5, mech
+    elif what == "ledger":
+        # the ledger of the reported runs charges the chosen delta: degree delta*eps, bits (1-delta)*eps
+        eps = float(os.path.basename(cell).split("=")[1])
+        for run in final["runs"]:
+            if not run["name"].startswith("blink"):
+                continue
+            d = float(sel["chosen"]["blink-hard"]["values"][delta_path]) if run["name"] == "blink-hard" else 0.5
+            parts = {p["part"]: p["epsilon"] for p in run["privacy"]["parts"]}
+            assert abs(parts["degree"] - d * eps) < 1e-9 and abs(parts["bits"] - (1 - d) * eps) < 1e-9, (cell, run["name"], parts)
+            assert run["privacy"]["edges"]["epsilon"] == eps
+print("ok")
+PY
+check "the mechanism grid ran on the selection seeds, the reported runs on others" \
+  python3 "$tmp/verify-mech.py" "$tmp/m" seeds
+check "a variant runs only at the points that differ on the axes reaching it" \
+  python3 "$tmp/verify-mech.py" "$tmp/m" runs
+check "each variant's recorded choice is the argmax over the axes that reach it" \
+  python3 "$tmp/verify-mech.py" "$tmp/m" argmax
+check "the reported run uses the chosen delta for blink-hard only and the chosen lr for every variant" \
+  python3 "$tmp/verify-mech.py" "$tmp/m" applied
+check "the ledger of the reported runs charges the chosen delta (degree delta eps, bits (1 - delta) eps)" \
+  python3 "$tmp/verify-mech.py" "$tmp/m" ledger
+sed 's/variants.blink-hard.mechanisms.blink.delta:/variants.blink-hrad.mechanisms.blink.delta:/' "$tmp/mech.yaml" >"$tmp/badvar.yaml"
+check "a misspelt variant in a grid path is refused at the path with the close name" \
+  sh -c "! '$bin' sweep '$tmp/badvar.yaml' --out '$tmp/bv' --no-plot >'$tmp/bv.out' 2>&1 &&
+         grep -q \"badvar.yaml:24:35: sweep.select.grid: 'variants.blink-hrad.mechanisms.blink.delta': 'variants' has no item named 'blink-hrad'; did you mean 'blink-hard'?\" '$tmp/bv.out'"
+sed 's/variants.blink-hard.mechanisms.blink.delta:/variants.blink-hard.mechanisms.blnk.delta:/' "$tmp/mech.yaml" >"$tmp/badstage.yaml"
+check "a grid path to a stage the variant does not have is refused at the value (file:line:col)" \
+  sh -c "! '$bin' sweep '$tmp/badstage.yaml' --out '$tmp/bs' --no-plot >'$tmp/bs.out' 2>&1 &&
+         grep -q \"badstage.yaml:24:79: sweep.select.grid: --set variants.blink-hard.mechanisms.blnk.delta: .* has no item named .blnk.; did you mean .blink.\" '$tmp/bs.out'"
+sed 's/variants.blink-hard.mechanisms.blink.delta:/variants.blink-hard.mechanisms.blink.epsilon:/' "$tmp/mech.yaml" >"$tmp/eps.yaml"
+check "a privacy budget in the grid is refused at the path" \
+  sh -c "! '$bin' sweep '$tmp/eps.yaml' --out '$tmp/e' --no-plot >'$tmp/e.out' 2>&1 &&
+         grep -q \"eps.yaml:24:35: sweep.select.grid: 'variants.blink-hard.mechanisms.blink.epsilon' is a privacy budget\" '$tmp/e.out'"
 [ $fails -eq 0 ] && rm -rf "$tmp"
 exit 0

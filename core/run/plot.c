@@ -128,9 +128,10 @@ static void reference_style(const char *role, const char **colour, guint *dash)
   *dash = strcmp(role, "ceiling") == 0 ? 2 : strcmp(role, "floor") == 0 ? 4 : 3;
 }
 
-/* Colour-blind-safe colours (Okabe and Ito) for the method lines. */
-static const char *const method_colours[] = { "#0072B2", "#D55E00", "#009E73", "#CC79A7",
-                                              "#E69F00", "#56B4E9", "#F0E442", "#000000" };
+/* Colour-blind-safe colours for the method lines: Okabe and Ito's without black (the
+ * ceiling's line is black), then Tol's wine and indigo. */
+static const char *const method_colours[] = { "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00",
+                                              "#56B4E9", "#F0E442", "#882255", "#332288" };
 
 /* " with ..." for row @r of series @s: a method's coloured line with points, or a
  * reference row's dashed line without points. */
@@ -238,7 +239,9 @@ static gboolean plot_axis(const char *dir, const char *fig_dir, const char *axis
     while (series_of[r] != s)
       r++;
     g_autofree char *shortname = abbreviate(series->pdata[s], LEGEND_MAX_CHARS);
-    if (ldp_report_is_reference(t, r))
+    if (ldp_report_is_reference(t, r) && strcmp(t->row_roles->pdata[r], series->pdata[s]) == 0)
+      labels[s] = g_strdup(shortname);  /* a row named after its role: "ceiling", not "ceiling: ceiling" */
+    else if (ldp_report_is_reference(t, r))
       labels[s] = g_strdup_printf("%s: %s", (const char *)t->row_roles->pdata[r], shortname);
     else if (!private_agrees) {
       g_autofree char *pv = row_private(t, r);

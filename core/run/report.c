@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <ldpgnn/json.h>
+
 #include "host/host.h"
 #include "run/report.h"
 #include "run/summary.h"
@@ -760,15 +762,7 @@ static void md_selection(GString *md, const char *dir, double k, JsonNode **json
           g_string_append_printf(md, "%s%s", q ? ", " : "", json_array_get_string_element(vals, q));
         g_string_append_printf(md, "}%s", l->next ? "," : "");
       }
-      g_string_append(md, "\n\n| cell | method");
-      for (GList *l = paths; l; l = l->next) {
-        g_string_append(md, " | ");
-        md_escape(md, l->data);
-      }
-      g_string_append_printf(md, " | %s (selection mean) |\n|---|---", metric);
-      for (GList *l = paths; l; l = l->next)
-        g_string_append(md, "|---:");
-      g_string_append(md, "|---:|\n");
+      g_string_append_printf(md, "\n\n| cell | method | choice | %s (selection mean) |\n|---|---|---|---:|\n", metric);
     }
     g_autoptr(GList) names = chosen ? json_object_get_members(chosen) : NULL;
     for (GList *n = names; n; n = n->next) {
@@ -780,9 +774,18 @@ static void md_selection(GString *md, const char *dir, double k, JsonNode **json
       md_escape(md, cdir);
       g_string_append(md, " | ");
       md_escape(md, n->data);
-      for (GList *l = paths; l; l = l->next)
-        g_string_append_printf(md, " | %s",
-                               vals ? json_object_get_string_member_with_default(vals, l->data, "?") : "?");
+      /* the values that reach this method only, its own variant prefix dropped */
+      g_autofree char *own = g_strdup_printf("variants.%s.", (const char *)n->data);
+      g_autoptr(GList) keys = vals ? json_object_get_members(vals) : NULL;
+      g_string_append(md, " |");
+      for (GList *l = keys; l; l = l->next) {
+        const char *key = l->data;
+        g_string_append(md, l == keys ? " " : ", ");
+        md_escape(md, g_str_has_prefix(key, own) ? key + strlen(own) : key);
+        g_string_append_printf(md, " = %s", json_object_get_string_member_with_default(vals, key, "?"));
+      }
+      if (!keys)
+        g_string_append(md, " \u2013");
       JsonNode *m = means && pt >= 0 && (guint)pt < json_array_get_length(means) ? json_array_get_element(means, (guint)pt)
                                                                                  : NULL;
       if (m && JSON_NODE_HOLDS_VALUE(m))
@@ -808,11 +811,26 @@ static void md_selection(GString *md, const char *dir, double k, JsonNode **json
   *json = head ? json_builder_get_root(jb) : NULL;
 }
 
+/* The sweep section's report.paired of sweep directory @dir, or NULL (transfer full). */
+static char *sweep_paired_setting(const char *dir)
+{
+  g_autofree char *path = g_build_filename(dir, "sweep.json", NULL);
+  g_autoptr(JsonNode) sweep = g_file_test(path, G_FILE_TEST_EXISTS) ? read_json(path, NULL) : NULL;
+  JsonObject *so = sweep ? json_node_get_object(sweep) : NULL;
+  JsonObject *rep = so && json_object_has_member(so, "report") ? json_object_get_object_member(so, "report") : NULL;
+  return rep && json_object_has_member(rep, "paired") ? g_strdup(json_object_get_string_member(rep, "paired"))
+                                                      : NULL;
+}
+
 gboolean ldp_report_write(const char *dir, const LdpReportOptions *opt, GString *markdown, GError **error)
 {
   g_return_val_if_fail(dir != NULL, FALSE);
   const char *const dirs[] = { dir };
-  return ldp_report_write_runs(dirs, 1, dir, opt, markdown, error);
+  if (!ldp_report_write_runs(dirs, 1, dir, opt, markdown, error))
+    return FALSE;
+  /* a sweep that names a paired baseline (sweep.report.paired) gets its t intervals too */
+  g_autofree char *paired = sweep_paired_setting(dir);
+  return !paired || ldp_report_write_paired(dirs, 1, dir, opt, paired, markdown, error);
 }
 
 gboolean ldp_report_write_runs(const char *const *dirs, guint n_dirs, const char *out_dir,
@@ -1053,4 +1071,185 @@ gboolean ldp_report_write_runs(const char *const *dirs, guint n_dirs, const char
   g_string_free(md, TRUE);
   g_string_free(csv, TRUE);
   return ok;
+}
+
+/* ---- paired differences with a t interval ---- */
+
+/* P(|T| <= t) for Student's t with @df >= 1 degrees of freedom, by the closed forms for
+ * integer df (Abramowitz and Stegun 26.7.3 and 26.7.4), with theta = atan(t / sqrt(df)):
+ * odd df:  (2/pi) [theta + sin(theta) (c + (2/3) c^3 + (2*4)/(3*5) c^5 + ... up to c^(df-2))]
+ * even df: sin(theta) [1 + (1/2) c^2 + (1*3)/(2*4) c^4 + ... up to c^(df-2)],  c = cos(theta). */
+static double t_two_sided_cdf(double t, guint df)
+{
+  const double theta = atan(t / sqrt((double)df)), c = cos(theta), s = sin(theta);
+  if (df % 2 == 1) {
+    double sum = 0, term = c;
+    for (guint k = 1; df > 1 && k <= df - 2; k += 2) {
+      sum += term;
+      term *= c * c * (k + 1) / (k + 2);
+    }
+    return 2 / G_PI * (theta + s * sum);
+  }
+  double sum = 0, term = 1;
+  for (guint k = 0; k <= df - 2; k += 2) {
+    sum += term;
+    term *= c * c * (k + 1) / (k + 2);
+  }
+  return s * sum;
+}
+
+double ldp_report_t_quantile(double level, guint df)
+{
+  g_return_val_if_fail(df >= 1 && level > 0 && level < 1, NAN);
+  /* bisection: the two-sided cdf rises from 0 at t = 0; at df = 1 and level 0.999 the
+   * quantile is 636.6, so 1e6 brackets every level a report uses */
+  double lo = 0, hi = 1e6;
+  for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
+    const double mid = 0.5 * (lo + hi);
+    if (t_two_sided_cdf(mid, df) < level)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+/* "report-METRIC-paired-ROW" with the characters of ROW a file name can take. */
+static char *paired_stem(const char *metric, const char *row)
+{
+  GString *s = g_string_new(NULL);
+  g_string_append_printf(s, "report-%s-paired-", metric);
+  for (const char *c = row; *c; c++)
+    g_string_append_c(s, g_ascii_isalnum(*c) || strchr("._-", *c) ? *c : '_');
+  return g_string_free(s, FALSE);
+}
+
+gboolean ldp_report_write_paired(const char *const *dirs, guint n_dirs, const char *out_dir,
+                                 const LdpReportOptions *opt, const char *paired, GString *markdown, GError **error)
+{
+  g_return_val_if_fail(dirs != NULL && n_dirs > 0 && out_dir != NULL && paired != NULL, FALSE);
+  LdpReportOptions o = opt ? *opt : (LdpReportOptions){ 0 };
+  o.baseline = paired;  /* the table refuses a row it does not have */
+  g_autoptr(LdpReportTable) t = ldp_report_table_build_runs(dirs, n_dirs, &o, error);
+  if (!t)
+    return FALSE;
+  if (g_mkdir_with_parents(out_dir, 0755) != 0) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: cannot create the directory: %s", out_dir,
+                g_strerror(errno));
+    return FALSE;
+  }
+  const double k = t->percent ? 100 : 1;
+  const char *dunit = t->percent ? "percentage points" : "metric units";
+  g_autoptr(GString) md = g_string_new(NULL);
+  g_autoptr(GString) csv = g_string_new(NULL);
+  g_autoptr(JsonBuilder) b = json_builder_new();
+  g_string_append_printf(md, "\n%s: paired difference of %s to '%s' on the seeds both ran (%s), mean [95%% t-CI] "
+                             "(n pairs): mean ± t(0.975, n − 1) · sd / √n, sd of the n differences; no interval "
+                             "from one pair\n\n| ", t->name ? t->name : out_dir, t->metric, paired, dunit);
+  md_table_head(md, t, FALSE);
+  g_string_append_printf(csv, "%s,%s,metric,baseline,n,mean,sd,t_quantile,ci_low,ci_high\n", t->rows_by, t->cols_by);
+  json_builder_begin_object(b);
+  json_builder_set_member_name(b, "metric");
+  json_builder_add_string_value(b, t->metric);
+  json_builder_set_member_name(b, "baseline");
+  json_builder_add_string_value(b, paired);
+  json_builder_set_member_name(b, "level");
+  json_builder_add_double_value(b, 0.95);
+  json_builder_set_member_name(b, "interval");
+  json_builder_add_string_value(b, "t");
+  json_builder_set_member_name(b, "cells");
+  json_builder_begin_array(b);
+  for (guint r = 0; r < t->rows->len; r++) {
+    g_autofree char *want = g_strconcat(paired, (char *)t->row_quals->pdata[r], NULL);
+    gint base = -1;
+    for (guint q = 0; q < t->rows->len; q++)
+      if (strcmp(t->rows->pdata[q], want) == 0)
+        base = (gint)q;
+    if (base < 0 || (guint)base == r)
+      continue;
+    g_string_append(md, "| ");
+    if (ldp_report_is_reference(t, r))
+      g_string_append_printf(md, "*%s*: ", (const char *)t->row_roles->pdata[r]);
+    md_escape(md, t->rows->pdata[r]);
+    for (guint c = 0; c < t->cols->len; c++) {
+      const LdpReportCell *x = ldp_report_at(t, r, c), *bc = ldp_report_at(t, (guint)base, c);
+      g_autoptr(GArray) d = g_array_new(FALSE, FALSE, sizeof(double));
+      g_autoptr(GArray) ds = g_array_new(FALSE, FALSE, sizeof(gint64));
+      for (guint i = 0; x && bc && i < x->values->len; i++)
+        for (guint j = 0; j < bc->values->len; j++)
+          if (g_array_index(x->seeds, gint64, i) == g_array_index(bc->seeds, gint64, j)) {
+            const double v = g_array_index(x->values, double, i) - g_array_index(bc->values, double, j);
+            g_array_append_val(d, v);
+            g_array_append_val(ds, g_array_index(x->seeds, gint64, i));
+            break;
+          }
+      if (d->len == 0) {
+        g_string_append(md, " | \u2013");
+        continue;
+      }
+      double mean, sd;
+      ldp_mean_std((double *)d->data, d->len, &mean, &sd);
+      const double q = d->len >= 2 ? ldp_report_t_quantile(0.95, d->len - 1) : NAN;
+      const double half = d->len >= 2 ? q * sd / sqrt((double)d->len) : NAN;
+      if (d->len >= 2)
+        g_string_append_printf(md, " | %+.1f [%+.1f, %+.1f] (%u)", k * mean, k * (mean - half), k * (mean + half),
+                               d->len);
+      else
+        g_string_append_printf(md, " | %+.1f (1 pair)", k * mean);
+      csv_field(csv, t->rows->pdata[r]);
+      g_string_append_c(csv, ',');
+      csv_field(csv, t->cols->pdata[c]);
+      g_string_append_c(csv, ',');
+      csv_field(csv, t->metric);
+      g_string_append_c(csv, ',');
+      csv_field(csv, paired);
+      g_string_append_printf(csv, ",%u,", d->len);
+      csv_num(csv, mean);
+      g_string_append_c(csv, ',');
+      csv_num(csv, sd);
+      g_string_append_c(csv, ',');
+      csv_num(csv, q);
+      g_string_append_c(csv, ',');
+      csv_num(csv, mean - half);
+      g_string_append_c(csv, ',');
+      csv_num(csv, mean + half);
+      g_string_append_c(csv, '\n');
+      json_builder_begin_object(b);
+      json_builder_set_member_name(b, "row");
+      json_builder_add_string_value(b, t->rows->pdata[r]);
+      json_builder_set_member_name(b, "col");
+      json_builder_add_string_value(b, t->cols->pdata[c]);
+      json_builder_set_member_name(b, "n");
+      json_builder_add_int_value(b, d->len);
+      json_builder_set_member_name(b, "mean");
+      json_num(b, mean);
+      json_builder_set_member_name(b, "sd");
+      json_num(b, sd);
+      json_builder_set_member_name(b, "t_quantile");
+      json_num(b, q);
+      json_builder_set_member_name(b, "ci");
+      json_ci(b, mean - half, mean + half);
+      json_builder_set_member_name(b, "seeds");
+      json_builder_begin_array(b);
+      for (guint i = 0; i < ds->len; i++)
+        json_builder_add_int_value(b, g_array_index(ds, gint64, i));
+      json_builder_end_array(b);
+      json_builder_end_object(b);
+    }
+    g_string_append(md, " |\n");
+  }
+  json_builder_end_array(b);
+  json_builder_end_object(b);
+  g_autoptr(JsonNode) root = json_builder_get_root(b);
+  g_autofree char *json_text = ldp_json_to_string(root, TRUE);
+  g_autofree char *stem = paired_stem(t->metric, paired);
+  g_autofree char *p_md = g_strdup_printf("%s/%s.md", out_dir, stem);
+  g_autofree char *p_csv = g_strdup_printf("%s/%s.csv", out_dir, stem);
+  g_autofree char *p_json = g_strdup_printf("%s/%s.json", out_dir, stem);
+  if (!g_file_set_contents(p_md, md->str + 1, -1, error) || !g_file_set_contents(p_csv, csv->str, -1, error) ||
+      !g_file_set_contents(p_json, json_text, -1, error))
+    return FALSE;
+  if (markdown)
+    g_string_append(markdown, md->str);
+  return TRUE;
 }

@@ -53,6 +53,9 @@ static inline gboolean ldp_report_is_reference(const LdpReportTable *t, guint r)
 }
 /* TRUE when method row @r's mean in column @c is below the mean of its floor row there. */
 gboolean ldp_report_below_floor(const LdpReportTable *t, guint r, guint c);
+/* The t with P(|T| <= t) = @level for Student's t with @df >= 1 degrees of freedom
+ * (0.95, 2: 4.3027). */
+double ldp_report_t_quantile(double level, guint df);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(LdpReportTable, ldp_report_table_free)
 

@@ -46,6 +46,7 @@ typedef struct {
   char *name;
   GPtrArray *paths;   /* char * */
   GPtrArray *values;  /* char *, as written */
+  int variant;        /* sweep.select: the variant a 'variants.NAME.' path reaches, or -1 (every run) */
 } Axis;
 
 typedef struct {
@@ -84,6 +85,7 @@ static Axis *axis_new(const char *name)
   a->name = g_strdup(name);
   a->paths = g_ptr_array_new_with_free_func(g_free);
   a->values = g_ptr_array_new_with_free_func(g_free);
+  a->variant = -1;
   return a;
 }
 
@@ -179,9 +181,87 @@ static void select_point(const Select *sel, guint pt, guint *idx)
   }
 }
 
-/* `sweep.select: {grid: {train.PATH: [v...]}, metric: NAME, seeds: N, seed: S}`;
- * @p is the pipeline without cell overrides, for the seeds the report uses. */
-static Select *parse_select(const LdpYamlNode *sec, const LdpYamlNode *root, const LdpPipeline *p, GError **error)
+/* Which runs grid path @key reaches, into axis->variant: a 'train.' key every run
+ * (train merges per variant), 'variants.NAME.' (or an index) that variant only, any
+ * other path only in a pipeline without variants (a variant's backbone or stage list
+ * replaces the top level's as a whole, so a shared path could not carry a choice per
+ * variant). What defines the experiment (data, split, seeds, a privacy budget) is not
+ * a setting to choose on validation. */
+static gboolean select_axis_target(const Select *sel, Axis *axis, const LdpYamlNode *key, GError **error)
+{
+  const char *path = key->text;
+  g_auto(GStrv) seg = g_strsplit(path, ".", -1);
+  const guint n = g_strv_length(seg);
+  static const char *const fixed[] = { "name", "description", "seed", "seeds", "only", "dataset", "split", "sweep" };
+  for (guint i = 0; i < G_N_ELEMENTS(fixed); i++)
+    if (strcmp(seg[0], fixed[i]) == 0)
+      return ldp_yaml_error(error, key, LDP_PIPELINE_ERROR_INVALID,
+                            "sweep.select.grid: '%s' defines the experiment, not a setting to choose on validation "
+                            "(the grid takes train. keys and stage or backbone parameters, e.g. train.lr, "
+                            "variants.NAME.mechanisms.blink.delta)", path);
+  if (n > 1 && (strcmp(seg[n - 1], "epsilon") == 0 || strcmp(seg[n - 1], "bits_epsilon") == 0))
+    return ldp_yaml_error(error, key, LDP_PIPELINE_ERROR_INVALID,
+                          "sweep.select.grid: '%s' is a privacy budget: the sweep's axes vary it, a selection "
+                          "would report each method at the budget it did best on", path);
+  if (strcmp(seg[0], "train") == 0 && n > 1 && *seg[1]) {
+    axis->variant = -1;
+    return TRUE;
+  }
+  if (strcmp(seg[0], "variants") == 0 && n > 2) {
+    guint64 idx = 0;
+    for (guint v = 0; v < sel->variants->len; v++)
+      if (strcmp(sel->variants->pdata[v], seg[1]) == 0) {
+        axis->variant = (int)v;
+        return TRUE;
+      }
+    if (g_ascii_string_to_unsigned(seg[1], 10, 0, sel->variants->len ? sel->variants->len - 1 : 0, &idx, NULL) &&
+        sel->variants->len) {
+      axis->variant = (int)idx;
+      return TRUE;
+    }
+    g_autofree char *near = ldp_did_you_mean(seg[1], (const char *const *)sel->variants->pdata, sel->variants->len);
+    if (near)
+      return ldp_yaml_error(error, key, LDP_PIPELINE_ERROR_UNKNOWN_KEY,
+                            "sweep.select.grid: '%s': 'variants' has no item named '%s'; did you mean '%s'?", path,
+                            seg[1], near);
+    return ldp_yaml_error(error, key, LDP_PIPELINE_ERROR_UNKNOWN_KEY,
+                          "sweep.select.grid: '%s': 'variants' has no item named '%s'", path, seg[1]);
+  }
+  if (sel->variants->len == 0 && strcmp(seg[0], "variants") != 0 && n > 1) {
+    axis->variant = -1;
+    return TRUE;
+  }
+  return ldp_yaml_error(error, key, LDP_PIPELINE_ERROR_INVALID,
+                        "sweep.select.grid: '%s' is shared by the variants that inherit it, so each could not keep "
+                        "its own choice; name the variant (variants.NAME.%s) or choose a train. key", path, path);
+}
+
+/* Loads the pipeline with @path set to each of its values, so that a path or value the
+ * pipeline does not have is refused at the grid's own position before anything runs. */
+static gboolean select_axis_check(const Axis *axis, const LdpYamlNode *values, const char *file,
+                                  const LdpRegistry *reg, const char *const *overrides, GError **error)
+{
+  for (guint q = 0; q < axis->values->len; q++) {
+    g_autoptr(GPtrArray) ov = g_ptr_array_new_with_free_func(g_free);
+    for (const char *const *o = overrides; o && *o; o++)
+      g_ptr_array_add(ov, g_strdup(*o));
+    g_ptr_array_add(ov, g_strdup_printf("%s=%s", axis->name, (char *)axis->values->pdata[q]));
+    g_ptr_array_add(ov, NULL);
+    g_autoptr(GError) e = NULL;
+    g_autoptr(LdpPipeline) p = ldp_pipeline_load(file, reg, (const char *const *)ov->pdata, &e);
+    if (!p) {
+      const LdpYamlNode *at = values->kind == LDP_YAML_SEQUENCE ? values->items->pdata[q] : values;
+      return ldp_yaml_error(error, at, LDP_PIPELINE_ERROR_INVALID, "sweep.select.grid: %s", e->message);
+    }
+  }
+  return TRUE;
+}
+
+/* `sweep.select: {grid: {PATH: [v...]}, metric: NAME, seeds: N, seed: S}`; @p is the
+ * pipeline without cell overrides, for the seeds the report uses; @file, @reg and
+ * @overrides load it again to check each grid path and value. */
+static Select *parse_select(const LdpYamlNode *sec, const LdpYamlNode *root, const LdpPipeline *p, const char *file,
+                            const LdpRegistry *reg, const char *const *overrides, GError **error)
 {
   if (sec->kind != LDP_YAML_MAPPING) {
     g_autofree char *got = ldp_yaml_describe(sec);
@@ -194,6 +274,12 @@ static Select *parse_select(const LdpYamlNode *sec, const LdpYamlNode *root, con
   sel->variants = g_ptr_array_new_with_free_func(g_free);
   sel->metric = g_strdup("val_accuracy");
   sel->n_points = 1;
+  const LdpYamlNode *vars = ldp_yaml_mapping_get(root, "variants", NULL);
+  for (guint i = 0; vars && vars->kind == LDP_YAML_SEQUENCE && i < vars->items->len; i++) {
+    const LdpYamlNode *v = vars->items->pdata[i];
+    const LdpYamlNode *nm = v->kind == LDP_YAML_MAPPING ? ldp_yaml_mapping_get(v, "name", NULL) : NULL;
+    g_ptr_array_add(sel->variants, g_strdup(nm && nm->kind == LDP_YAML_SCALAR ? nm->text : ""));
+  }
   const LdpYamlNode *seed_node = NULL, *seeds_node = NULL, *grid_node = NULL;
   static const char *const keys[] = { "grid", "metric", "seeds", "seed" };
   for (guint i = 0; i < sec->keys->len; i++) {
@@ -209,18 +295,11 @@ static Select *parse_select(const LdpYamlNode *sec, const LdpYamlNode *root, con
       }
       for (guint a = 0; a < v->keys->len; a++) {
         const LdpYamlNode *an = v->keys->pdata[a], *av = v->items->pdata[a];
-        /* 'train' merges per variant (a variant's own train keys override the top
-         * level's), so a per-variant choice can be set on any variant */
-        if (!g_str_has_prefix(an->text, "train.") || !an->text[strlen("train.")]) {
-          ldp_yaml_error(error, an, LDP_PIPELINE_ERROR_INVALID,
-                         "sweep.select.grid: '%s' is not a training setting; the grid selects 'train.' keys "
-                         "(e.g. train.lr, train.weight_decay)", an->text);
-          goto fail;
-        }
         Axis *axis = axis_new(an->text);
         g_ptr_array_add(sel->grid, axis);
         g_autofree char *what = g_strdup_printf("sweep.select.grid '%s'", an->text);
-        if (!scalar_list(av, what, axis->values, error))
+        if (!select_axis_target(sel, axis, an, error) || !scalar_list(av, what, axis->values, error) ||
+            !select_axis_check(axis, av, file, reg, overrides, error))
           goto fail;
         if (sel->n_points * axis->values->len > 1000) {
           ldp_yaml_error(error, av, LDP_PIPELINE_ERROR_RANGE, "sweep.select.grid has more than 1000 points");
@@ -286,12 +365,6 @@ static Select *parse_select(const LdpYamlNode *sec, const LdpYamlNode *root, con
   }
   g_string_append_printf(spec, " metric=%s seeds=%u seed=%" G_GUINT64_FORMAT, sel->metric, sel->n_seeds, sel->seed);
   sel->spec = g_string_free(spec, FALSE);
-  const LdpYamlNode *vars = ldp_yaml_mapping_get(root, "variants", NULL);
-  for (guint i = 0; vars && vars->kind == LDP_YAML_SEQUENCE && i < vars->items->len; i++) {
-    const LdpYamlNode *v = vars->items->pdata[i];
-    const LdpYamlNode *nm = v->kind == LDP_YAML_MAPPING ? ldp_yaml_mapping_get(v, "name", NULL) : NULL;
-    g_ptr_array_add(sel->variants, g_strdup(nm && nm->kind == LDP_YAML_SCALAR ? nm->text : ""));
-  }
   return sel;
 
 fail:
@@ -299,15 +372,51 @@ fail:
   return NULL;
 }
 
-/* The overrides of grid point @pt: "train.lr=0.01" etc., with @prefix ("" or
- * "variants.K.") before each path, appended to @ov. */
-static void select_point_overrides(const Select *sel, guint pt, const char *prefix, GPtrArray *ov)
+/* TRUE when grid axis @a reaches variant @v (an index into sel->variants; -1 for the
+ * one run of a pipeline without variants). */
+static gboolean select_reaches(const Select *sel, guint a, int v)
+{
+  const int target = ((const Axis *)sel->grid->pdata[a])->variant;
+  return target < 0 || target == v;
+}
+
+/* The point with @pt's values on the axes that reach variant @v and the first values
+ * on the others: the other axes do not change what @v runs, so it runs there once. */
+static guint select_effective(const Select *sel, guint pt, int v)
 {
   guint *idx = g_new(guint, MAX(sel->grid->len, 1));
   select_point(sel, pt, idx);
+  guint out = 0;
+  for (guint a = 0; a < sel->grid->len; a++)
+    out = out * ((Axis *)sel->grid->pdata[a])->values->len + (select_reaches(sel, a, v) ? idx[a] : 0);
+  g_free(idx);
+  return out;
+}
+
+/* The overrides of grid point @pt, appended to @ov. With @v < 0, for the selection
+ * runs: a train. key at the top level and in every variant (the variants' own train
+ * keys are replaced too), a variant's path as written. With @v >= 0, for variant @v
+ * alone: only the axes that reach it, a train. key inside the variant. In a pipeline
+ * without variants every path is set as written. */
+static void select_point_overrides(const Select *sel, guint pt, int v, GPtrArray *ov)
+{
+  guint *idx = g_new(guint, MAX(sel->grid->len, 1));
+  select_point(sel, pt, idx);
+  const guint n_vars = sel->variants->len;
   for (guint a = 0; a < sel->grid->len; a++) {
     const Axis *axis = sel->grid->pdata[a];
-    g_ptr_array_add(ov, g_strdup_printf("%s%s=%s", prefix, axis->name, (char *)axis->values->pdata[idx[a]]));
+    const char *val = axis->values->pdata[idx[a]];
+    if (v >= 0 && !select_reaches(sel, a, v))
+      continue;
+    if (axis->variant >= 0 || n_vars == 0) {
+      g_ptr_array_add(ov, g_strdup_printf("%s=%s", axis->name, val));
+    } else if (v >= 0) {
+      g_ptr_array_add(ov, g_strdup_printf("variants.%d.%s=%s", v, axis->name, val));
+    } else {
+      g_ptr_array_add(ov, g_strdup_printf("%s=%s", axis->name, val));
+      for (guint k = 0; k < n_vars; k++)
+        g_ptr_array_add(ov, g_strdup_printf("variants.%u.%s=%s", k, axis->name, val));
+    }
   }
   g_free(idx);
 }
@@ -386,13 +495,13 @@ static gboolean parse_section(const LdpYamlNode *sec, GPtrArray *axes, GHashTabl
       }
       for (guint q = 0; q < v->keys->len; q++) {
         const LdpYamlNode *qk = v->keys->pdata[q], *qv = v->items->pdata[q];
-        static const char *const keys[] = { "rows", "cols", "metric", "baseline" };
+        static const char *const keys[] = { "rows", "cols", "metric", "baseline", "paired" };
         gboolean known = FALSE;
         for (guint z = 0; z < G_N_ELEMENTS(keys); z++)
           known |= strcmp(qk->text, keys[z]) == 0;
         if (!known)
           return ldp_yaml_error(error, qk, LDP_PIPELINE_ERROR_UNKNOWN_KEY,
-                                "unknown key '%s' in sweep.report (known keys: rows, cols, metric, baseline)",
+                                "unknown key '%s' in sweep.report (known keys: rows, cols, metric, baseline, paired)",
                                 qk->text);
         if (qv->kind != LDP_YAML_SCALAR)
           return ldp_yaml_error(error, qv, LDP_PIPELINE_ERROR_TYPE, "sweep.report.%s must be a string", qk->text);
@@ -472,7 +581,7 @@ LdpSweep *ldp_sweep_load(const char *path, const LdpRegistry *reg, const char *c
   const LdpYamlNode *select_node = NULL;
   gboolean ok = !sec || parse_section(sec, axes, report, &select_node, error);
   if (ok && select_node)
-    ok = (select = parse_select(select_node, root, base, error)) != NULL;
+    ok = (select = parse_select(select_node, root, base, path, reg, overrides, error)) != NULL;
   ldp_yaml_node_free(root);
   if (!ok)
     return NULL;
@@ -669,25 +778,66 @@ static gboolean write_mark(const char *dir, const char *hash, const GPtrArray *d
   return TRUE;
 }
 
+/* Adds {PATH: value} of point @pt for the axes that reach variant @v (all with
+ * @v == G_MININT) to builder @b. */
+static void select_values_json(JsonBuilder *b, const Select *sel, guint pt, int v)
+{
+  guint *idx = g_new(guint, MAX(sel->grid->len, 1));
+  select_point(sel, pt, idx);
+  json_builder_begin_object(b);
+  for (guint a = 0; a < sel->grid->len; a++) {
+    const Axis *axis = sel->grid->pdata[a];
+    if (v != G_MININT && !select_reaches(sel, a, v))
+      continue;
+    json_builder_set_member_name(b, axis->name);
+    json_builder_add_string_value(b, axis->values->pdata[idx[a]]);
+  }
+  json_builder_end_object(b);
+  g_free(idx);
+}
+
 /* Runs the selection of cell @c into @dir/select/, then loads into @final the cell's
- * pipeline with each variant at its chosen point, and writes @dir/selection.json. */
+ * pipeline with each variant at its chosen point, and writes @dir/selection.json.
+ * A variant runs only at the points that differ on the axes reaching it (a
+ * 'variants.NAME.' path reaches that variant alone), and a variant no axis reaches
+ * is not selected: it runs as written. */
 static gboolean select_cell(const LdpSweep *s, const Cell *c, const char *dir, const char *data_dir,
                             const LdpObserver *obs, LdpPipeline **final, GError **error)
 {
   const Select *sel = s->select;
   const LdpPipeline *base = c->pipeline;
   const guint n_runs = ldp_pipeline_n_runs(base);
-  double *means = g_new(double, (gsize)sel->n_points * MAX(n_runs, 1));
-  g_autoptr(GPtrArray) point_dirs = g_ptr_array_new_with_free_func(g_free);
-  for (guint pt = 0; pt < sel->n_points; pt++) {
+  g_autofree int *vidx = g_new(int, MAX(n_runs, 1));
+  g_autofree gboolean *reached = g_new0(gboolean, MAX(n_runs, 1));
+  for (guint r = 0; r < n_runs; r++) {
+    const char *name = ldp_pipeline_run(base, r)->name;
+    vidx[r] = -1;
+    for (guint v = 0; v < sel->variants->len; v++)
+      if (strcmp(sel->variants->pdata[v], name) == 0)
+        vidx[r] = (int)v;
+    for (guint a = 0; a < sel->grid->len; a++)
+      reached[r] |= select_reaches(sel, a, vidx[r]);
+  }
+  g_autofree double *means = g_new(double, (gsize)sel->n_points * MAX(n_runs, 1));
+  g_autofree char **point_dirs = g_new0(char *, sel->n_points + 1); /* NULL: nothing ran there */
+  g_autofree GPtrArray **point_runs = g_new0(GPtrArray *, sel->n_points + 1);
+  gboolean ok = TRUE;
+  for (guint pt = 0; ok && pt < sel->n_points; pt++) {
+    point_runs[pt] = g_ptr_array_new();
+    for (guint r = 0; r < n_runs; r++)
+      if (reached[r] && select_effective(sel, pt, vidx[r]) == pt)
+        g_ptr_array_add(point_runs[pt], (gpointer)ldp_pipeline_run(base, r)->name);
+    if (point_runs[pt]->len == 0)
+      continue;
     g_autoptr(GPtrArray) ov = g_ptr_array_new_with_free_func(g_free);
     for (guint i = 0; i < c->overrides->len; i++)
       g_ptr_array_add(ov, g_strdup(c->overrides->pdata[i]));
-    select_point_overrides(sel, pt, "", ov);
-    /* every variant at this point: the variants' own train keys are replaced too */
-    for (guint v = 0; v < sel->variants->len; v++) {
-      g_autofree char *prefix = g_strdup_printf("variants.%u.", v);
-      select_point_overrides(sel, pt, prefix, ov);
+    select_point_overrides(sel, pt, -1, ov);
+    if (sel->variants->len) {
+      g_ptr_array_add(point_runs[pt], NULL);
+      g_autofree char *names = g_strjoinv(",", (char **)point_runs[pt]->pdata);
+      g_ptr_array_remove_index(point_runs[pt], point_runs[pt]->len - 1);
+      g_ptr_array_add(ov, g_strdup_printf("only=%s", names));
     }
     g_ptr_array_add(ov, g_strdup_printf("seed=%" G_GUINT64_FORMAT, sel->seed));
     g_ptr_array_add(ov, g_strdup_printf("seeds=%u", sel->n_seeds));
@@ -698,16 +848,23 @@ static gboolean select_cell(const LdpSweep *s, const Cell *c, const char *dir, c
     g_autoptr(GPtrArray) files = NULL;
     if (!p || !ldp_run_pipeline_recorded(p, pdir, data_dir, obs, line, &files, error)) {
       g_prefix_error(error, "selection point %u: ", pt);
-      g_free(means);
-      return FALSE;
+      ok = FALSE;
     }
-    for (guint r = 0; r < n_runs; r++)
-      means[(gsize)pt * n_runs + r] = summary_mean(pdir, ldp_pipeline_run(base, r)->name, sel->metric);
-    g_ptr_array_add(point_dirs, g_strdup_printf("select/point-%03u", pt));
+    point_dirs[pt] = g_strdup_printf("select/point-%03u", pt);
   }
+  /* the mean of every reached run at every point: read where the run ran for it */
+  for (guint pt = 0; ok && pt < sel->n_points; pt++)
+    for (guint r = 0; r < n_runs; r++) {
+      double m = NAN;
+      if (reached[r]) {
+        g_autofree char *pdir = g_build_filename(dir, point_dirs[select_effective(sel, pt, vidx[r])], NULL);
+        m = summary_mean(pdir, ldp_pipeline_run(base, r)->name, sel->metric);
+      }
+      means[(gsize)pt * n_runs + r] = m;
+    }
   /* per run: the first point of the highest mean (NaN never wins) */
-  guint *chosen = g_new0(guint, MAX(n_runs, 1));
-  for (guint r = 0; r < n_runs; r++) {
+  g_autofree guint *chosen = g_new0(guint, MAX(n_runs, 1));
+  for (guint r = 0; ok && r < n_runs; r++) {
     double best = -INFINITY;
     for (guint pt = 0; pt < sel->n_points; pt++)
       if (means[(gsize)pt * n_runs + r] > best) {
@@ -715,20 +872,17 @@ static gboolean select_cell(const LdpSweep *s, const Cell *c, const char *dir, c
         chosen[r] = pt;
       }
   }
-  g_autoptr(GPtrArray) ov = g_ptr_array_new_with_free_func(g_free);
-  for (guint i = 0; i < c->overrides->len; i++)
-    g_ptr_array_add(ov, g_strdup(c->overrides->pdata[i]));
-  for (guint r = 0; r < n_runs; r++) {
-    const char *name = ldp_pipeline_run(base, r)->name;
-    guint v = 0;
-    while (v < sel->variants->len && strcmp(sel->variants->pdata[v], name) != 0)
-      v++;
-    g_autofree char *prefix = v < sel->variants->len ? g_strdup_printf("variants.%u.", v) : g_strdup("");
-    select_point_overrides(sel, chosen[r], prefix, ov);
+  if (ok) {
+    g_autoptr(GPtrArray) ov = g_ptr_array_new_with_free_func(g_free);
+    for (guint i = 0; i < c->overrides->len; i++)
+      g_ptr_array_add(ov, g_strdup(c->overrides->pdata[i]));
+    for (guint r = 0; r < n_runs; r++)
+      if (reached[r])
+        select_point_overrides(sel, chosen[r], vidx[r], ov);
+    g_ptr_array_add(ov, NULL);
+    *final = ldp_pipeline_load(s->path, s->reg, (const char *const *)ov->pdata, error);
+    ok = *final != NULL;
   }
-  g_ptr_array_add(ov, NULL);
-  *final = ldp_pipeline_load(s->path, s->reg, (const char *const *)ov->pdata, error);
-  gboolean ok = *final != NULL;
   if (ok) {
     g_autoptr(JsonBuilder) b = json_builder_new();
     json_builder_begin_object(b);
@@ -750,41 +904,38 @@ static gboolean select_cell(const LdpSweep *s, const Cell *c, const char *dir, c
       json_builder_end_array(b);
     }
     json_builder_end_object(b);
+    /* every point; "dir" and "runs" only where something ran */
     json_builder_set_member_name(b, "points");
     json_builder_begin_array(b);
-    guint *idx = g_new(guint, MAX(sel->grid->len, 1));
     for (guint pt = 0; pt < sel->n_points; pt++) {
-      select_point(sel, pt, idx);
       json_builder_begin_object(b);
-      json_builder_set_member_name(b, "dir");
-      json_builder_add_string_value(b, point_dirs->pdata[pt]);
-      json_builder_set_member_name(b, "values");
-      json_builder_begin_object(b);
-      for (guint a = 0; a < sel->grid->len; a++) {
-        const Axis *axis = sel->grid->pdata[a];
-        json_builder_set_member_name(b, axis->name);
-        json_builder_add_string_value(b, axis->values->pdata[idx[a]]);
+      if (point_dirs[pt]) {
+        json_builder_set_member_name(b, "dir");
+        json_builder_add_string_value(b, point_dirs[pt]);
+        json_builder_set_member_name(b, "runs");
+        json_builder_begin_array(b);
+        for (guint q = 0; q < point_runs[pt]->len; q++)
+          json_builder_add_string_value(b, point_runs[pt]->pdata[q]);
+        json_builder_end_array(b);
       }
-      json_builder_end_object(b);
+      json_builder_set_member_name(b, "values");
+      select_values_json(b, sel, pt, G_MININT);
       json_builder_end_object(b);
     }
     json_builder_end_array(b);
+    /* per selected run: the chosen point, its values on the axes that reach the run,
+     * and the run's mean at every point (at the point where it ran for it) */
     json_builder_set_member_name(b, "chosen");
     json_builder_begin_object(b);
     for (guint r = 0; r < n_runs; r++) {
+      if (!reached[r])
+        continue;
       json_builder_set_member_name(b, ldp_pipeline_run(base, r)->name);
       json_builder_begin_object(b);
       json_builder_set_member_name(b, "point");
       json_builder_add_int_value(b, chosen[r]);
-      select_point(sel, chosen[r], idx);
       json_builder_set_member_name(b, "values");
-      json_builder_begin_object(b);
-      for (guint a = 0; a < sel->grid->len; a++) {
-        const Axis *axis = sel->grid->pdata[a];
-        json_builder_set_member_name(b, axis->name);
-        json_builder_add_string_value(b, axis->values->pdata[idx[a]]);
-      }
-      json_builder_end_object(b);
+      select_values_json(b, sel, chosen[r], vidx[r]);
       json_builder_set_member_name(b, "means");
       json_builder_begin_array(b);
       for (guint pt = 0; pt < sel->n_points; pt++) {
@@ -799,14 +950,16 @@ static gboolean select_cell(const LdpSweep *s, const Cell *c, const char *dir, c
     }
     json_builder_end_object(b);
     json_builder_end_object(b);
-    g_free(idx);
     g_autoptr(JsonNode) root = json_builder_get_root(b);
     g_autofree char *text = ldp_json_to_string(root, TRUE);
     g_autofree char *path = g_build_filename(dir, "selection.json", NULL);
     ok = g_file_set_contents(path, text, -1, error);
   }
-  g_free(chosen);
-  g_free(means);
+  for (guint pt = 0; pt < sel->n_points; pt++) {
+    g_free(point_dirs[pt]);
+    if (point_runs[pt])
+      g_ptr_array_unref(point_runs[pt]);
+  }
   return ok;
 }
 
@@ -902,7 +1055,7 @@ gboolean ldp_sweep_write_index(const LdpSweep *s, const char *out_dir, GError **
   json_builder_end_array(b);
   json_builder_set_member_name(b, "report");
   json_builder_begin_object(b);
-  static const char *const keys[] = { "rows", "cols", "metric", "baseline" };
+  static const char *const keys[] = { "rows", "cols", "metric", "baseline", "paired" };
   for (guint k = 0; k < G_N_ELEMENTS(keys); k++) {
     const char *v = g_hash_table_lookup(s->report, keys[k]);
     if (v) {

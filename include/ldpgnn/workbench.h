@@ -123,6 +123,15 @@ LDP_API gboolean ldp_report_write(const char *dir, const LdpReportOptions *opt, 
  * (created if needed). A run's seed found in two directories is an error. */
 LDP_API gboolean ldp_report_write_runs(const char *const *dirs, guint n_dirs, const char *out_dir,
                                        const LdpReportOptions *opt, GString *markdown, GError **error);
+/* (1.x, additive) Paired differences of every row to row @paired (the same qualifier:
+ * the same values of the other axes) per column, over the seeds both ran: mean, sd and
+ * the 95 % Student t interval mean ± t(0.975, n - 1) sd / sqrt(n) (none from one
+ * pair). Writes @out_dir/report-METRIC-paired-ROW.{md,csv,json}; appends the Markdown
+ * to @markdown (nullable). ldp_report_write calls it for a sweep whose report section
+ * names `paired`. */
+LDP_API gboolean ldp_report_write_paired(const char *const *dirs, guint n_dirs, const char *out_dir,
+                                         const LdpReportOptions *opt, const char *paired, GString *markdown,
+                                         GError **error);
 
 /* ---- figures ---- */
 

@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""benchmark-doc.py: regenerates the tables and figures of doc/benchmark.md from the
+per-seed results kept in doc/results/benchmark/DATASET-SUITE/ (bench/benchmark.sh
+collect), and nothing else: each directory is copied aside, reported and plotted by
+ldpgnn itself (`ldpgnn report`, `ldpgnn plot`), and its block in doc/benchmark.md,
+between `<!-- begin generated: NAME -->` and `<!-- end generated: NAME -->`, is
+replaced (a directory without a block gets one at the end). Text outside the blocks is
+kept.
+
+    bench/benchmark-doc.py            # from the build directory ($LDPGNN: the program)
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SRC = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+RESULTS = os.path.join(SRC, "doc", "results", "benchmark")
+FIGURES = os.path.join(RESULTS, "figures")
+DOC = os.path.join(SRC, "doc", "benchmark.md")
+BIN = os.environ.get("LDPGNN", "./ldpgnn")
+SUITES = {"features": "(a) features and labels private, graph public",
+          "edges": "(b) neighbour lists private, features and labels public",
+          "all": "(c) features, labels and neighbour lists private"}
+
+
+def pct(x):
+    return "–" if x is None else f"{100 * x:.1f}"
+
+
+def block(name, tmp):
+    rep = json.load(open(os.path.join(tmp, "report-test_accuracy.json")))
+    paired_path = os.path.join(tmp, "report-test_accuracy-paired-floor-mlp.json")
+    paired = json.load(open(paired_path)) if os.path.exists(paired_path) else {"cells": []}
+    cells = {(c["row"], c["col"]): c for c in rep["cells"]}
+    pcells = {(c["row"], c["col"]): c for c in paired["cells"]}
+    cols = rep["cols"]
+    rows = [r for r, role in zip(rep["rows"], rep["row_roles"]) if not role]
+    refs = [(r, role) for r, role in zip(rep["rows"], rep["row_roles"]) if role]
+    n = max((c["n"] for c in rep["cells"]), default=0)
+    ds, suite = name.split("-", 1)
+    out = [f"**{ds}, {SUITES.get(suite, suite)}**: test accuracy (%), mean ± std over {n} seeds; "
+           "▼: below the floor (the graph-free mlp on the same private data); "
+           "in brackets, the paired difference to the floor with its 95 % t-CI.", "",
+           "| method \\ ε | " + " | ".join(cols) + " |",
+           "|---" + "|---:" * len(cols) + "|"]
+    for r in rows:
+        line = [r]
+        for c in cols:
+            x = cells.get((r, c))
+            if not x:
+                line.append("–")
+                continue
+            s = f"{pct(x['mean'])} ± {pct(x['std'])}" + (" ▼" if x.get("below_floor") else "")
+            p = pcells.get((r, c))
+            if p and p.get("ci"):
+                s += f" [{100 * p['ci'][0]:+.1f}, {100 * p['ci'][1]:+.1f}]"
+            line.append(s)
+        out.append("| " + " | ".join(line) + " |")
+    for r, role in refs:
+        line = [f"*{role}*" if r == role else f"*{role}* ({r})"]
+        for c in cols:
+            x = cells.get((r, c))
+            line.append(f"*{pct(x['mean'])} ± {pct(x['std'])}*" if x else "–")
+        out.append("| " + " | ".join(line) + " |")
+    sel = rep.get("selection") or []
+    if sel:
+        # per method and parameter, the value chosen in each cell, in column order
+        chosen = {}
+        for x in sel:
+            for k, v in x["values"].items():
+                short = k.split(".", 2)[2] if k.startswith("variants.") else k
+                chosen.setdefault((x["method"], short), {})[x["cell"].split("=", 1)[1]] = v
+        out += ["", f"Chosen on the selection seeds (ε = {', '.join(cols)}): " +
+                "; ".join(f"{m} {k} = " + ", ".join(v.get(c, "–") for c in cols)
+                          for (m, k), v in chosen.items()) + "."]
+    fig = os.path.join(tmp, "figures", "test_accuracy-vs-epsilon.png")
+    if os.path.exists(fig):
+        os.makedirs(FIGURES, exist_ok=True)
+        shutil.copy(fig, os.path.join(FIGURES, f"{name}.png"))
+        shutil.copy(fig[:-4] + ".svg", os.path.join(FIGURES, f"{name}.svg"))
+        out += ["", f"![{name}](results/benchmark/figures/{name}.png)"]
+    return "\n".join(out)
+
+
+def blink_comparison(rep_json):
+    """The edge suite's Cora table beside Blink's published numbers and this
+    repository's run of Blink's own protocol (doc/results/blink-cora-seeds.csv)."""
+    import csv
+    import statistics
+    pub = {}
+    with open(os.path.join(RESULTS, "blink-published-cora-gcn.csv")) as f:
+        for row in csv.DictReader(line for line in f if not line.startswith("#")):
+            pub[(row["method"], row["epsilon"])] = (float(row["mean"]), float(row["std"]))
+    proto = {}
+    with open(os.path.join(SRC, "doc", "results", "blink-cora-seeds.csv")) as f:
+        for row in csv.DictReader(f):
+            if row["model"] != "gcn":
+                continue
+            m = re.match(r"(.*)-e(\d+)$", row["variant"])
+            key = (m.group(1), m.group(2)) if m else (row["variant"], "inf")
+            proto.setdefault(key, []).append(100 * float(row["test_accuracy"]))
+    rep = json.load(open(rep_json))
+    cells = {(c["row"], c["col"]): c for c in rep["cells"]}
+    cols = rep["cols"]
+    names = [r for r, role in zip(rep["rows"], rep["row_roles"]) if not role]
+    ref = {"floor-mlp": "mlp", "ceiling": "nonprivate"}
+
+    def fmt(v):
+        return "–" if v is None else f"{v[0]:.1f} ± {v[1]:.1f}"
+
+    def ours(r, c):
+        x = cells.get((r, c))
+        return (100 * x["mean"], 100 * x["std"]) if x else None
+
+    def protocol(m, c):
+        v = proto.get((m, c))
+        return (statistics.mean(v), statistics.stdev(v)) if v and len(v) > 1 else None
+
+    out = ["| method | ε | published (30 trials) | Blink's protocol here (10 seeds) | this suite |",
+           "|---|---:|---:|---:|---:|"]
+    for r in names:
+        for c in cols:
+            out.append(f"| {r} | {c} | {fmt(pub.get((r, c)))} | {fmt(protocol(r, c))} | {fmt(ours(r, c))} |")
+    for r, m in ref.items():
+        out.append(f"| *{m}* | ∞ | {fmt(pub.get((m, 'inf')))} | {fmt(protocol(m, 'inf'))} | "
+                   f"{fmt(ours(r, cols[0]))} |")
+    return "\n".join(out)
+
+
+def replace_block(doc, name, text):
+    begin, end = f"<!-- begin generated: {name} -->", f"<!-- end generated: {name} -->"
+    new = f"{begin}\n{text}\n{end}"
+    if begin in doc:
+        return re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda _: new, doc, flags=re.S)
+    return doc.rstrip("\n") + "\n\n" + new + "\n"
+
+
+def main():
+    names = sorted(d for d in os.listdir(RESULTS)
+                   if os.path.exists(os.path.join(RESULTS, d, "sweep.json")))
+    doc = open(DOC).read() if os.path.exists(DOC) else "# Benchmark\n"
+    for name in names:
+        with tempfile.TemporaryDirectory() as tmp:
+            work = os.path.join(tmp, name)
+            shutil.copytree(os.path.join(RESULTS, name), work)
+            for cmd in ([BIN, "report", work], [BIN, "plot", work]):
+                subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+            text = block(name, work)
+            if name == "cora-edges":
+                doc = replace_block(doc, "blink-comparison",
+                                    blink_comparison(os.path.join(work, "report-test_accuracy.json")))
+        doc = replace_block(doc, name, text)
+        print(f"{name}: regenerated")
+    open(DOC, "w").write(doc)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

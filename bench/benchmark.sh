@@ -1,0 +1,81 @@
+#!/bin/sh
+# benchmark.sh: the results of record (doc/benchmark.md). Runs the three threat-model
+# suites (pipelines/compare-real-{features,edges,all}.yaml) on real datasets, then
+# keeps each sweep's per-seed results under doc/results/benchmark/DATASET-SUITE/.
+#
+#   bench/benchmark.sh run [-j N] [DATASET...]   # sweeps into runs/benchmark/DATASET-SUITE
+#   bench/benchmark.sh collect                   # runs/benchmark/* -> doc/results/benchmark/*
+#
+# DATASET: cora (default: all four), citeseer, facebook, twitch_engb; $SUITES limits the
+# suites (default "features edges all"). Run from the build directory with
+# $LDPGNN_DATA set (doc/datasets.md). A sweep resumes where it stopped, so the command
+# can be repeated after an interruption. bench/benchmark-doc.sh regenerates
+# doc/benchmark.md from doc/results/benchmark/ alone. For a cluster, the same sweeps
+# run under MPI or as a Slurm array (doc/benchmark.md, "Running the whole suite").
+set -eu
+bin=${LDPGNN:-./ldpgnn}
+src=$(cd "$(dirname "$0")/.." && pwd)
+suites=${SUITES:-features edges all}
+out=runs/benchmark
+
+dataset_args() {
+  case $1 in
+  cora) ;;
+  citeseer) echo "--set dataset.name=citeseer" ;;
+  facebook | twitch_engb) echo "--set dataset.plugin=musae --set dataset.name=$1" ;;
+  *) echo "benchmark.sh: unknown dataset '$1' (cora, citeseer, facebook, twitch_engb)" >&2; exit 2 ;;
+  esac
+}
+
+cmd=${1:-}
+[ $# -gt 0 ] && shift
+case $cmd in
+run)
+  jobs=1
+  if [ "${1:-}" = -j ]; then jobs=$2; shift 2; fi
+  [ $# -eq 0 ] && set -- cora citeseer facebook twitch_engb
+  for ds in "$@"; do
+    args=$(dataset_args "$ds")
+    for suite in $suites; do
+      # shellcheck disable=SC2086 # $args is a list of options
+      "$bin" sweep "$src/pipelines/compare-real-$suite.yaml" $args -j "$jobs" --quiet --no-plot \
+        --out "$out/$ds-$suite"
+    done
+  done
+  ;;
+collect)
+  # Per sweep: sweep.json and per cell summary.json (every seed's metrics, the ledger,
+  # the resolved pipeline, provenance), seeds.csv, selection.json and the first line of
+  # the completion mark (the cell's identity, which `ldpgnn report` checks; the data
+  # lines name files on this machine and stay behind).
+  for sweep in "$out"/*-*; do
+    [ -f "$sweep/sweep.json" ] || continue
+    name=$(basename "$sweep")
+    dest=$src/doc/results/benchmark/$name
+    complete=yes
+    for cell in "$sweep"/[0-9]*/; do
+      [ -f "$cell/pipeline.sha256" ] || complete=no
+    done
+    if [ $complete = no ]; then
+      echo "benchmark.sh: $sweep is not complete, not collected" >&2
+      continue
+    fi
+    rm -rf "$dest" && mkdir -p "$dest"
+    cp "$sweep/sweep.json" "$dest/"
+    for cell in "$sweep"/[0-9]*/; do
+      c=$(basename "$cell")
+      mkdir -p "$dest/$c"
+      # the pipeline's path relative to the source tree, not to this machine
+      sed "s|\"$src/|\"|g" "$cell/summary.json" >"$dest/$c/summary.json"
+      cp "$cell/seeds.csv" "$dest/$c/"
+      [ -f "$cell/selection.json" ] && cp "$cell/selection.json" "$dest/$c/"
+      head -n 1 "$cell/pipeline.sha256" >"$dest/$c/pipeline.sha256"
+    done
+    echo "collected $dest"
+  done
+  ;;
+*)
+  echo "usage: bench/benchmark.sh run [-j N] [DATASET...] | collect" >&2
+  exit 2
+  ;;
+esac
