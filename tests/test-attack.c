@@ -296,14 +296,17 @@ typedef struct {
   const char *sets[4];
   guint hops;       /* receptive field given to the box */
   gboolean graphless;
+  gboolean weighted; /* learnable edge weights in [0, 1], some exactly 0 (Solitude's) */
 } KhopCase;
 
 static const KhopCase khop_cases[] = {
-  { "gcn", { "layers=2", "hidden=16", NULL }, 2, FALSE },
-  { "gcn", { "layers=3", "hidden=8", NULL }, 3, FALSE },
-  { "sage", { "layers=2", "hidden=16", NULL }, 2, FALSE },
-  { "gat", { "layers=2", "hidden=8", "heads=2", NULL }, 2, FALSE },
-  { "mlp", { "layers=2", "hidden=16", NULL }, 2, TRUE },
+  { "gcn", { "layers=2", "hidden=16", NULL }, 2, FALSE, FALSE },
+  { "gcn", { "layers=3", "hidden=8", NULL }, 3, FALSE, FALSE },
+  { "gcn", { "layers=2", "hidden=16", NULL }, 2, FALSE, TRUE },
+  { "sage", { "layers=2", "hidden=16", NULL }, 2, FALSE, TRUE },
+  { "sage", { "layers=2", "hidden=16", NULL }, 2, FALSE, FALSE },
+  { "gat", { "layers=2", "hidden=8", "heads=2", NULL }, 2, FALSE, FALSE },
+  { "mlp", { "layers=2", "hidden=16", NULL }, 2, TRUE, FALSE },
 };
 
 /* The restricted change equals the full recomputation; a node beyond k hops of v
@@ -318,8 +321,17 @@ static void test_khop(gconstpointer data)
       ldp_dataset_set_features_dense(ds, ldp_csr_to_dense(ldp_dataset_features_sparse(ds)));
     g_assert_true(sparse ? ldp_dataset_features_sparse(ds) != NULL : ldp_dataset_features_dense(ds) != NULL);
     Backbone b = backbone_new(kc->backbone, kc->sets, ds);
+    /* Weights spread over [0, 1], every seventh exactly 0: the restricted pass must
+     * carry each kept edge's weight into its subgraph. */
+    g_autoptr(LdpTensor) edge_w = NULL;
+    if (kc->weighted) {
+      const guint ne = ldp_graph_n_edges(ldp_dataset_graph(ds));
+      edge_w = ldp_tensor_new(ne, 1);
+      for (guint e = 0; e < ne; e++)
+        edge_w->data[e] = e % 7 == 0 ? 0.0f : (float)((e * 2654435761u) % 1000u) / 999.0f;
+    }
     GError *err = NULL;
-    LdpAttackModel *box = ldp_attack_model_new(b.desc, b.inst, ds, NULL, kc->hops, &err);
+    LdpAttackModel *box = ldp_attack_model_new(b.desc, b.inst, ds, edge_w, kc->hops, &err);
     g_assert_no_error(err);
     const guint c = ldp_attack_model_n_classes(box);
     const LdpTensor *clean = ldp_attack_model_logits(box);
@@ -331,7 +343,8 @@ static void test_khop(gconstpointer data)
      * most L = d + (layers + 1) (hidden x heads + max degree + 1) products and sums,
      * well under 200 here, so each differs from the exact value by at most
      * L u sum|terms| <= 200 * 2^-24 * 4 scale (Higham's bound, sum|terms| <= 4 scale
-     * with weights and features of order 1); a change is a difference of two logits
+     * with weights and features of order 1; edge weights in [0, 1] only shrink the
+     * terms); a change is a difference of two logits
      * computed each way: 4 such errors. */
     const float tol = 4.0f * 200.0f * 0x1p-24f * 4.0f * fmaxf(scale, 1.0f);
     g_autofree guint *rows = g_new(guint, n);
@@ -546,7 +559,8 @@ int main(int argc, char **argv)
   g_test_add_data_func("/attack/pairs/unbalanced-high", GUINT_TO_POINTER(LDP_ATTACK_DEGREE_HIGH), test_unbalanced);
   g_test_add_func("/attack/metrics", test_metrics);
   for (guint i = 0; i < G_N_ELEMENTS(khop_cases); i++) {
-    g_autofree char *name = g_strdup_printf("/attack/khop/%s-%s", khop_cases[i].backbone, khop_cases[i].sets[0]);
+    g_autofree char *name = g_strdup_printf("/attack/khop/%s-%s%s", khop_cases[i].backbone, khop_cases[i].sets[0],
+                                           khop_cases[i].weighted ? "-weighted" : "");
     g_test_add_data_func(name, &khop_cases[i], test_khop);
   }
   g_test_add_func("/attack/end-to-end", test_end_to_end);

@@ -111,6 +111,13 @@ enum { ATTACK_STREAM_PAIRS = 1, ATTACK_STREAM_ATTACK = 2 };
 gboolean ldp_attacks_run(const GPtrArray *attacks, const LdpPluginDesc *bb, gpointer model, const LdpDataset *data,
                          guint hops, LdpGraph *truth, guint64 key, GArray *metrics, GError **error)
 {
+  return ldp_attacks_run_weighted(attacks, bb, model, data, NULL, hops, truth, key, metrics, error);
+}
+
+gboolean ldp_attacks_run_weighted(const GPtrArray *attacks, const LdpPluginDesc *bb, gpointer model,
+                                  const LdpDataset *data, const LdpTensor *edge_w, guint hops, LdpGraph *truth,
+                                  guint64 key, GArray *metrics, GError **error)
+{
   g_return_val_if_fail(attacks != NULL && bb != NULL && data != NULL && truth != NULL && metrics != NULL, FALSE);
   if (attacks->len == 0)
     return TRUE;
@@ -120,7 +127,7 @@ gboolean ldp_attacks_run(const GPtrArray *attacks, const LdpPluginDesc *bb, gpoi
                 ldp_dataset_n_nodes(data));
     return FALSE;
   }
-  LdpAttackModel *box = ldp_attack_model_new(bb, model, data, NULL, hops, error);
+  LdpAttackModel *box = ldp_attack_model_new(bb, model, data, edge_w, hops, error);
   if (!box)
     return FALSE;
   gboolean ok = TRUE;

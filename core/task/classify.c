@@ -50,6 +50,26 @@ static gboolean classify_check(const LdpRunSpec *spec, const LdpRunConfig *rc, c
   return TRUE;
 }
 
+/* The edge weights the backbone trained with, as the trainer takes them: from the
+ * first calibrator that provides edge weights (core/train/trainer.c), read once after
+ * training. NULL when there is none or it hands none (the unweighted graph). The
+ * attacks' black box must run on this weighted graph, not on the bare support.
+ * (transfer full) */
+static LdpTensor *classify_trained_edge_weights(GArray *cals)
+{
+  for (guint c = 0; c < cals->len; c++) {
+    const LdpCalibratorSlot *s = &g_array_index(cals, LdpCalibratorSlot, c);
+    if (!LDP_HOST_CALIBRATOR_HAS(s->desc, edge_weights))
+      continue;
+    LdpTape *tape = ldp_tape_new(FALSE);
+    LdpVar *w = ldp_host_calibrator_edge_weights(s->desc, s->inst, tape);
+    LdpTensor *out = w ? ldp_tensor_copy(ldp_var_value(w)) : NULL;
+    ldp_tape_free(tape);
+    return out;
+  }
+  return NULL;
+}
+
 /* One seed of a classification run on in->base (which is not modified); appends the
  * degrees.csv lines of its edge mechanisms to in->degrees and the calibrators'
  * diagnostics against the clean graph to in->diagnostics (both nullable: private
@@ -137,8 +157,9 @@ static gboolean classify_run_seed(const LdpSeedInput *in, LdpSeedOutcome *out, G
   if (ok && spec->attacks && spec->attacks->len) {
     g_autoptr(GArray) am = g_array_new(FALSE, FALSE, sizeof(LdpAttackMetric));
     g_array_set_clear_func(am, ldp_attack_metric_clear);
-    ok = ldp_attacks_run(spec->attacks, bb, model, data, ldp_attack_backbone_hops(&spec->backbone),
-                         ldp_dataset_graph(base), key, am, error);
+    g_autoptr(LdpTensor) edge_w = classify_trained_edge_weights(cals);
+    ok = ldp_attacks_run_weighted(spec->attacks, bb, model, data, edge_w, ldp_attack_backbone_hops(&spec->backbone),
+                                  ldp_dataset_graph(base), key, am, error);
     for (guint i = 0; ok && i < am->len; i++) {
       const LdpAttackMetric *m = &g_array_index(am, LdpAttackMetric, i);
       if (!g_str_has_suffix(m->name, ".seconds"))

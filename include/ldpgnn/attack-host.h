@@ -116,5 +116,12 @@ LDP_API guint ldp_attack_backbone_hops(const LdpStageSpec *backbone);
 LDP_API gboolean ldp_attacks_run(const GPtrArray *attacks, const LdpPluginDesc *bb, gpointer model,
                                  const LdpDataset *data, guint hops, LdpGraph *truth, guint64 key, GArray *metrics,
                                  GError **error);
+/* ldp_attacks_run on a model that was trained with learnable edge weights @edge_w
+ * (nullable: the unweighted graph; one row per edge of @data's graph, borrowed), e.g.
+ * the weights a calibrator learned (Solitude's structure learning): the black box then
+ * runs the model on the weighted graph it trained on. */
+LDP_API gboolean ldp_attacks_run_weighted(const GPtrArray *attacks, const LdpPluginDesc *bb, gpointer model,
+                                          const LdpDataset *data, const LdpTensor *edge_w, guint hops,
+                                          LdpGraph *truth, guint64 key, GArray *metrics, GError **error);
 
 G_END_DECLS
