@@ -32,8 +32,40 @@ static void matmul_backward(LdpVar *self)
   }
 }
 
-/* Linear constants F = P^K (S + 1 c^T): F W = P^K (S W + 1 (c^T W)) costs
- * O(nnz(S) h + K nnz(P) h + d h) instead of O(n d h). */
+/* Applies the operator polynomial of a linear constant to @x (n x c, consumed):
+ * P^K x (@transposed: (P^T)^K x) when @coef is NULL, else sum_k a_k P^k x, each power
+ * formed from the previous one and added to the sum in k order. (transfer full) */
+static LdpTensor *linear_apply_operator(const LdpLinearFeatures *f, const float *coef, gboolean transposed,
+                                        LdpTensor *x)
+{
+  if (f->steps == 0 && coef == NULL)
+    return x;
+  LdpTensor *sum = NULL;
+  if (coef) {
+    sum = ldp_tensor_new(x->rows, x->cols);
+    if (coef[0] != 0.0f)
+      ldp_tensor_axpy(coef[0], x, sum);
+  }
+  LdpTensor *t = f->steps > 0 ? ldp_tensor_new_uninit(x->rows, x->cols) : NULL;
+  for (guint k = 0; k < f->steps; k++) {
+    ldp_graph_spmm(f->operator_graph, transposed, 1.0f, x, 0.0f, t);
+    LdpTensor *swap = x;
+    x = t;
+    t = swap;
+    if (sum && coef[k + 1] != 0.0f)
+      ldp_tensor_axpy(coef[k + 1], x, sum);
+  }
+  if (t)
+    ldp_tensor_free(t);
+  if (sum) {
+    ldp_tensor_free(x);
+    return sum;
+  }
+  return x;
+}
+
+/* Linear constants F = Q (S + 1 c^T), Q = P^K or a polynomial sum_k a_k P^k:
+ * F W = Q (S W + 1 (c^T W)) costs O(nnz(S) h + K nnz(P) h + d h) instead of O(n d h). */
 static void linear_matmul_backward(LdpVar *self)
 {
   LdpVar *a = self->parents[0], *b = self->parents[1];
@@ -42,28 +74,23 @@ static void linear_matmul_backward(LdpVar *self)
     return; /* constants never need a gradient */
   const LdpTensor *g = self->grad;
   const guint c = g->cols;
-  /* G_K = (P^T)^K G: one product with the cached transpose per step (row-parallel,
-   * each row summed in a fixed order by one thread). */
-  LdpTensor *buf[2] = { NULL, NULL };
+  /* G_Q = Q^T G: one product with the cached transpose per step (row-parallel, each
+   * row summed in a fixed order by one thread). */
+  LdpTensor *owned = NULL;
   const LdpTensor *cur = g;
-  if (f->steps > 0) {
-    buf[0] = ldp_tensor_new_uninit(g->rows, c);
-    buf[1] = f->steps > 1 ? ldp_tensor_new_uninit(g->rows, c) : NULL;
-    for (guint k = 0; k < f->steps; k++) {
-      LdpTensor *dst = buf[k & 1];
-      ldp_graph_spmm(f->operator_graph, TRUE, 1.0f, cur, 0.0f, dst);
-      cur = dst;
-    }
+  if (f->steps > 0 || a->linear_coef) {
+    owned = linear_apply_operator(f, a->linear_coef, TRUE, ldp_tensor_copy(g));
+    cur = owned;
   }
   LdpTensor *db = ldp_var_grad_buf(b);
   if (f->sparse) {
-    /* dW += S^T G_K as a scatter over S's rows (see matmul_backward). */
+    /* dW += S^T G_Q as a scatter over S's rows (see matmul_backward). */
     ldp_csr_spmm_t_add(1.0f, f->sparse, cur, db);
   } else {
     ldp_tape_gemm(TRUE, FALSE, f->dense, cur, 1.0f, db);
   }
   if (f->offset) {
-    /* dW += c (1^T G_K): column sums in row order. */
+    /* dW += c (1^T G_Q): column sums in row order. */
     double *sum = g_new0(double, MAX(c, 1u));
     for (guint i = 0; i < cur->rows; i++) {
       const float *gi = ldp_tensor_row(cur, i);
@@ -78,10 +105,8 @@ static void linear_matmul_backward(LdpVar *self)
     }
     g_free(sum);
   }
-  if (buf[0])
-    ldp_tensor_free(buf[0]);
-  if (buf[1])
-    ldp_tensor_free(buf[1]);
+  if (owned)
+    ldp_tensor_free(owned);
 }
 
 static LdpVar *linear_matmul(LdpTape *tape, LdpVar *a, LdpVar *b)
@@ -114,16 +139,7 @@ static LdpVar *linear_matmul(LdpTape *tape, LdpVar *a, LdpVar *b)
     g_free(r);
     g_free(acc);
   }
-  if (f->steps > 0) {
-    LdpTensor *t = ldp_tensor_new_uninit(n, h);
-    for (guint k = 0; k < f->steps; k++) {
-      ldp_graph_spmm(f->operator_graph, FALSE, 1.0f, y, 0.0f, t);
-      LdpTensor *swap = y;
-      y = t;
-      t = swap;
-    }
-    ldp_tensor_free(t);
-  }
+  y = linear_apply_operator(f, a->linear_coef, FALSE, y);
   LdpVar *parents[2] = { a, b };
   return ldp_var_record(tape, y, parents, 2, linear_matmul_backward);
 }
