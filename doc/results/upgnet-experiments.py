@@ -5,7 +5,7 @@ appends the per-seed results to upgnet-seeds.csv (standard library only).
 usage: upgnet-experiments.py --dataset cora --backbone sage --runs DIR
                              [--stage tune|report|all] [--mechanisms multibit,mpm]
                              [--epsilons 0.01,0.1,1,2,3,inf] [--methods ...] [--jobs N]
-                             [--ldpgnn PATH]
+                             [--ldpgnn PATH] [--csv FILE]
 
 1. tune: pipelines/upgnet-grid.yaml (K in {2, 8, 16} for LPGNN's KProp and UPGNet's
    HOA, tuning seeds 1 and 2) for every mechanism and budget; collected as purpose
@@ -41,7 +41,7 @@ def sh(cmd):
 
 def collect(a, purpose, sets, d):
     cmd = [sys.executable, os.path.join(HERE, "upgnet-collect.py"), "--dataset", a.dataset,
-           "--backbone", a.backbone, "--purpose", purpose]
+           "--backbone", a.backbone, "--purpose", purpose, "--csv", a.csv]
     for s in sets:
         cmd += ["--set", s]
     sh(cmd + [d])
@@ -67,10 +67,12 @@ def tune(a):
 def kept_k(a):
     """(mechanism, epsilon) -> {method: K} from the tuning rows of this dataset and backbone."""
     val = defaultdict(list)
-    with open(CSV) as f:
+    with open(a.csv) as f:
         for r in csv.DictReader(f):
             if r["purpose"] == "tune" and r["dataset"] == a.dataset and r["backbone"] == a.backbone:
-                val[(r["mechanism"], r["epsilon"], r["method"], int(r["K"]))].append(float(r["val_accuracy"]))
+                # epsilon = inf runs no mechanism, whatever the mechanism column says
+                mech = "none" if r["epsilon"] == "inf" else r["mechanism"]
+                val[(mech, r["epsilon"], r["method"], int(r["K"]))].append(float(r["val_accuracy"]))
     best = {}
     for (mech, eps, method, k), xs in sorted(val.items()):
         m = sum(xs) / len(xs)
@@ -128,6 +130,7 @@ def main():
     ap.add_argument("--methods", default="lpgnn,upgnet,upgnet-nfr,upgnet-hoa")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--ldpgnn", default=os.path.join(TOP, "ldpgnn"))
+    ap.add_argument("--csv", default=CSV, help="the per-seed results to append to (default: upgnet-seeds.csv)")
     a = ap.parse_args()
     a.mechanisms = a.mechanisms.split(",")
     a.epsilons = a.epsilons.split(",")
