@@ -1673,6 +1673,223 @@ static void test_linear_dataset(void)
   g_assert_nonnull(strstr(text, "(dense)"));
 }
 
+/* ---- polynomial linear constants: F = sum_k a_k P^k (S + 1 c^T) ---- */
+
+/* F in double, straight from the definition: each power from the previous one. */
+static double *poly_reference(const LdpLinearFeatures *f, const float *coef, guint n, guint d)
+{
+  LdpLinearFeatures base = *f;
+  base.steps = 0;
+  double *x = linear_reference(&base, n, d);
+  double *sum = g_new0(double, (gsize)n * d), *y = g_new(double, (gsize)n * d);
+  for (gsize i = 0; i < (gsize)n * d; i++)
+    sum[i] = coef[0] * x[i];
+  for (guint k = 1; k <= f->steps; k++) {
+    const LdpCsr *p = ldp_graph_csr(f->operator_graph);
+    memset(y, 0, sizeof(double) * n * d);
+    for (guint i = 0; i < n; i++)
+      for (guint e = p->indptr[i]; e < p->indptr[i + 1]; e++)
+        for (guint j = 0; j < d; j++)
+          y[(gsize)i * d + j] += (double)p->values[e] * x[(gsize)p->indices[e] * d + j];
+    double *t = x;
+    x = y;
+    y = t;
+    for (gsize i = 0; i < (gsize)n * d; i++)
+      sum[i] += coef[k] * x[i];
+  }
+  g_free(x);
+  g_free(y);
+  return sum;
+}
+
+static LdpVar *build_matmul_poly(LdpTape *t, LdpVar **in, gpointer d)
+{
+  return ldp_op_matmul(t, ldp_tape_poly_constant(t, d), in[0]);
+}
+
+/* Finite differences through the polynomial path (forward and its backward). */
+static void test_matmul_poly_grad(void)
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, 35);
+  const guint n = 9, d = 4;
+  g_autoptr(LdpGraph) g = linear_graph(n, 20, &rng);
+  g_autoptr(LdpCsr) s = linear_s(n, d, &rng);
+  float offset[4] = { 0.5f, -1.0f, 2.0f, 0.25f };
+  const float hoa3[4] = { 0.0f, 1.0f / 3, 1.0f / 3, 1.0f / 3 }, mixed[3] = { 0.5f, -1.0f, 0.75f };
+  LdpPolyFeatures f = { .lin = { .sparse = s, .offset = offset,
+                                 .operator_graph = ldp_graph_normalized(g, LDP_NORM_SYM), .steps = 3 },
+                        .coef = hoa3 };
+  LdpParam *in[1] = { param_away("w", d, 3, &rng) };
+  check_grads("matmul poly sparse+offset hoa K=3", in, 1, build_matmul_poly, &f, TRUE);
+  g_autoptr(LdpTensor) dense = ldp_csr_to_dense(s);
+  LdpPolyFeatures fd = { .lin = { .dense = dense, .operator_graph = ldp_graph_normalized(g, LDP_NORM_GCN),
+                                  .steps = 2 },
+                         .coef = mixed };
+  check_grads("matmul poly dense 0.5 - P + 0.75 P^2", in, 1, build_matmul_poly, &fd, TRUE);
+  free_params(in, 1);
+}
+
+/* Forward Y = F W and backward dW = F^T R on the polynomial leaf, against the double
+ * definition and against the dense matrix the dataset materialises, for sparse and
+ * dense S, with and without offset, and three polynomials (HOA's mean of K = 3 powers,
+ * a mixed-sign one with a constant term, the constant alone). Tolerance: both sides
+ * are float32 sums of at most d + K (max degree + 1) + 2 < 60 rounded terms each
+ * (relative error per term <= 60 u = 3.6e-6, u = 2^-24) of magnitude at most the
+ * largest |F| |W| entry, the coefficients summing to at most 2.25 in absolute value:
+ * 1e-5 normwise holds the rounding with margin, and a wrong power or coefficient
+ * moves the result by O(1). */
+static void poly_case(LdpGraph *g, const LdpCsr *s, const float *offset, gboolean dense_s, const float *coef,
+                      guint n_coef, const LdpTensor *w, const LdpTensor *r)
+{
+  const guint n = s->rows, d = s->cols, h = w->cols, steps = n_coef - 1;
+  g_autoptr(LdpTensor) sd = ldp_csr_to_dense(s);
+  /* the operator: stored values of a graph (here GCN's coefficients as a plain graph) */
+  LdpCsr *pc = ldp_csr_copy(ldp_graph_csr(ldp_graph_normalized(g, LDP_NORM_GCN)));
+  g_autoptr(LdpGraph) op = ldp_graph_new(pc);
+  LdpPolyFeatures f = { .lin = { .sparse = dense_s ? NULL : s, .dense = dense_s ? sd : NULL, .offset = offset,
+                                 .operator_graph = steps ? op : NULL, .steps = steps },
+                        .coef = coef };
+  g_autofree char *what = g_strdup_printf("poly %s S, %s offset, K=%u, a_0=%g", dense_s ? "dense" : "sparse",
+                                          offset ? "with" : "no", steps, coef[0]);
+  g_autofree double *ref = poly_reference(&f.lin, coef, n, d);
+  g_autofree double *y_ref = g_new0(double, (gsize)n * h);
+  g_autofree double *dw_ref = g_new0(double, (gsize)d * h);
+  for (guint i = 0; i < n; i++)
+    for (guint k = 0; k < d; k++)
+      for (guint j = 0; j < h; j++) {
+        y_ref[(gsize)i * h + j] += ref[(gsize)i * d + k] * ldp_tensor_row(w, k)[j];
+        dw_ref[(gsize)k * h + j] += ref[(gsize)i * d + k] * ldp_tensor_row(r, i)[j];
+      }
+  g_autoptr(LdpParam) p = ldp_param_new("w", d, h);
+  memcpy(ldp_param_value(p)->data, w->data, ldp_tensor_size(w) * sizeof(float));
+  LdpTape *tape = ldp_tape_new(TRUE);
+  LdpVar *x = ldp_tape_poly_constant(tape, &f);
+  g_assert_cmpuint(ldp_var_rows(x), ==, n);
+  g_assert_cmpuint(ldp_var_cols(x), ==, d);
+  LdpVar *y = ldp_op_matmul(tape, x, ldp_tape_param(tape, p));
+  ldp_tape_backward(tape, ldp_op_sum(tape, ldp_op_mul(tape, y, ldp_tape_constant(tape, r))));
+  assert_close_normwise(what, ldp_var_value(y)->data, y_ref, (gsize)n * h, 1e-5);
+  assert_close_normwise(what, ldp_param_grad(p)->data, dw_ref, (gsize)d * h, 1e-5);
+  ldp_tape_free(tape);
+
+  /* Through the dataset: recorded lazily, read back, materialised. */
+  g_autoptr(LdpDataset) ds = ldp_dataset_new(LDP_TASK_NODE, "poly");
+  ldp_dataset_set_adjacency(ds, ldp_csr_copy(ldp_graph_csr(g)), FALSE);
+  float *off = offset ? g_memdup2(offset, sizeof(float) * d) : NULL;
+  if (dense_s)
+    ldp_dataset_set_features_affine_dense(ds, ldp_tensor_copy(sd), off);
+  else
+    ldp_dataset_set_features_affine(ds, ldp_csr_copy(s), off);
+  ldp_dataset_polynomial_features(ds, op, coef, n_coef);
+  LdpPolyFeatures pf;
+  g_assert_true(ldp_dataset_poly_features(ds, &pf));
+  g_assert_true(pf.coef != NULL && pf.coef != coef && pf.lin.steps == steps);
+  g_assert_cmpmem(pf.coef, sizeof(float) * n_coef, coef, sizeof(float) * n_coef);
+  g_assert_true(pf.lin.offset == NULL || offset != NULL);
+  g_assert_true(steps == 0 || pf.lin.operator_graph == op);
+  /* the monomial struct cannot describe it: its callers get the dense features */
+  LdpLinearFeatures lf;
+  g_assert_false(ldp_dataset_linear_features(ds, &lf));
+  g_assert_null(ldp_dataset_features_sparse(ds));
+  const LdpTensor *mat = ldp_dataset_features_dense(ds);
+  g_assert_nonnull(mat);
+  assert_close_normwise(what, mat->data, ref, (gsize)n * d, 1e-5);
+  /* the lazy leaf from the dataset gives the dense matrix's product and gradient */
+  g_autoptr(LdpParam) p1 = ldp_param_new("w1", d, h), p2 = ldp_param_new("w2", d, h);
+  memcpy(ldp_param_value(p1)->data, w->data, ldp_tensor_size(w) * sizeof(float));
+  memcpy(ldp_param_value(p2)->data, w->data, ldp_tensor_size(w) * sizeof(float));
+  tape = ldp_tape_new(TRUE);
+  LdpVar *rc = ldp_tape_constant(tape, r);
+  LdpVar *y1 = ldp_op_matmul(tape, ldp_tape_poly_constant(tape, &pf), ldp_tape_param(tape, p1));
+  LdpVar *y2 = ldp_op_matmul(tape, ldp_tape_constant(tape, mat), ldp_tape_param(tape, p2));
+  ldp_tape_backward(tape, ldp_op_add(tape, ldp_op_sum(tape, ldp_op_mul(tape, y1, rc)),
+                                     ldp_op_sum(tape, ldp_op_mul(tape, y2, rc))));
+  g_autofree double *y2d = g_new(double, (gsize)n * h);
+  g_autofree double *g2d = g_new(double, (gsize)d * h);
+  for (gsize i = 0; i < (gsize)n * h; i++)
+    y2d[i] = ldp_var_value(y2)->data[i];
+  for (gsize i = 0; i < (gsize)d * h; i++)
+    g2d[i] = ldp_param_grad(p2)->data[i];
+  assert_close_normwise(what, ldp_var_value(y1)->data, y2d, (gsize)n * h, 1e-5);
+  assert_close_normwise(what, ldp_param_grad(p1)->data, g2d, (gsize)d * h, 1e-5);
+  ldp_tape_free(tape);
+}
+
+static void test_matmul_poly_exact(void)
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, 36);
+  const guint n = 60, d = 13, h = 5;
+  g_autoptr(LdpGraph) g = linear_graph(n, 240, &rng);
+  g_autoptr(LdpCsr) s = linear_s(n, d, &rng);
+  float offset[13];
+  for (guint k = 0; k < d; k++)
+    offset[k] = (float)(ldp_rng_uniform(&rng) * 2.0 - 0.5);
+  g_autoptr(LdpTensor) w = ldp_tensor_new(d, h);
+  g_autoptr(LdpTensor) r = ldp_tensor_new(n, h);
+  fill_uniform(w, &rng, -1.0f, 1.0f);
+  fill_uniform(r, &rng, -1.0f, 1.0f);
+  const float hoa3[4] = { 0.0f, 1.0f / 3, 1.0f / 3, 1.0f / 3 }, mixed[3] = { 0.5f, -1.0f, 0.75f }, just[1] = { 2.0f };
+  const float *polys[] = { hoa3, mixed, just };
+  const guint sizes[] = { 4, 3, 1 };
+  for (guint dense = 0; dense < 2; dense++)
+    for (guint o = 0; o < 2; o++)
+      for (guint q = 0; q < G_N_ELEMENTS(polys); q++)
+        poly_case(g, s, o ? offset : NULL, dense, polys[q], sizes[q], w, r);
+}
+
+/* Dataset bookkeeping of polynomials: a copy keeps them; propagating afterwards, or a
+ * second polynomial, materialises the first; setters drop them; describe says so. */
+static void test_poly_dataset(void)
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, 37);
+  const guint n = 30, d = 6;
+  g_autoptr(LdpGraph) g = linear_graph(n, 90, &rng);
+  g_autoptr(LdpDataset) ds = ldp_dataset_new(LDP_TASK_NODE, "lazy");
+  ldp_dataset_set_adjacency(ds, ldp_csr_copy(ldp_graph_csr(g)), FALSE);
+  g_autoptr(LdpCsr) s = linear_s(n, d, &rng);
+  ldp_dataset_set_features_sparse(ds, ldp_csr_copy(s));
+  LdpGraph *op = ldp_graph_normalized(ldp_dataset_graph(ds), LDP_NORM_SYM);
+  const float coef[3] = { 0.0f, 0.5f, 0.5f };
+  ldp_dataset_polynomial_features(ds, op, coef, 3);
+  LdpPolyFeatures pf;
+  g_assert_true(ldp_dataset_poly_features(ds, &pf));
+  g_assert_true(pf.lin.sparse != NULL && pf.lin.offset == NULL && pf.lin.steps == 2);
+  LdpLinearFeatures base = { .sparse = s, .operator_graph = op, .steps = 2 };
+  g_autofree double *ref = poly_reference(&base, coef, n, d);
+  g_autofree char *text = ldp_dataset_describe(ds);
+  g_assert_nonnull(strstr(text, "a polynomial of 2 propagation steps"));
+  /* a copy keeps the representation and the values */
+  g_autoptr(LdpDataset) copy = ldp_dataset_copy(ds);
+  g_assert_true(ldp_dataset_poly_features(copy, &pf));
+  g_assert_true(pf.coef != NULL && pf.lin.steps == 2 && pf.lin.sparse != s);
+  assert_close_normwise("poly copy", ldp_dataset_features_dense(copy)->data, ref, (gsize)n * d, 1e-5);
+  /* SYM 1 afterwards: the polynomial is materialised, then a plain lazy propagation */
+  ldp_dataset_propagate_features(ds, LDP_NORM_SYM, 1);
+  g_assert_true(ldp_dataset_poly_features(ds, &pf));
+  g_assert_true(pf.coef == NULL && pf.lin.dense != NULL && pf.lin.steps == 1);
+  LdpLinearFeatures lf;
+  g_assert_true(ldp_dataset_linear_features(ds, &lf) && lf.steps == 1);
+  const LdpCsr *pc = ldp_graph_csr(op);
+  g_autofree double *ref1 = g_new0(double, (gsize)n * d);
+  for (guint i = 0; i < n; i++)
+    for (guint e = pc->indptr[i]; e < pc->indptr[i + 1]; e++)
+      for (guint j = 0; j < d; j++)
+        ref1[(gsize)i * d + j] += (double)pc->values[e] * ref[(gsize)pc->indices[e] * d + j];
+  assert_close_normwise("poly then sym 1", ldp_dataset_features_dense(ds)->data, ref1, (gsize)n * d, 1e-5);
+  /* a polynomial over a pending propagation materialises it first */
+  const float twice[2] = { 0.0f, 2.0f };
+  ldp_dataset_polynomial_features(ds, op, twice, 2);
+  g_assert_true(ldp_dataset_poly_features(ds, &pf));
+  g_assert_true(pf.lin.dense != NULL && pf.lin.steps == 1 && pf.coef[1] == 2.0f);
+  /* a setter drops it */
+  ldp_dataset_set_features_sparse(copy, ldp_csr_copy(s));
+  g_assert_false(ldp_dataset_poly_features(copy, &pf));
+  g_assert_true(ldp_dataset_features_sparse(copy) != NULL);
+}
+
 /* The linear path is bitwise independent of the thread count (big enough for the
  * parallel products to split). */
 static void test_matmul_linear_threads(void)
@@ -2224,6 +2441,9 @@ int main(int argc, char **argv)
   g_test_add_func("/autograd/matmul-linear/exact", test_matmul_linear_exact);
   g_test_add_func("/autograd/matmul-linear/threads", test_matmul_linear_threads);
   g_test_add_func("/autograd/linear-dataset", test_linear_dataset);
+  g_test_add_func("/autograd/matmul-poly/grad", test_matmul_poly_grad);
+  g_test_add_func("/autograd/matmul-poly/exact", test_matmul_poly_exact);
+  g_test_add_func("/autograd/poly-dataset", test_poly_dataset);
   g_test_add_func("/autograd/custom-op", test_custom_op);
   g_test_add_func("/autograd/weighted-primitives", test_weighted_primitives);
   g_test_add_func("/autograd/edge-norm", test_edge_norm);

@@ -1,6 +1,7 @@
 /* test-calibrators.c: kprop against hand-computed powers of Â, drop's label
  * propagation, losses and both model-selection rules on synthetic traces, and UPGNet's
- * nfr (both maps) and hoa against hand computations on a small graph. */
+ * nfr (both maps, every input and output storage) and hoa (lazy and dense) against
+ * hand computations on a small graph and against each other through every backbone. */
 #include <math.h>
 #include <string.h>
 
@@ -319,9 +320,226 @@ static void test_hoa_small(void)
         g_assert_cmpfloat(expect[4][0], ==, 0.0);
       }
       g_autofree char *steps = g_strdup_printf("steps=%u", K);
-      const char *assign[] = { steps, mean ? "aggregator=sym_mean" : "aggregator=sym", NULL };
-      check_small("hoa", assign, expect);
+      for (int lazy = 0; lazy <= 1; lazy++) {
+        const char *assign[] = { steps, mean ? "aggregator=sym_mean" : "aggregator=sym",
+                                 lazy ? "lazy=true" : "lazy=false", NULL };
+        check_small("hoa", assign, expect);
+      }
     }
+}
+
+/* ------------------------------------------------ lazy hoa against the dense path */
+
+/* 12 nodes: a ring 0..9 with chords 0-5 and 2-7, a self-loop at 3 (ignored by both
+ * calibrators), nodes 10-11 joined only to each other; 6 features held as the
+ * multi-bit mechanism leaves them: a sparse S plus a column offset. */
+static LdpDataset *lazy_dataset(double scale)
+{
+  LdpDataset *ds = ldp_dataset_new(LDP_TASK_NODE, "lazy");
+  guint src[16], dst[16], k = 0;
+  for (guint i = 0; i < 10; i++)
+    src[k] = i, dst[k++] = (i + 1) % 10;
+  src[k] = 0, dst[k++] = 5;
+  src[k] = 2, dst[k++] = 7;
+  src[k] = 3, dst[k++] = 3;
+  src[k] = 10, dst[k++] = 11;
+  g_autoptr(GError) error = NULL;
+  g_assert_true(ldp_dataset_set_structure(ds, 12, 1, NULL, src, dst, k, TRUE, &error));
+  g_assert_no_error(error);
+  const guint n = 12, d = 6;
+  LdpRng rng;
+  ldp_rng_init(&rng, 29);
+  g_autoptr(GArray) ri = g_array_new(FALSE, FALSE, sizeof(guint));
+  g_autoptr(GArray) ci = g_array_new(FALSE, FALSE, sizeof(guint));
+  g_autoptr(GArray) vi = g_array_new(FALSE, FALSE, sizeof(float));
+  for (guint i = 0; i < n; i++)
+    for (guint j = 0; j < d; j++)
+      if (ldp_rng_bernoulli(&rng, 0.4)) {
+        float v = (float)(scale * (2.0 * ldp_rng_uniform(&rng) - 1.0));
+        g_array_append_val(ri, i);
+        g_array_append_val(ci, j);
+        g_array_append_val(vi, v);
+      }
+  LdpCsr *s = ldp_csr_from_coo(n, d, (guint *)ri->data, (guint *)ci->data, (float *)vi->data, ri->len,
+                               LDP_COO_ERROR, &error);
+  g_assert_no_error(error);
+  float *offset = g_new(float, d);
+  for (guint j = 0; j < d; j++)
+    offset[j] = (float)(0.1 * scale * ((double)j - 2.5));
+  ldp_dataset_set_features_affine(ds, s, offset);
+  return ds;
+}
+
+/* Runs calibrator @name with @assign on @ds. */
+static void calibrate(LdpDataset *ds, const char *name, const char *const *assign)
+{
+  const LdpCalibratorVTable *vt = calibrator(name);
+  LdpParams *p = params_for(name, assign);
+  g_autoptr(GError) error = NULL;
+  gpointer inst = vt->create(p, ds, &error);
+  g_assert_no_error(error);
+  LdpRng rng;
+  ldp_rng_init(&rng, 1);
+  g_assert_true(vt->prepare(inst, ds, &rng, &error));
+  g_assert_no_error(error);
+  vt->destroy(inst);
+  ldp_params_free(p);
+}
+
+/* Logits and parameter gradients (loss sum(logits ⊙ R)) of backbone @name, built from
+ * a fixed seed, on @ds's features read as the trainer reads them. (transfer full) */
+static GPtrArray *backbone_pass(const char *name, LdpDataset *ds, gboolean expect_lazy)
+{
+  const LdpPluginDesc *desc = ldp_plugin_desc(ldp_registry_lookup(reg, name));
+  g_assert_cmpint(desc->kind, ==, LDP_PLUGIN_BACKBONE);
+  const LdpBackboneVTable *vt = desc->vtable.backbone;
+  const char *sets[] = { "hidden=16", NULL };
+  g_autoptr(GError) error = NULL;
+  LdpParams *params = ldp_params_new_from_strings(desc->params, desc->n_params, sets, &error);
+  g_assert_no_error(error);
+  const guint n = ldp_dataset_n_nodes(ds), d = ldp_dataset_n_features(ds), c = 3;
+  LdpRng rng;
+  ldp_rng_init(&rng, 5);
+  gpointer model = vt->create(params, d, c, LDP_TASK_NODE, &rng, &error);
+  g_assert_no_error(error);
+  g_autoptr(GPtrArray) weights = g_ptr_array_new();
+  vt->parameters(model, weights);
+
+  LdpTape *tape = ldp_tape_new(FALSE);
+  LdpPolyFeatures lazy;
+  const gboolean is_lazy = ldp_dataset_poly_features(ds, &lazy);
+  g_assert_cmpint(is_lazy, ==, expect_lazy);
+  LdpVar *x = is_lazy ? ldp_tape_poly_constant(tape, &lazy)
+              : ldp_dataset_features_sparse(ds) ? ldp_tape_sparse_constant(tape, ldp_dataset_features_sparse(ds))
+                                                : ldp_tape_constant(tape, ldp_dataset_features_dense(ds));
+  guint ptr[2] = { 0, n };
+  LdpBatch batch = { .graph = ldp_dataset_graph(ds), .n_graphs = 1, .graph_ptr = ptr };
+  LdpVar *out = vt->forward(model, tape, &batch, x, NULL, &rng, &error);
+  g_assert_no_error(error);
+  g_autoptr(LdpTensor) r = ldp_tensor_new(n, c);
+  LdpRng rr;
+  ldp_rng_init(&rr, 6);
+  for (gsize i = 0; i < ldp_tensor_size(r); i++)
+    r->data[i] = (float)(2.0 * ldp_rng_uniform(&rr) - 1.0);
+  for (guint k = 0; k < weights->len; k++)
+    ldp_tensor_fill(ldp_param_grad(weights->pdata[k]), 0.0f);
+  ldp_tape_backward(tape, ldp_op_sum(tape, ldp_op_mul(tape, out, ldp_tape_constant(tape, r))));
+  GPtrArray *res = g_ptr_array_new_with_free_func((GDestroyNotify)ldp_tensor_free);
+  g_ptr_array_add(res, ldp_tensor_copy(ldp_var_value(out)));
+  for (guint k = 0; k < weights->len; k++)
+    g_ptr_array_add(res, ldp_tensor_copy(ldp_param_grad(weights->pdata[k])));
+  ldp_tape_free(tape);
+  vt->destroy(model);
+  ldp_params_free(params);
+  return res;
+}
+
+/* max over entries of |a - b| / (1 + |b|) over the logits and every gradient */
+static double passes_diff(GPtrArray *a, GPtrArray *b)
+{
+  g_assert_cmpuint(a->len, ==, b->len);
+  double worst = 0;
+  for (guint k = 0; k < a->len; k++) {
+    const LdpTensor *x = a->pdata[k], *y = b->pdata[k];
+    g_assert_cmpuint(ldp_tensor_size(x), ==, ldp_tensor_size(y));
+    for (gsize i = 0; i < ldp_tensor_size(x); i++) {
+      g_assert_true(isfinite(x->data[i]));
+      worst = MAX(worst, fabs((double)x->data[i] - y->data[i]) / (1.0 + fabs(y->data[i])));
+    }
+  }
+  return worst;
+}
+
+/* hoa's lazy polynomial (the default) against its dense path (lazy=false), alone and
+ * after nfr (sparse and dense storage), through each backbone UPGNet uses: logits and
+ * every parameter gradient. The two compute the same map in a different order: the
+ * first layer's entries are float sums of at most d + K (max degree + 1) + 2 = 23
+ * rounded terms on each side (relative error <= 23 u = 1.4e-6 of the sum of |terms|,
+ * u = 2^-24), and the layers after it repeat identical operations on inputs that
+ * differ by that much, amplifying it by their Lipschitz constant (Glorot weights,
+ * SELU slope <= 1.76, normalised propagation <= 1, two layers: well below 50), plus
+ * their own rounding of sums of <= 16 terms: 1e-4 (scaled by 1 + |value|) bounds the
+ * difference; a wrong power, coefficient or offset term moves it by O(0.1), which the
+ * check against another K confirms is visible. */
+static void test_hoa_lazy_backbones(void)
+{
+  static const char *const backbones[] = { "sage", "gcn", "gat", "mlp" };
+  const char *hoa_lazy[] = { "steps=3", NULL }, *hoa_dense[] = { "steps=3", "lazy=false", NULL };
+  const char *hoa_other[] = { "steps=1", NULL };
+  const char *nfr_sparse[] = { "threshold=0.3", "storage=sparse", NULL };
+  const char *nfr_dense[] = { "threshold=0.3", "storage=dense", NULL };
+  for (guint b = 0; b < G_N_ELEMENTS(backbones); b++)
+    for (guint with_nfr = 0; with_nfr <= 1; with_nfr++) {
+      LdpDataset *lazy = lazy_dataset(2.0), *dense = lazy_dataset(2.0), *other = lazy_dataset(2.0);
+      if (with_nfr) {
+        calibrate(lazy, "nfr", nfr_sparse);
+        calibrate(dense, "nfr", nfr_dense);
+        calibrate(other, "nfr", nfr_sparse);
+        /* the two storages hold the same floats */
+        g_autoptr(LdpTensor) zs = ldp_csr_to_dense(ldp_dataset_features_sparse(lazy));
+        const LdpTensor *zd = ldp_dataset_features_dense(dense);
+        g_assert_cmpmem(zs->data, ldp_tensor_size(zs) * sizeof(float), zd->data, ldp_tensor_size(zd) * sizeof(float));
+        g_assert_cmpuint(ldp_dataset_features_sparse(lazy)->nnz, >, 0);
+      }
+      calibrate(lazy, "hoa", hoa_lazy);
+      calibrate(dense, "hoa", hoa_dense);
+      calibrate(other, "hoa", hoa_other);
+      g_autoptr(GPtrArray) pl = backbone_pass(backbones[b], lazy, TRUE);
+      g_autoptr(GPtrArray) pd = backbone_pass(backbones[b], dense, FALSE);
+      g_autoptr(GPtrArray) po = backbone_pass(backbones[b], other, TRUE);
+      const double diff = passes_diff(pl, pd), far = passes_diff(po, pd);
+      g_test_message("%s%s: lazy vs dense %.3g, K = 1 vs K = 3 %.3g", backbones[b], with_nfr ? " after nfr" : "",
+                     diff, far);
+      g_assert_cmpfloat(diff, <, 1e-4);
+      g_assert_cmpfloat(far, >, 1e-2);
+      ldp_dataset_free(lazy);
+      ldp_dataset_free(dense);
+      ldp_dataset_free(other);
+    }
+}
+
+/* nfr reads sparse, sparse-plus-offset and dense inputs row by row: the result must be
+ * the same floats as on the materialised dense input (same sums in the same order). */
+static void test_nfr_storage(void)
+{
+  const char *assign[] = { "threshold=0.3", "storage=dense", NULL };
+  for (guint ref_map = 0; ref_map <= 1; ref_map++) {
+    const char *a2[] = { "threshold=0.3", "storage=dense", ref_map ? "map=reference" : "map=soft", NULL };
+    LdpDataset *affine = lazy_dataset(2.0), *plain = lazy_dataset(2.0), *sparse_only = lazy_dataset(2.0);
+    /* plain: the materialised dense copy of the same features */
+    ldp_dataset_set_features_dense(plain, ldp_tensor_copy(ldp_dataset_features_dense(affine)));
+    /* sparse_only: S without its offset, against S densified */
+    LdpPolyFeatures pf;
+    g_assert_true(ldp_dataset_poly_features(sparse_only, &pf));
+    LdpCsr *s = ldp_csr_copy(pf.lin.sparse);
+    LdpDataset *s_dense = lazy_dataset(2.0);
+    ldp_dataset_set_features_dense(s_dense, ldp_csr_to_dense(s));
+    ldp_dataset_set_features_sparse(sparse_only, s);
+    calibrate(affine, "nfr", a2);
+    calibrate(plain, "nfr", a2);
+    calibrate(sparse_only, "nfr", assign);
+    calibrate(s_dense, "nfr", assign);
+    const LdpTensor *x1 = ldp_dataset_features_dense(affine), *x2 = ldp_dataset_features_dense(plain);
+    g_assert_cmpmem(x1->data, ldp_tensor_size(x1) * sizeof(float), x2->data, ldp_tensor_size(x2) * sizeof(float));
+    const LdpTensor *x3 = ldp_dataset_features_dense(sparse_only), *x4 = ldp_dataset_features_dense(s_dense);
+    g_assert_cmpmem(x3->data, ldp_tensor_size(x3) * sizeof(float), x4->data, ldp_tensor_size(x4) * sizeof(float));
+    ldp_dataset_free(affine);
+    ldp_dataset_free(plain);
+    ldp_dataset_free(sparse_only);
+    ldp_dataset_free(s_dense);
+  }
+  /* auto storage: sparse for a mostly-zero result (C = 10 zeroes all but the few
+   * neighbour means above 10 in absolute value), dense for C = 0 */
+  const char *big[] = { "threshold=10", NULL }, *zero[] = { "threshold=0", NULL };
+  LdpDataset *a = lazy_dataset(20.0), *b = lazy_dataset(20.0);
+  calibrate(a, "nfr", big);
+  calibrate(b, "nfr", zero);
+  g_assert_nonnull(ldp_dataset_features_sparse(a));
+  g_assert_cmpuint(ldp_dataset_features_sparse(a)->nnz, <=, 12 * 6 / 4);
+  g_assert_null(ldp_dataset_features_sparse(b));
+  g_assert_nonnull(ldp_dataset_features_dense(b));
+  ldp_dataset_free(a);
+  ldp_dataset_free(b);
 }
 
 int main(int argc, char **argv)
@@ -334,6 +552,8 @@ int main(int argc, char **argv)
   g_test_add_func("/calibrators/drop/selection", test_drop_selection);
   g_test_add_func("/calibrators/nfr/small", test_nfr_small);
   g_test_add_func("/calibrators/hoa/small", test_hoa_small);
+  g_test_add_func("/calibrators/hoa/lazy-backbones", test_hoa_lazy_backbones);
+  g_test_add_func("/calibrators/nfr/storage", test_nfr_storage);
   int rc = g_test_run();
   ldp_registry_free(reg);
   return rc;

@@ -32,8 +32,40 @@ static void matmul_backward(LdpVar *self)
   }
 }
 
-/* Linear constants F = P^K (S + 1 c^T): F W = P^K (S W + 1 (c^T W)) costs
- * O(nnz(S) h + K nnz(P) h + d h) instead of O(n d h). */
+/* Applies the operator polynomial of a linear constant to @x (n x c, consumed):
+ * P^K x (@transposed: (P^T)^K x) when @coef is NULL, else sum_k a_k P^k x, each power
+ * formed from the previous one and added to the sum in k order. (transfer full) */
+static LdpTensor *linear_apply_operator(const LdpLinearFeatures *f, const float *coef, gboolean transposed,
+                                        LdpTensor *x)
+{
+  if (f->steps == 0 && coef == NULL)
+    return x;
+  LdpTensor *sum = NULL;
+  if (coef) {
+    sum = ldp_tensor_new(x->rows, x->cols);
+    if (coef[0] != 0.0f)
+      ldp_tensor_axpy(coef[0], x, sum);
+  }
+  LdpTensor *t = f->steps > 0 ? ldp_tensor_new_uninit(x->rows, x->cols) : NULL;
+  for (guint k = 0; k < f->steps; k++) {
+    ldp_graph_spmm(f->operator_graph, transposed, 1.0f, x, 0.0f, t);
+    LdpTensor *swap = x;
+    x = t;
+    t = swap;
+    if (sum && coef[k + 1] != 0.0f)
+      ldp_tensor_axpy(coef[k + 1], x, sum);
+  }
+  if (t)
+    ldp_tensor_free(t);
+  if (sum) {
+    ldp_tensor_free(x);
+    return sum;
+  }
+  return x;
+}
+
+/* Linear constants F = Q (S + 1 c^T), Q = P^K or a polynomial sum_k a_k P^k:
+ * F W = Q (S W + 1 (c^T W)) costs O(nnz(S) h + K nnz(P) h + d h) instead of O(n d h). */
 static void linear_matmul_backward(LdpVar *self)
 {
   LdpVar *a = self->parents[0], *b = self->parents[1];
@@ -42,28 +74,23 @@ static void linear_matmul_backward(LdpVar *self)
     return; /* constants never need a gradient */
   const LdpTensor *g = self->grad;
   const guint c = g->cols;
-  /* G_K = (P^T)^K G: one product with the cached transpose per step (row-parallel,
-   * each row summed in a fixed order by one thread). */
-  LdpTensor *buf[2] = { NULL, NULL };
+  /* G_Q = Q^T G: one product with the cached transpose per step (row-parallel, each
+   * row summed in a fixed order by one thread). */
+  LdpTensor *owned = NULL;
   const LdpTensor *cur = g;
-  if (f->steps > 0) {
-    buf[0] = ldp_tensor_new_uninit(g->rows, c);
-    buf[1] = f->steps > 1 ? ldp_tensor_new_uninit(g->rows, c) : NULL;
-    for (guint k = 0; k < f->steps; k++) {
-      LdpTensor *dst = buf[k & 1];
-      ldp_graph_spmm(f->operator_graph, TRUE, 1.0f, cur, 0.0f, dst);
-      cur = dst;
-    }
+  if (f->steps > 0 || a->linear_coef) {
+    owned = linear_apply_operator(f, a->linear_coef, TRUE, ldp_tensor_copy(g));
+    cur = owned;
   }
   LdpTensor *db = ldp_var_grad_buf(b);
   if (f->sparse) {
-    /* dW += S^T G_K as a scatter over S's rows (see matmul_backward). */
+    /* dW += S^T G_Q as a scatter over S's rows (see matmul_backward). */
     ldp_csr_spmm_t_add(1.0f, f->sparse, cur, db);
   } else {
     ldp_tape_gemm(TRUE, FALSE, f->dense, cur, 1.0f, db);
   }
   if (f->offset) {
-    /* dW += c (1^T G_K): column sums in row order. */
+    /* dW += c (1^T G_Q): column sums in row order. */
     double *sum = g_new0(double, MAX(c, 1u));
     for (guint i = 0; i < cur->rows; i++) {
       const float *gi = ldp_tensor_row(cur, i);
@@ -78,14 +105,13 @@ static void linear_matmul_backward(LdpVar *self)
     }
     g_free(sum);
   }
-  if (buf[0])
-    ldp_tensor_free(buf[0]);
-  if (buf[1])
-    ldp_tensor_free(buf[1]);
+  if (owned)
+    ldp_tensor_free(owned);
 }
 
-/* (transfer full) F W for F = P^K (S + 1 c^T) with @n rows. */
-static LdpTensor *linear_product(const LdpLinearFeatures *f, guint n, const LdpTensor *w)
+/* (transfer full) F W for F = Q (S + 1 c^T) with @n rows, Q = P^K or, with @coef
+ * (nullable), the polynomial sum_k coef[k] P^k. */
+static LdpTensor *linear_product(const LdpLinearFeatures *f, const float *coef, guint n, const LdpTensor *w)
 {
   const guint h = w->cols;
   LdpTensor *y = ldp_tensor_new_uninit(n, h); /* fully written: beta = 0 below */
@@ -113,23 +139,14 @@ static LdpTensor *linear_product(const LdpLinearFeatures *f, guint n, const LdpT
     g_free(r);
     g_free(acc);
   }
-  if (f->steps > 0) {
-    LdpTensor *t = ldp_tensor_new_uninit(n, h);
-    for (guint k = 0; k < f->steps; k++) {
-      ldp_graph_spmm(f->operator_graph, FALSE, 1.0f, y, 0.0f, t);
-      LdpTensor *swap = y;
-      y = t;
-      t = swap;
-    }
-    ldp_tensor_free(t);
-  }
-  return y;
+  return linear_apply_operator(f, coef, FALSE, y);
 }
 
 /* ---- the product cache (autograd.h) ---- */
 
 typedef struct {
   LdpLinearFeatures f;  /* the features' descriptor (borrowed pointers) */
+  const float *coef;    /* the polynomial's coefficients (borrowed), or NULL */
   LdpTensor *w;         /* copy of W's values (owned) */
   LdpTensor *y;         /* F W (owned) */
 } ProductEntry;
@@ -183,19 +200,21 @@ static gboolean product_values_equal(const LdpTensor *a, const LdpTensor *b)
 /* F W through @cache (nullable) when W is a parameter: a copy of the stored product
  * when the features and W's values are those it was computed from, else computed and
  * stored in place of the parameter's previous entry. (transfer full) */
-static LdpTensor *linear_product_cached(LdpProductCache *cache, const LdpLinearFeatures *f, guint n,
-                                        const LdpVar *b)
+static LdpTensor *linear_product_cached(LdpProductCache *cache, const LdpLinearFeatures *f,
+                                        const float *coef, guint n, const LdpVar *b)
 {
   if (!cache || !b->param)
-    return linear_product(f, n, b->value);
+    return linear_product(f, coef, n, b->value);
   ProductEntry *e = g_hash_table_lookup(cache->entries, b->param);
-  if (e && product_features_equal(&e->f, f) && e->y->rows == n && product_values_equal(e->w, b->value)) {
+  if (e && product_features_equal(&e->f, f) && e->coef == coef && e->y->rows == n &&
+      product_values_equal(e->w, b->value)) {
     cache->hits++;
     return ldp_tensor_copy(e->y);
   }
-  LdpTensor *y = linear_product(f, n, b->value);
+  LdpTensor *y = linear_product(f, coef, n, b->value);
   e = g_new(ProductEntry, 1);
   e->f = *f;
+  e->coef = coef;
   e->w = ldp_tensor_copy(b->value);
   e->y = ldp_tensor_copy(y);
   g_hash_table_replace(cache->entries, b->param, e);
@@ -204,7 +223,7 @@ static LdpTensor *linear_product_cached(LdpProductCache *cache, const LdpLinearF
 
 static LdpVar *linear_matmul(LdpTape *tape, LdpVar *a, LdpVar *b)
 {
-  LdpTensor *y = linear_product_cached(tape->products, a->linear, ldp_var_rows(a), b);
+  LdpTensor *y = linear_product_cached(tape->products, a->linear, a->linear_coef, ldp_var_rows(a), b);
   LdpVar *parents[2] = { a, b };
   return ldp_var_record(tape, y, parents, 2, linear_matmul_backward);
 }

@@ -248,18 +248,28 @@ LdpVar *ldp_tape_sparse_constant(LdpTape *tape, const LdpCsr *value)
   return v;
 }
 
-LdpVar *ldp_tape_linear_constant(LdpTape *tape, const LdpLinearFeatures *f)
+LdpVar *ldp_tape_poly_constant(LdpTape *tape, const LdpPolyFeatures *f)
 {
   g_return_val_if_fail(tape != NULL && f != NULL, NULL);
-  g_return_val_if_fail((f->sparse == NULL) != (f->dense == NULL), NULL);
-  guint rows = f->sparse ? f->sparse->rows : f->dense->rows;
-  g_return_val_if_fail(f->steps == 0 || (f->operator_graph != NULL && ldp_graph_n_nodes(f->operator_graph) == rows),
+  const LdpLinearFeatures *lin = &f->lin;
+  g_return_val_if_fail((lin->sparse == NULL) != (lin->dense == NULL), NULL);
+  guint rows = lin->sparse ? lin->sparse->rows : lin->dense->rows;
+  g_return_val_if_fail(lin->steps == 0 || (lin->operator_graph != NULL && ldp_graph_n_nodes(lin->operator_graph) == rows),
                        NULL);
   LdpVar *v = ldp_var_record(tape, NULL, NULL, 0, NULL);
   /* Leaves have no backward state, so the copy rides in `saved`. */
-  ldp_var_save(v, g_memdup2(f, sizeof *f), g_free);
-  v->linear = v->saved;
+  LdpPolyFeatures *copy = g_memdup2(f, sizeof *f);
+  ldp_var_save(v, copy, g_free);
+  v->linear = &copy->lin;
+  v->linear_coef = copy->coef;
   return v;
+}
+
+LdpVar *ldp_tape_linear_constant(LdpTape *tape, const LdpLinearFeatures *f)
+{
+  g_return_val_if_fail(tape != NULL && f != NULL, NULL);
+  const LdpPolyFeatures poly = { .lin = *f, .coef = NULL };
+  return ldp_tape_poly_constant(tape, &poly);
 }
 
 LdpVar *ldp_tape_param(LdpTape *tape, LdpParam *p)

@@ -42,7 +42,8 @@ struct _LdpVar {
   const LdpTensor *value;   /* forward value (NULL for sparse constants) */
   LdpTensor *owned;         /* == value when the variable owns it */
   const LdpCsr *sparse;     /* sparse constants only (borrowed) */
-  const LdpLinearFeatures *linear; /* linear constants only: == saved (a copy) */
+  const LdpLinearFeatures *linear; /* linear constants only: inside saved (a copy) */
+  const float *linear_coef; /* polynomial linear constants: a_0..a_K (borrowed), else NULL */
   LdpTensor *grad;          /* allocated when a gradient first flows in */
   LdpParam *param;          /* parameter leaves only */
   LdpVar **parents;

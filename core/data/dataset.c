@@ -26,6 +26,8 @@ struct _LdpDataset {
   LdpGraph *prop_graph; /* graph P was derived from (reference held), NULL when K = 0 */
   LdpNorm prop_norm;
   guint prop_steps;     /* K */
+  float *prop_coef;     /* K + 1 coefficients a_0..a_K of F = sum_k a_k P^k (S + 1 c^T), or NULL:
+                         * the monomial P^K; with coefficients P is prop_graph's stored values */
   LdpTensor *x_cache;   /* materialised F, filled by ldp_dataset_features_dense */
   gint *labels;         /* n_labels entries, -1 = unlabelled */
   guint n_labels;
@@ -69,16 +71,18 @@ void ldp_dataset_clear_features(LdpDataset *ds)
   g_clear_pointer(&ds->x_offset, g_free);
   g_clear_pointer(&ds->prop_graph, ldp_graph_unref);
   ds->prop_steps = 0;
+  g_clear_pointer(&ds->prop_coef, g_free);
   g_clear_pointer(&ds->x_cache, ldp_tensor_free);
 }
 
 static gboolean dataset_lazy(const LdpDataset *ds)
 {
-  return ds->x_offset != NULL || ds->prop_steps > 0;
+  return ds->x_offset != NULL || ds->prop_steps > 0 || ds->prop_coef != NULL;
 }
 
-/* (transfer full): F = P^K (S + 1 c^T) as a dense matrix, in the order a caller
- * materialising step by step would use (offset first, then K products with P). */
+/* (transfer full): F = P^K (S + 1 c^T) (or sum_k a_k P^k (S + 1 c^T)) as a dense
+ * matrix, in the order a caller materialising step by step would use (offset first,
+ * then K products with P, each power added to the sum as it is formed). */
 static LdpTensor *dataset_materialize_lazy(const LdpDataset *ds)
 {
   LdpTensor *x = ds->x_dense ? ldp_tensor_copy(ds->x_dense) : ldp_csr_to_dense(ds->x_sparse);
@@ -88,6 +92,12 @@ static LdpTensor *dataset_materialize_lazy(const LdpDataset *ds)
       for (guint j = 0; j < x->cols; j++)
         row[j] += ds->x_offset[j];
     }
+  LdpTensor *sum = NULL;
+  if (ds->prop_coef) {
+    sum = ldp_tensor_new(x->rows, x->cols);
+    if (ds->prop_coef[0] != 0.0f)
+      ldp_tensor_axpy(ds->prop_coef[0], x, sum);
+  }
   if (ds->prop_steps > 0) {
     const LdpCsr *p = ldp_graph_csr(ldp_graph_normalized(ds->prop_graph, ds->prop_norm));
     LdpTensor *y = ldp_tensor_new_uninit(x->rows, x->cols);
@@ -96,8 +106,14 @@ static LdpTensor *dataset_materialize_lazy(const LdpDataset *ds)
       LdpTensor *t = x;
       x = y;
       y = t;
+      if (sum && ds->prop_coef[k + 1] != 0.0f)
+        ldp_tensor_axpy(ds->prop_coef[k + 1], x, sum);
     }
     ldp_tensor_free(y);
+  }
+  if (sum) {
+    ldp_tensor_free(x);
+    x = sum;
   }
   return x;
 }
@@ -153,6 +169,7 @@ LdpDataset *ldp_dataset_copy(const LdpDataset *ds)
   c->prop_graph = ds->prop_graph ? ldp_graph_ref(ds->prop_graph) : NULL;
   c->prop_norm = ds->prop_norm;
   c->prop_steps = ds->prop_steps;
+  c->prop_coef = ds->prop_coef ? g_memdup2(ds->prop_coef, sizeof(float) * (ds->prop_steps + 1)) : NULL;
   /* x_cache is not copied: the copy re-materialises on demand. */
   c->n_labels = ds->n_labels;
   c->n_classes = ds->n_classes;
@@ -386,8 +403,8 @@ void ldp_dataset_propagate_features(LdpDataset *ds, LdpNorm norm, guint steps)
   g_return_if_fail(norm >= LDP_NORM_SUM && norm <= LDP_NORM_SELF);
   if (steps == 0)
     return;
-  /* P^a then Q^b only composes into P^(a+b) when Q = P. */
-  if (ds->prop_steps > 0 && (ds->prop_norm != norm || ds->prop_graph != ds->graph))
+  /* P^a then Q^b only composes into P^(a+b) when Q = P (and P^a is no polynomial). */
+  if (ds->prop_coef || (ds->prop_steps > 0 && (ds->prop_norm != norm || ds->prop_graph != ds->graph)))
     dataset_materialize(ds);
   g_return_if_fail(steps <= G_MAXUINT - ds->prop_steps);
   if (ds->prop_steps == 0) {
@@ -399,11 +416,43 @@ void ldp_dataset_propagate_features(LdpDataset *ds, LdpNorm norm, guint steps)
   g_clear_pointer(&ds->x_cache, ldp_tensor_free);
 }
 
-gboolean ldp_dataset_linear_features(const LdpDataset *ds, LdpLinearFeatures *out)
+void ldp_dataset_polynomial_features(LdpDataset *ds, LdpGraph *op, const float *coef, guint n_coef)
+{
+  g_return_if_fail(ds != NULL && op != NULL && coef != NULL && n_coef >= 1);
+  g_return_if_fail(ds->x_dense != NULL || ds->x_sparse != NULL);
+  g_return_if_fail(ldp_graph_n_nodes(op) == ds->n_nodes);
+  /* Keeps S and c; a pending propagation or polynomial is materialised into S. */
+  if (ds->prop_steps > 0 || ds->prop_coef)
+    dataset_materialize(ds);
+  g_clear_pointer(&ds->prop_graph, ldp_graph_unref);
+  ds->prop_graph = ldp_graph_ref(op);
+  ds->prop_norm = LDP_NORM_SUM; /* the operator's stored values */
+  ds->prop_steps = n_coef - 1;
+  ds->prop_coef = g_memdup2(coef, sizeof(float) * n_coef);
+  g_clear_pointer(&ds->x_cache, ldp_tensor_free);
+}
+
+gboolean ldp_dataset_poly_features(const LdpDataset *ds, LdpPolyFeatures *out)
 {
   g_return_val_if_fail(ds != NULL && out != NULL, FALSE);
   memset(out, 0, sizeof *out);
   if (!dataset_lazy(ds))
+    return FALSE;
+  out->lin.sparse = ds->x_sparse;
+  out->lin.dense = ds->x_dense;
+  out->lin.offset = ds->x_offset;
+  out->lin.operator_graph = ds->prop_steps > 0 ? ldp_graph_normalized(ds->prop_graph, ds->prop_norm) : NULL;
+  out->lin.steps = ds->prop_steps;
+  out->coef = ds->prop_coef;
+  return TRUE;
+}
+
+gboolean ldp_dataset_linear_features(const LdpDataset *ds, LdpLinearFeatures *out)
+{
+  g_return_val_if_fail(ds != NULL && out != NULL, FALSE);
+  memset(out, 0, sizeof *out);
+  /* Its struct cannot say "polynomial": such callers read the dense features. */
+  if (!dataset_lazy(ds) || ds->prop_coef)
     return FALSE;
   out->sparse = ds->x_sparse;
   out->dense = ds->x_dense;
@@ -997,9 +1046,10 @@ char *ldp_dataset_describe(const LdpDataset *ds)
                            ds->n_graphs ? (double)ds->n_nodes / ds->n_graphs : 0.0, max_n);
   }
   if (dataset_lazy(ds))
-    g_string_append_printf(s, "features:       %u (linear: %s S%s, %u propagation steps)\n",
+    g_string_append_printf(s, "features:       %u (linear: %s S%s, %s%u propagation steps)\n",
                            ldp_dataset_n_features(ds), ds->x_dense ? "dense" : "sparse",
-                           ds->x_offset ? " + offset" : "", ds->prop_steps);
+                           ds->x_offset ? " + offset" : "", ds->prop_coef ? "a polynomial of " : "",
+                           ds->prop_steps);
   else if (ds->x_dense)
     g_string_append_printf(s, "features:       %u (dense)\n", ds->x_dense->cols);
   else if (ds->x_sparse)

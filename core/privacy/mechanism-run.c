@@ -154,11 +154,11 @@ static gboolean features_check(const RunCtx *c, LdpDataset *data, GError **error
 {
   /* Lazy (affine or propagated) features are checked without materialising them:
    * that would build a dense n x d matrix (424 MB for Facebook) for nothing. */
-  LdpLinearFeatures lf;
+  LdpPolyFeatures lf;
   guint rows = 0;
   gboolean have = TRUE;
-  if (ldp_dataset_linear_features(data, &lf)) {
-    rows = lf.sparse ? lf.sparse->rows : lf.dense ? lf.dense->rows : 0;
+  if (ldp_dataset_poly_features(data, &lf)) {
+    rows = lf.lin.sparse ? lf.lin.sparse->rows : lf.lin.dense ? lf.lin.dense->rows : 0;
   } else {
     const LdpTensor *xd = ldp_dataset_features_dense(data);
     const LdpCsr *xs = ldp_dataset_features_sparse(data);

@@ -71,9 +71,9 @@ static void errors(const LdpTensor *pred, const Rows *r, double *mse, double *ma
 
 static LdpVar *input(LdpTape *tape, const LdpDataset *data)
 {
-  LdpLinearFeatures lin;
-  if (ldp_dataset_linear_features(data, &lin))
-    return ldp_tape_linear_constant(tape, &lin);
+  LdpPolyFeatures lin;
+  if (ldp_dataset_poly_features(data, &lin))
+    return ldp_tape_poly_constant(tape, &lin);
   const LdpTensor *xd = ldp_dataset_features_dense(data);
   return xd ? ldp_tape_constant(tape, xd) : ldp_tape_sparse_constant(tape, ldp_dataset_features_sparse(data));
 }

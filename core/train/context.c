@@ -11,10 +11,11 @@ LdpVar *ldp_train_unit_input(LdpTrainContext *ctx, LdpTape *tape, const LdpTrain
 {
   if (ctx->x_override && !ctx->graph_task)
     return ldp_tape_constant(tape, ctx->x_override);
-  /* Lazy features: the first matmul computes P^K (S W + 1 c^T W) and never forms
+  /* Lazy features: the first matmul computes Q (S W + 1 c^T W), Q = P^K or a
+   * polynomial in P, and never forms
    * the dense n x d matrix. */
   if (u->linear)
-    return ldp_tape_linear_constant(tape, &u->x_lin);
+    return ldp_tape_poly_constant(tape, &u->x_lin);
   return u->x_dense ? ldp_tape_constant(tape, u->x_dense) : ldp_tape_sparse_constant(tape, u->x_sparse);
 }
 

@@ -78,9 +78,9 @@ typedef struct {
 /* The input features as a tape leaf (dense, sparse or lazy linear). */
 static LdpVar *link_input(LinkRun *r, LdpTape *tape)
 {
-  LdpLinearFeatures lin;
-  if (ldp_dataset_linear_features(r->data, &lin))
-    return ldp_tape_linear_constant(tape, &lin);
+  LdpPolyFeatures lin;
+  if (ldp_dataset_poly_features(r->data, &lin))
+    return ldp_tape_poly_constant(tape, &lin);
   const LdpTensor *xd = ldp_dataset_features_dense(r->data);
   return xd ? ldp_tape_constant(tape, xd) : ldp_tape_sparse_constant(tape, ldp_dataset_features_sparse(r->data));
 }
@@ -197,8 +197,8 @@ gboolean ldp_train_link(const LdpTrainConfig *cfg, const LdpLinkConfig *lcfg, co
                 "link prediction needs one graph of at least 2 nodes matching its edge split");
     return FALSE;
   }
-  LdpLinearFeatures lin;
-  if (!ldp_dataset_linear_features(data, &lin) && !ldp_dataset_features_dense(data) &&
+  LdpPolyFeatures lin;
+  if (!ldp_dataset_poly_features(data, &lin) && !ldp_dataset_features_dense(data) &&
       !ldp_dataset_features_sparse(data)) {
     g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "the dataset has no node features");
     return FALSE;

@@ -32,7 +32,7 @@ typedef struct {
   const LdpCsr *x_sparse;
   gboolean owns_x;
   gboolean linear;          /* node tasks with lazy features: x_lin instead of x_dense/x_sparse */
-  LdpLinearFeatures x_lin;  /* borrowed from the dataset */
+  LdpPolyFeatures x_lin;    /* borrowed from the dataset */
   guint *edge_ids;          /* graph tasks: dataset edge of each batch edge (owned) */
   gint *labels;             /* label per output row (owned, graph tasks) */
   guint *rows;              /* output rows that carry a loss/metric (owned) */

@@ -375,7 +375,7 @@ static gboolean train_nodes(LdpTrainContext *c, const SplitRows *r, Selection *s
   const LdpTrainConfig *cfg = c->cfg;
   LdpTrainUnit whole = { 0 };
   whole.graph = ldp_graph_ref(ldp_dataset_graph(c->data));
-  whole.linear = ldp_dataset_linear_features(c->data, &whole.x_lin);
+  whole.linear = ldp_dataset_poly_features(c->data, &whole.x_lin);
   if (!whole.linear) {
     whole.x_dense = ldp_dataset_features_dense(c->data);
     whole.x_sparse = ldp_dataset_features_sparse(c->data);
@@ -671,8 +671,8 @@ static gboolean train_run(const LdpTrainConfig *cfg, const LdpDataset *data, con
     split_rows_clear(&r);
     return FALSE;
   }
-  LdpLinearFeatures lin;
-  if (!ldp_dataset_linear_features(data, &lin) && !ldp_dataset_features_dense(data) &&
+  LdpPolyFeatures lin;
+  if (!ldp_dataset_poly_features(data, &lin) && !ldp_dataset_features_dense(data) &&
       !ldp_dataset_features_sparse(data)) {
     g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "the dataset has no node features");
     split_rows_clear(&r);

@@ -1,30 +1,41 @@
 #!/usr/bin/env python3
 """Prints the tables of doc/upgnet.md from upgnet-seeds.csv (standard library only).
 
-usage: upgnet-tables.py [CSV]
+usage: upgnet-tables.py [--csv CSV] [--update MARKDOWN]
 
-1. The validation grid (purpose tune): mean validation and test accuracy per method and
-   K, and the K each method keeps (highest mean validation accuracy; ties: smaller K).
+With --update, each table replaces the text between its markers in MARKDOWN
+(<!-- TUNE_TABLE --> ... <!-- /TUNE_TABLE -->, likewise REPORT_TABLE, ALT_TABLE,
+SUMMARY_TABLE); without it, the tables are printed.
+
+1. The validation grid (purpose tune): per cell and method, the mean validation
+   accuracy for each K, and the K kept (highest mean validation accuracy; ties: the
+   smaller K).
 2. The comparison (purpose report): per cell, each method's mean test accuracy, and the
    paired difference UPGNet - LPGNN over the seeds both ran, with a 95 % Student-t
    interval (mean +- t_{0.975, n-1} s / sqrt(n)). A difference whose interval excludes 0
-   is called a gain or a loss, otherwise "no sig. diff.".
+   is called a gain or a loss, otherwise "no sig. diff.". The floor (mlp) does not
+   depend on the backbone: it is shown for every backbone of its dataset.
 3. The same training runs read under other selection rules (from every evaluated
    epoch: the first epoch of highest validation accuracy; the last epoch), with the
    paired difference at the epoch of highest validation accuracy, and how often each
    method's own rule kept an epoch <= 10.
+4. A summary: per dataset, backbone and mechanism, the number of budgets where UPGNet
+   gains, loses or is level, under its own rule and at the best validation accuracy.
 Accuracies in percent, differences in percentage points.
 """
+import argparse
 import csv
 import math
 import os
-import sys
+import re
 from collections import defaultdict
 
 # two-sided 95 % quantiles of Student's t, df = 1..30
 T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
         2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
         2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+DATASETS = ["cora", "citeseer", "facebook"]
+BACKBONES = ["gcn", "sage", "gat"]
 
 
 def t975(df):
@@ -56,85 +67,161 @@ def eps_key(e):
     return float("inf") if e == "inf" else float(e)
 
 
-def main():
-    path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "upgnet-seeds.csv")
-    with open(path) as f:
-        rows = list(csv.DictReader(f))
+def order(key, pos):
+    return key.index(pos) if pos in key else len(key)
 
+
+def cell_key(c):
+    return (order(DATASETS, c[0]), c[0], order(BACKBONES, c[1]), c[1], c[2], eps_key(c[3]))
+
+
+def tune_table(rows):
     tune = defaultdict(lambda: defaultdict(list))
+    ks = set()
     for r in rows:
         if r["purpose"] == "tune":
-            cell = (r["dataset"], r["backbone"], r["mechanism"], r["epsilon"])
-            tune[cell][(r["method"], int(r["K"]))].append(r)
-    if tune:
-        print("## Validation grid (tuning seeds)\n")
-        print("| dataset | backbone | mechanism | ε | method | K | val acc | test acc | seeds | kept |")
-        print("|---|---|---|---|---|---|---|---|---|---|")
-        for cell in sorted(tune, key=lambda c: (c[0], c[1], c[2], eps_key(c[3]))):
-            by = tune[cell]
-            best = {}
-            for (method, K), rs in by.items():
-                v = mean_sd([float(r["val_accuracy"]) for r in rs])[0]
-                if method not in best or v > best[method][1] or (v == best[method][1] and K < best[method][0]):
-                    best[method] = (K, v)
-            for (method, K) in sorted(by):
-                rs = by[(method, K)]
-                v = mean_sd([float(r["val_accuracy"]) for r in rs])[0]
-                t = mean_sd([float(r["test_accuracy"]) for r in rs])[0]
-                kept = "**yes**" if best[method][0] == K else ""
-                print(f"| {cell[0]} | {cell[1]} | {cell[2]} | {cell[3]} | {method} | {K} | "
-                      f"{100 * v:.2f} | {100 * t:.2f} | {len(rs)} | {kept} |")
-        print()
+            cell = (r["dataset"], r["backbone"], r["mechanism"], r["epsilon"], r["method"])
+            tune[cell][int(r["K"])].append(float(r["val_accuracy"]))
+            ks.add(int(r["K"]))
+    ks = sorted(ks)
+    out = ["| dataset | backbone | mechanism | ε | method | " + " | ".join(f"val acc K = {k}" for k in ks)
+           + " | K kept | seeds |",
+           "|---|---|---|---|---|" + "---|" * len(ks) + "---|---|"]
+    for cell in sorted(tune, key=lambda c: cell_key(c[:4]) + (c[4],)):
+        by = tune[cell]
+        means = {k: mean_sd(v)[0] for k, v in by.items()}
+        kept = min(means, key=lambda k: (-means[k], k))
+        n = max(len(v) for v in by.values())
+        out.append(f"| {' | '.join(cell)} | "
+                   + " | ".join(f"{100 * means[k]:.2f}" if k in means else "–" for k in ks)
+                   + f" | {kept} | {n} |")
+    return out
 
+
+def report_cells(rows):
     rep = defaultdict(lambda: defaultdict(dict))
+    floor = defaultdict(dict)
     for r in rows:
-        if r["purpose"] == "report":
-            cell = (r["dataset"], r["backbone"], r["mechanism"], r["epsilon"])
+        if r["purpose"] != "report":
+            continue
+        cell = (r["dataset"], r["backbone"], r["mechanism"], r["epsilon"])
+        if r["method"] == "mlp":
+            floor[(r["dataset"], r["mechanism"], r["epsilon"])][int(r["seed"])] = r
+        else:
             rep[cell][r["method"]][int(r["seed"])] = r
-    if not rep:
-        return
+    for (ds, mech, eps), seeds in floor.items():
+        for cell in [c for c in rep if c[0] == ds and c[2] == mech and c[3] == eps]:
+            rep[cell]["mlp"] = seeds
+    return rep
+
+
+def acc(by, method, metric="test_accuracy", sd=True):
+    xs = [float(r[metric]) for r in by.get(method, {}).values() if r.get(metric)]
+    if not xs:
+        return "–"
+    m, s = mean_sd(xs)
+    return f"{100 * m:.2f}" + (f" ± {100 * s:.2f}" if sd and not math.isnan(s) else "")
+
+
+def kept_k(by):
+    for method in ("upgnet", "lpgnn"):
+        for r in by.get(method, {}).values():
+            if r.get("K"):
+                return r["K"]
+    return "–"
+
+
+def report_table(rep):
     others = ["upgnet-nfr", "upgnet-hoa", "mlp", "ceiling"]
-    print("## UPGNet against LPGNN (reported seeds)\n")
-    print("| dataset | backbone | mechanism | ε | LPGNN | UPGNet | UPGNet − LPGNN [95 % CI] | n | verdict | "
-          + " | ".join(others) + " |")
-    print("|---|---|---|---|---|---|---|---|---|" + "---|" * len(others))
-    for cell in sorted(rep, key=lambda c: (c[0], c[1], c[2], eps_key(c[3]))):
+    out = ["| dataset | backbone | mechanism | ε | K | LPGNN | UPGNet | UPGNet − LPGNN [95 % CI] | n | verdict | "
+           + " | ".join(others) + " |",
+           "|---|---|---|---|---|---|---|---|---|---|" + "---|" * len(others)]
+    for cell in sorted(rep, key=cell_key):
         by = rep[cell]
-
-        def acc(method):
-            if method not in by:
-                return "–"
-            m, sd = mean_sd([float(r["test_accuracy"]) for r in by[method].values()])
-            s = f"{100 * m:.2f}"
-            return s + (f" ± {100 * sd:.2f}" if not math.isnan(sd) else "")
-
+        if "lpgnn" not in by and "upgnet" not in by:
+            continue
         diff, verdict, n = paired(by, "test_accuracy")
-        print(f"| {cell[0]} | {cell[1]} | {cell[2]} | {cell[3]} | {acc('lpgnn')} | {acc('upgnet')} | {diff} | {n} | "
-              f"{verdict} | " + " | ".join(acc(o) for o in others) + " |")
+        out.append(f"| {' | '.join(cell)} | {kept_k(by)} | {acc(by, 'lpgnn')} | {acc(by, 'upgnet')} | {diff} | {n} | "
+                   f"{verdict} | " + " | ".join(acc(by, o) for o in others) + " |")
+    return out
 
-    print("\n## The same runs under other selection rules\n")
-    print("| dataset | backbone | mechanism | ε | LPGNN best-val-acc | UPGNet best-val-acc | "
-          "UPGNet − LPGNN at best val acc [95 % CI] | verdict | LPGNN last | UPGNet last | "
-          "own rule kept epoch ≤ 10 (LPGNN, UPGNet) |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
-    for cell in sorted(rep, key=lambda c: (c[0], c[1], c[2], eps_key(c[3]))):
+
+def alt_table(rep):
+    out = ["| dataset | backbone | mechanism | ε | LPGNN best-val-acc | UPGNet best-val-acc | "
+           "UPGNet − LPGNN at best val acc [95 % CI] | verdict | LPGNN last | UPGNet last | "
+           "own rule kept epoch ≤ 10 (LPGNN, UPGNet) |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for cell in sorted(rep, key=cell_key):
         by = rep[cell]
         if "lpgnn" not in by or "upgnet" not in by:
             continue
-
-        def col(method, metric):
-            xs = [float(r[metric]) for r in by[method].values() if r.get(metric)]
-            return f"{100 * mean_sd(xs)[0]:.2f}" if xs else "–"
 
         def early(method):
             rs = by[method].values()
             return f"{sum(int(r['selected_epoch']) <= 10 for r in rs)}/{len(rs)}"
 
         diff, verdict, _ = paired(by, "test_at_best_val_accuracy")
-        print(f"| {cell[0]} | {cell[1]} | {cell[2]} | {cell[3]} | {col('lpgnn', 'test_at_best_val_accuracy')} | "
-              f"{col('upgnet', 'test_at_best_val_accuracy')} | {diff} | {verdict} | "
-              f"{col('lpgnn', 'test_at_last_epoch')} | {col('upgnet', 'test_at_last_epoch')} | "
-              f"{early('lpgnn')}, {early('upgnet')} |")
+        out.append(f"| {' | '.join(cell)} | {acc(by, 'lpgnn', 'test_at_best_val_accuracy', False)} | "
+                   f"{acc(by, 'upgnet', 'test_at_best_val_accuracy', False)} | {diff} | {verdict} | "
+                   f"{acc(by, 'lpgnn', 'test_at_last_epoch', False)} | {acc(by, 'upgnet', 'test_at_last_epoch', False)} | "
+                   f"{early('lpgnn')}, {early('upgnet')} |")
+    return out
+
+
+def summary_table(rep):
+    tally = defaultdict(lambda: defaultdict(list))
+    for cell in sorted(rep, key=cell_key):
+        by = rep[cell]
+        if "lpgnn" not in by or "upgnet" not in by:
+            continue
+        group = (cell[0], cell[1], cell[2])
+        for rule, metric in (("own", "test_accuracy"), ("best", "test_at_best_val_accuracy")):
+            _, verdict, _ = paired(by, metric)
+            tally[group][rule].append((cell[3], verdict))
+    out = ["| dataset | backbone | mechanism | own rule: gain / level / loss (ε) | "
+           "at best val acc: gain / level / loss (ε) |",
+           "|---|---|---|---|---|"]
+
+    def fmt(items):
+        parts = []
+        for v in ("UPGNet gain", "no sig. diff.", "UPGNet loss"):
+            es = [e for e, vv in items if vv == v]
+            parts.append(f"{len(es)}" + (f" ({', '.join(es)})" if es else ""))
+        return " / ".join(parts)
+
+    for group in sorted(tally, key=lambda g: cell_key(g + ("0",))):
+        out.append(f"| {' | '.join(group)} | {fmt(tally[group]['own'])} | {fmt(tally[group]['best'])} |")
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--csv", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "upgnet-seeds.csv"))
+    ap.add_argument("--update", metavar="MARKDOWN")
+    a = ap.parse_args()
+    with open(a.csv) as f:
+        rows = list(csv.DictReader(f))
+    for r in rows:
+        if r["epsilon"] == "inf":
+            r["mechanism"] = "none"  # no mechanism runs at epsilon = inf
+    rep = report_cells(rows)
+    tables = {"TUNE_TABLE": tune_table(rows), "REPORT_TABLE": report_table(rep),
+              "ALT_TABLE": alt_table(rep), "SUMMARY_TABLE": summary_table(rep)}
+    if not a.update:
+        for name, lines in tables.items():
+            print(f"## {name}\n")
+            print("\n".join(lines) + "\n")
+        return
+    with open(a.update) as f:
+        text = f.read()
+    for name, lines in tables.items():
+        pat = re.compile(rf"(<!-- {name} -->\n).*?(<!-- /{name} -->)", re.S)
+        if not pat.search(text):
+            raise SystemExit(f"{a.update}: no <!-- {name} --> ... <!-- /{name} --> markers")
+        text = pat.sub(lambda m: m.group(1) + "\n".join(lines) + "\n" + m.group(2), text)
+    with open(a.update, "w") as f:
+        f.write(text)
+    print(f"updated {len(tables)} tables in {a.update}")
 
 
 if __name__ == "__main__":

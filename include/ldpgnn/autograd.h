@@ -61,6 +61,9 @@ LDP_API LdpVar *ldp_tape_sparse_constant(LdpTape *tape, const LdpCsr *value);
  * without forming F (ldp_var_value is NULL for it). The struct is copied; the matrices,
  * offset and graph it points to are borrowed and must outlive the tape. */
 LDP_API LdpVar *ldp_tape_linear_constant(LdpTape *tape, const LdpLinearFeatures *f);
+/* The same for polynomial features sum_k a_k P^k (S + 1 c^T) (@f->coef NULL: as
+ * ldp_tape_linear_constant); the coefficients are borrowed too. */
+LDP_API LdpVar *ldp_tape_poly_constant(LdpTape *tape, const LdpPolyFeatures *f);
 /* Leaf bound to @p (the same LdpVar is returned if @p is bound twice); backward adds
  * into ldp_param_grad(@p). The value is borrowed, not copied: update @p only after
  * ldp_tape_backward. */

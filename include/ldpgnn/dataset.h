@@ -82,8 +82,27 @@ typedef struct {
 } LdpLinearFeatures;
 /* Fills @out (all pointers transfer none, valid until the features change) and returns
  * TRUE when the features are lazy (an offset or steps > 0); FALSE (and @out zeroed)
- * for plain dense/sparse features or none. */
+ * for plain dense/sparse features or none, and for polynomial features (below), which
+ * this struct cannot describe: such callers read the materialised dense features. */
 LDP_API gboolean ldp_dataset_linear_features(const LdpDataset *ds, LdpLinearFeatures *out);
+
+/* Lazy polynomial features F = sum_{k=0..K} a_k P^k (S + 1 c^T) (UPGNet's high-order
+ * aggregator: a_0 = 0, a_k = 1/K). Features <- sum_k @coef[k] P^k features, with P the
+ * stored values of @op (transfer none: a reference is kept; @op has the dataset's node
+ * count) and @n_coef = K + 1 >= 1 coefficients (copied). S and c are kept; a pending
+ * propagation or polynomial is materialised first. Node training then computes
+ * F W = sum_k a_k P^k (S W + 1 (c^T W)): K products of P with an n x h matrix instead
+ * of a dense n x d product. */
+LDP_API void ldp_dataset_polynomial_features(LdpDataset *ds, LdpGraph *op, const float *coef, guint n_coef);
+
+typedef struct {
+  LdpLinearFeatures lin; /* S, c, P and K = lin.steps, as above */
+  const float *coef;     /* (nullable) a_0..a_K (lin.steps + 1 floats); NULL: F = P^K (S + 1 c^T) */
+} LdpPolyFeatures;
+/* Every lazy form, polynomials included: fills @out (pointers transfer none, valid until
+ * the features change) and returns TRUE when the features are lazy, FALSE (and @out
+ * zeroed) otherwise. */
+LDP_API gboolean ldp_dataset_poly_features(const LdpDataset *ds, LdpPolyFeatures *out);
 /* Labels (transfer full, g_malloc'd): one per node (node task) or per graph. */
 LDP_API void ldp_dataset_set_labels(LdpDataset *ds, gint *labels, guint n_classes);
 /* Standard split shipped with the data (transfer full): one LdpRole per label item. */

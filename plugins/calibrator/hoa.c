@@ -1,7 +1,12 @@
 /* hoa.c: UPGNet's high-order aggregator (ICML 2025; doc/algorithms.md §17.4).
  *
- * HOA(X) = (1/K) sum_{k=1..K} M^k X (the k = 0 term excluded), computed once before
- * training (the reference caches it after the first forward pass). M, aggregator:
+ * HOA(X) = (1/K) sum_{k=1..K} M^k X (the k = 0 term excluded). By default it is
+ * recorded lazily as a polynomial in M (ldp_dataset_polynomial_features): training
+ * computes HOA(X) W = (1/K) sum_k M^k (X W) after the first linear map, K sparse
+ * products with an n x h matrix per pass, and a sparse or sparse-plus-constant X
+ * (multi-bit, mpm, nfr's sparse output) is never made dense. `lazy: false` computes
+ * the dense n x d matrix once before training instead (the reference caches it after
+ * the first forward pass); both are the same linear map up to float rounding. M, aggregator:
  *  - sym_mean (the reference code: torch_sparse reduce='mean' on gcn_norm without
  *    self-loops): (M h)_i = (1/|N(i)|) sum_{j in N(i)} h_j / sqrt(d_i d_j), d the
  *    row sums of A; |N(i)| counts the stored entries of row i;
@@ -16,6 +21,7 @@
 typedef struct {
   guint steps;
   gboolean mean;  /* sym_mean: divide row i by |N(i)| */
+  gboolean lazy;  /* a polynomial in M applied after the first linear map */
 } Hoa;
 
 static const char *const hoa_aggregators[] = { "sym_mean", "sym", NULL };
@@ -26,6 +32,10 @@ static const LdpParamSpec hoa_params[] = {
   { .name = "aggregator", .type = LDP_PARAM_ENUM,
     .doc = "sym_mean: mean over N(i) of D^-1/2 A D^-1/2 (reference code); sym: D^-1/2 A D^-1/2",
     .default_value = "sym_mean", .choices = hoa_aggregators },
+  { .name = "lazy", .type = LDP_PARAM_BOOL,
+    .doc = "true: keep (1/K) sum M^k as a polynomial applied after the first linear map (cheap); "
+           "false: form the dense n x d features once",
+    .default_value = "true" },
 };
 
 static gpointer hoa_create(const LdpParams *params, const LdpDataset *noisy, GError **error)
@@ -35,6 +45,7 @@ static gpointer hoa_create(const LdpParams *params, const LdpDataset *noisy, GEr
   Hoa *h = g_new0(Hoa, 1);
   h->steps = (guint)ldp_params_get_int(params, "steps");
   h->mean = strcmp(ldp_params_get_string(params, "aggregator"), "sym_mean") == 0;
+  h->lazy = ldp_params_get_bool(params, "lazy");
   return h;
 }
 
@@ -86,6 +97,24 @@ static gboolean hoa_prepare(gpointer inst, LdpDataset *noisy, LdpRng *rng, GErro
   const LdpCsr *adj = feature_graph_csr(noisy, "hoa", error);
   if (!adj)
     return FALSE;
+  if (h->lazy) {
+    LdpPolyFeatures lazy;
+    if (!ldp_dataset_poly_features(noisy, &lazy) && !ldp_dataset_features_dense(noisy) &&
+        !ldp_dataset_features_sparse(noisy)) {
+      g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "hoa: the dataset has no features");
+      return FALSE;
+    }
+    /* a_0 = 0, a_1 = ... = a_K = 1/K */
+    float *coef = g_new(float, h->steps + 1);
+    coef[0] = 0.0f;
+    for (guint k = 1; k <= h->steps; k++)
+      coef[k] = 1.0f / (float)h->steps;
+    LdpGraph *op = ldp_graph_new(hoa_operator(adj, h->mean));
+    ldp_dataset_polynomial_features(noisy, op, coef, h->steps + 1);
+    ldp_graph_unref(op);
+    g_free(coef);
+    return TRUE;
+  }
   LdpTensor *x = feature_dense_copy(noisy, "hoa", error);
   if (!x)
     return FALSE;

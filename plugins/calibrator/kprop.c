@@ -46,9 +46,9 @@ static gboolean kprop_prepare(gpointer inst, LdpDataset *noisy, LdpRng *rng, GEr
   KProp *k = inst;
   if (k->steps == 0)
     return TRUE;
-  LdpLinearFeatures lin;
+  LdpPolyFeatures lin;
   /* Lazy features count as present without being materialised. */
-  if (!ldp_dataset_linear_features(noisy, &lin) && !ldp_dataset_features_dense(noisy) &&
+  if (!ldp_dataset_poly_features(noisy, &lin) && !ldp_dataset_features_dense(noisy) &&
       !ldp_dataset_features_sparse(noisy)) {
     g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "the dataset has no features to propagate");
     return FALSE;
