@@ -94,7 +94,7 @@ def panel_origin(col, row, cols, rows, left, right, height):
     x0 = left + col * w
     y1 = 1.0 - row * h
     return (f"set lmargin at screen {x0 + 0.065:.4f}; set rmargin at screen {x0 + w - 0.015:.4f}; "
-            f"set bmargin at screen {y1 - h + 52.0 / height:.4f}; set tmargin at screen {y1 - 28.0 / height:.4f}")
+            f"set bmargin at screen {y1 - h + 52.0 / height:.4f}; set tmargin at screen {y1 - 34.0 / height:.4f}")
 
 
 def plot_lines(p, curves, refs, key_at=None):
