@@ -94,7 +94,7 @@ def panel_origin(col, row, cols, rows, left, right, height):
     x0 = left + col * w
     y1 = 1.0 - row * h
     return (f"set lmargin at screen {x0 + 0.065:.4f}; set rmargin at screen {x0 + w - 0.015:.4f}; "
-            f"set bmargin at screen {y1 - h + 52.0 / height:.4f}; set tmargin at screen {y1 - 28.0 / height:.4f}")
+            f"set bmargin at screen {y1 - h + 52.0 / height:.4f}; set tmargin at screen {y1 - 34.0 / height:.4f}")
 
 
 def plot_lines(p, curves, refs, key_at=None):
@@ -186,7 +186,7 @@ def features(results, out_png):
     x_of = lambda eps: INF_X if eps == float("inf") else eps  # noqa: E731
     rows_spec = [(ACC, "test accuracy %", (0, 100)), (LPA, "LPA AUC (centred cosine)", (0.45, 1.02)),
                  (LT, "LinkTeller AUC", (0.45, 1.02))]
-    p = Plot(out_png, 1050, 1000)
+    p = Plot(out_png, 1050, 900)
     p.lines += ["set multiplot", "set grid lc rgb '#dddddd'", "set xrange [-0.2:5.3]",
                 f"set xtics ('0.1' 0.1, '1' 1, '2' 2, '3' 3, '∞' {INF_X})"]
     for r, (metric, ylabel, yrange) in enumerate(rows_spec):
@@ -194,13 +194,14 @@ def features(results, out_png):
             if ds not in data:
                 continue
             runs = data[ds]
-            p.lines.append(panel_origin(c, r, 2, len(rows_spec), 0.0, 0.79, 1000))
+            p.lines.append(panel_origin(c, r, 2, len(rows_spec), 0.0, 0.79, 900))
             p.lines.append(f"set title '{title}'")
             p.lines.append(f"set ylabel '{ylabel}'")
             p.lines.append("set xlabel 'feature ε (multibit)' offset 0,0.5" if r == len(rows_spec) - 1 else "set xlabel ''")
             p.lines.append(f"set yrange [{yrange[0]}:{yrange[1]}]")
             curves = [(p.data(series(runs, m, metric, x_of)), label, colour, pt)
-                      for m, label, colour, pt in FEATURE_METHODS]
+                      for m, label, colour, pt in FEATURE_METHODS
+                      if any(series(r, m, metric) for r in data.values())]
             plot_lines(p, curves, [], key_at=(0.80, 0.95) if r == 0 and c == 0 else None)
     p.lines.append("unset multiplot")
     p.run()

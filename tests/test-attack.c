@@ -426,6 +426,86 @@ static void test_khop(gconstpointer data)
   }
 }
 
+/* Blink's soft graph: a dense block background puts every pair at weight > 0, so one
+ * changed feature row reaches every node in two GCN layers and no k-hop restriction is
+ * exact. The box must fall back to whole-graph passes: each change equals
+ * f(X') - f(X) computed by two forward passes, bit for bit, and nodes far beyond k hops
+ * of v in the stored part move. */
+static void test_background(void)
+{
+  const guint n = 200, d = 16;
+  LdpDataset *ds = synthetic(n, d, 0.3, 23);
+  if (ldp_dataset_features_sparse(ds))
+    ldp_dataset_set_features_dense(ds, ldp_csr_to_dense(ldp_dataset_features_sparse(ds)));
+  /* the stored part: the synthetic graph made symmetric, without its diagonal */
+  const LdpCsr *a = ldp_graph_csr(ldp_dataset_graph(ds));
+  g_autofree guint8 *adj = g_new0(guint8, (gsize)n * n);
+  guint nnz = 0;
+  for (guint i = 0; i < n; i++)
+    for (guint k = a->indptr[i]; k < a->indptr[i + 1]; k++)
+      if (a->indices[k] != i && !adj[(gsize)i * n + a->indices[k]]) {
+        adj[(gsize)i * n + a->indices[k]] = adj[(gsize)a->indices[k] * n + i] = 1;
+        nnz += 2;
+      }
+  LdpCsr *sym = ldp_csr_new(n, n, nnz);
+  guint e = 0;
+  for (guint i = 0; i < n; i++) {
+    for (guint j = 0; j < n; j++)
+      if (adj[(gsize)i * n + j]) {
+        sym->indices[e] = j;
+        sym->values[e++] = 0.5f + 0.5f * (float)((i + j) % 2);
+      }
+    sym->indptr[i + 1] = e;
+  }
+  g_autofree guint *class_of = g_new(guint, n);
+  for (guint i = 0; i < n; i++)
+    class_of[i] = i % 2;
+  const float block[4] = { 0.01f, 0.02f, 0.02f, 0.03f };
+  GError *err = NULL;
+  LdpGraph *soft = ldp_graph_new_with_background(sym, 2, class_of, block, &err);
+  g_assert_no_error(err);
+  ldp_dataset_set_graph(ds, soft, TRUE);
+  static const char *const sets[] = { "layers=2", "hidden=16", NULL };
+  Backbone b = backbone_new("gcn", sets, ds);
+  LdpAttackModel *box = ldp_attack_model_new(b.desc, b.inst, ds, NULL, 2, &err);
+  g_assert_no_error(err);
+  const guint c = ldp_attack_model_n_classes(box);
+  g_autofree guint *rows = g_new(guint, n);
+  for (guint i = 0; i < n; i++)
+    rows[i] = i;
+  g_autoptr(LdpTensor) change = ldp_tensor_new(n, c);
+  g_autoptr(LdpTensor) x = ldp_tensor_new(n, d);
+  for (guint i = 0; i < n; i++)
+    ldp_attack_model_feature_row(box, i, ldp_tensor_row(x, i));
+  guint far_moved = 0;
+  for (guint v = 0; v < n; v += 41) {
+    g_autofree float *row = g_new(float, d);
+    ldp_attack_model_feature_row(box, v, row);
+    for (guint j = 0; j < d; j++)
+      row[j] = row[j] * 1.5f + 0.25f;
+    g_assert_true(ldp_attack_model_change(box, v, row, rows, n, change, &err));
+    g_assert_no_error(err);
+    g_autoptr(LdpTensor) x2 = ldp_tensor_copy(x);
+    memcpy(ldp_tensor_row(x2, v), row, sizeof(float) * d);
+    g_autoptr(LdpTensor) z2 = ldp_attack_model_forward(box, x2, &err);
+    g_assert_no_error(err);
+    const LdpTensor *z = ldp_attack_model_logits(box);
+    g_autofree guint *dist = distances_from(ldp_dataset_graph(ds), v);
+    for (guint u = 0; u < n; u++) {
+      gboolean moved = FALSE;
+      for (guint j = 0; j < c; j++) {
+        g_assert_cmpfloat(ldp_tensor_row(change, u)[j], ==, ldp_tensor_row(z2, u)[j] - ldp_tensor_row(z, u)[j]);
+        moved |= ldp_tensor_row(change, u)[j] != 0.0f;
+      }
+      far_moved += moved && dist[u] > 2;
+    }
+  }
+  g_assert_cmpuint(far_moved, >, 0);
+  ldp_attack_model_free(box);
+  backbone_free(&b);
+  ldp_dataset_free(ds);
+}
+
 /* ---- end to end through a pipeline ---- */
 
 static char *write_pipeline(const char *dir, const char *name, const char *text)
@@ -563,6 +643,7 @@ int main(int argc, char **argv)
                                            khop_cases[i].weighted ? "-weighted" : "");
     g_test_add_data_func(name, &khop_cases[i], test_khop);
   }
+  g_test_add_func("/attack/background", test_background);
   g_test_add_func("/attack/end-to-end", test_end_to_end);
   g_test_add_func("/attack/pipeline-errors", test_pipeline_errors);
   int status = g_test_run();
