@@ -82,49 +82,11 @@ static gboolean bench_one(const LdpRegistry *reg, const char *path)
   return TRUE;
 }
 
-/* CPU seconds (user + system) of one `ldpgnn run @path --seeds 1 [--set @set]` child
- * on one thread, or -1 (and why on stderr). */
+/* CPU seconds of one `ldpgnn run @path --seeds 1 --set @set` child on one thread. */
 static double process_cpu(const char *path, const char *set)
 {
-  g_autofree char *libs = g_build_filename(LDP_BUILD_DIR, ".libs", NULL);
-  g_autofree char *real = g_build_filename(libs, "ldpgnn", NULL);
-  g_autofree char *wrapper = g_build_filename(LDP_BUILD_DIR, "ldpgnn", NULL);
-  /* The real program, not libtool's shell wrapper (whose start-up would be counted). */
-  const char *prog = g_file_test(real, G_FILE_TEST_IS_EXECUTABLE) ? real : wrapper;
-  g_autofree char *out = g_dir_make_tmp("ldpgnn-bench-lpgnn-XXXXXX", NULL);
-  if (!out)
-    return -1;
-  const char *argv[] = { prog, "run", path, "--seeds", "1", "-q", "--out", out, set ? "--set" : NULL, set, NULL };
-  g_auto(GStrv) env = g_get_environ();
-  env = g_environ_setenv(env, "OMP_NUM_THREADS", "1", TRUE);
-  env = g_environ_setenv(env, "OPENBLAS_NUM_THREADS", "1", TRUE);
-  const char *old = g_environ_getenv(env, "LD_LIBRARY_PATH");
-  g_autofree char *ld = old && *old ? g_strconcat(libs, ":", old, NULL) : g_strdup(libs);
-  env = g_environ_setenv(env, "LD_LIBRARY_PATH", ld, TRUE);
-  fflush(stdout);
-  pid_t pid = fork();
-  if (pid == 0) {
-    int null_fd = open("/dev/null", O_WRONLY);
-    if (null_fd >= 0)
-      dup2(null_fd, STDOUT_FILENO);
-    execve(prog, (char **)argv, env);
-    _exit(127);
-  }
-  double cpu = -1;
-  int status = 0;
-  struct rusage ru;
-  if (pid > 0 && wait4(pid, &status, 0, &ru) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0)
-    cpu = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
-  else
-    fprintf(stderr, "bench-lpgnn: %s run %s failed (status %d)\n", prog, path, status);
-  bench_remove_run_dir(out);
-  return cpu;
-}
-
-static int cmp_double(const void *pa, const void *pb)
-{
-  double a = *(const double *)pa, b = *(const double *)pb;
-  return (a > b) - (a < b);
+  const char *extra[] = { "--set", set, NULL };
+  return bench_process_cpu(path, extra);
 }
 
 /* The whole-process table for @path (see the top of the file). */
@@ -137,8 +99,8 @@ static gboolean bench_process(const char *path, guint reps)
     if (full[r] < 0 || one[r] < 0)
       return FALSE;
   }
-  qsort(full, reps, sizeof *full, cmp_double);
-  qsort(one, reps, sizeof *one, cmp_double);
+  qsort(full, reps, sizeof *full, bench_cmp_double);
+  qsort(one, reps, sizeof *one, bench_cmp_double);
   const double mf = full[reps / 2], m1 = one[reps / 2];
   g_autofree char *base = g_path_get_basename(path);
   const guint epochs = 500; /* the full run's, set explicitly (the LPGNN files' own value) */

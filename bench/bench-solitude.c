@@ -4,14 +4,19 @@
  *
  * Prints the whole run's wall seconds (pipeline and dataset load, multi-bit and RR
  * perturbation, KProp, training of the four variants) and, per variant, the training
- * seconds and ms/epoch from the runner's timing.csv. Skipped without Cora under
- * $LDPGNN_DATA. Usage: bench-solitude [PIPELINE.yaml].
+ * seconds and ms/epoch from the runner's timing.csv. Then each variant alone as a
+ * child process on one thread (`ldpgnn run FILE --seeds 1 --variant V`): its CPU
+ * seconds (user + system; median of BENCH_SOLITUDE_REPS runs, default 3, the variants
+ * interleaved) and the ratio to the lpgnn variant's (issue #33's target for the
+ * learned structure: at most 2). Skipped without Cora under $LDPGNN_DATA.
+ * Usage: bench-solitude [PIPELINE.yaml].
  */
 #include "config.h"
 
 #include <fcntl.h>
 #include <glib/gstdio.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -73,5 +78,28 @@ int main(int argc, char **argv)
   printf("  %-20s %10s %12s\n", "variant", "train s", "ms/epoch");
   ok = print_timing(out);
   bench_remove_run_dir(out);
-  return ok ? 0 : 1;
+  if (!ok)
+    return 1;
+
+  static const char *const variants[] = { "base", "lpgnn", "solitude-shipped", "solitude-learned" };
+  enum { N_VARIANTS = G_N_ELEMENTS(variants) };
+  const char *reps_env = g_getenv("BENCH_SOLITUDE_REPS");
+  const guint reps = reps_env && atoi(reps_env) > 0 ? (guint)atoi(reps_env) : 3;
+  g_autofree double *cpu = g_new(double, (gsize)reps * N_VARIANTS);
+  for (guint r = 0; r < reps; r++)
+    for (guint v = 0; v < N_VARIANTS; v++) {
+      const char *extra[] = { "--variant", variants[v], "--set", "mechanisms.1.epsilon=8", NULL };
+      cpu[(gsize)v * reps + r] = bench_process_cpu(path, extra);
+      if (cpu[(gsize)v * reps + r] < 0)
+        return 1;
+    }
+  printf("\neach variant alone, 1 thread, CPU s (median of %u)   ratio to lpgnn\n", reps);
+  double med[N_VARIANTS];
+  for (guint v = 0; v < N_VARIANTS; v++) {
+    qsort(cpu + (gsize)v * reps, reps, sizeof(double), bench_cmp_double);
+    med[v] = cpu[(gsize)v * reps + reps / 2];
+  }
+  for (guint v = 0; v < N_VARIANTS; v++)
+    printf("  %-20s %10.3f %12.2f\n", variants[v], med[v], med[v] / med[1]);
+  return 0;
 }

@@ -19,10 +19,8 @@ typedef enum { DROP_SELECT_GREEDY, DROP_SELECT_ACC_STAR, DROP_SELECT_VAL_LOSS } 
 
 /* The labels of a loss's scored rows only (see drop_row_labels). */
 typedef struct {
-  const guint *rows;    /* borrowed from the trainer: the key, with n and src */
-  const gint *src;      /* borrowed: the per-node labels the array was built from */
-  guint n;
-  gint *labels;         /* n entries (owned) */
+  guint n;              /* capacity */
+  gint *labels;         /* (owned) */
 } DropRowLabels;
 
 typedef struct {
@@ -126,21 +124,21 @@ static gboolean drop_prepare(gpointer inst, LdpDataset *noisy, LdpRng *rng, GErr
   return TRUE;
 }
 
-/* src[rows[k]] for k < n, kept per phase while the trainer passes the same rows: the
- * losses below score compact copies of their rows (row k = node rows[k]). The array
- * must outlive the tape's backward pass, so it is rebuilt only when the key changes. */
+/* src[rows[k]] for k < n, in a buffer per phase: the losses below score compact
+ * copies of their rows (row k = node rows[k]). The loss op reads the buffer until its
+ * tape's backward pass; the trainer records the next loss of a phase only after that
+ * pass (a calibrator's weight phases run after the step's backward), so the buffer is
+ * rewritten in place on every call (n reads) and reallocated only when n grows. */
 static const gint *drop_row_labels(Drop *d, LdpLossPhase phase, const gint *src, const guint *rows, guint n)
 {
   DropRowLabels *c = &d->row_labels[phase == LDP_LOSS_VAL ? 1 : 0];
-  if (c->labels == NULL || c->rows != rows || c->n != n || c->src != src) {
+  if (c->labels == NULL || c->n < n) {
     g_free(c->labels);
     c->labels = g_new(gint, MAX(n, 1u));
-    for (guint k = 0; k < n; k++)
-      c->labels[k] = src[rows ? rows[k] : k];
-    c->rows = rows;
     c->n = n;
-    c->src = src;
   }
+  for (guint k = 0; k < n; k++)
+    c->labels[k] = src[rows ? rows[k] : k];
   return c->labels;
 }
 
