@@ -5,7 +5,7 @@ appends the per-seed results to upgnet-seeds.csv (standard library only).
 usage: upgnet-experiments.py --dataset cora --backbone sage --runs DIR
                              [--stage tune|report|all] [--mechanisms multibit,mpm]
                              [--epsilons 0.01,0.1,1,2,3,inf] [--methods ...] [--jobs N]
-                             [--ldpgnn PATH] [--csv FILE]
+                             [--ldpgnn PATH] [--csv FILE] [--k-from BACKBONE]
 
 1. tune: pipelines/upgnet-grid.yaml (K in {2, 8, 16} for LPGNN's KProp and UPGNet's
    HOA, tuning seeds 1 and 2) for every mechanism and budget; collected as purpose
@@ -69,7 +69,7 @@ def kept_k(a):
     val = defaultdict(list)
     with open(a.csv) as f:
         for r in csv.DictReader(f):
-            if r["purpose"] == "tune" and r["dataset"] == a.dataset and r["backbone"] == a.backbone:
+            if r["purpose"] == "tune" and r["dataset"] == a.dataset and r["backbone"] == (a.k_from or a.backbone):
                 # epsilon = inf runs no mechanism, whatever the mechanism column says
                 mech = "none" if r["epsilon"] == "inf" else r["mechanism"]
                 val[(mech, r["epsilon"], r["method"], int(r["K"]))].append(float(r["val_accuracy"]))
@@ -97,11 +97,11 @@ def report(a):
         if ks:
             k = ks.get((mech, eps))
             if not k or "lpgnn" not in k or "upgnet" not in k:
-                sys.exit(f"no tuning rows for {a.dataset} {a.backbone} {mech} {eps}: run --stage tune first")
+                sys.exit(f"no tuning rows for {a.dataset} {a.k_from or a.backbone} {mech} {eps}: run --stage tune first")
             sets += [f"variants.lpgnn.calibrators.kprop.steps={k['lpgnn']}",
                      f"variants.upgnet.calibrators.hoa.steps={k['upgnet']}",
                      f"variants.upgnet-hoa.calibrators.hoa.steps={k['upgnet']}"]
-            label = f"lpgnn {k['lpgnn']}, upgnet {k['upgnet']}"
+            label = f"lpgnn {k['lpgnn']}, upgnet {k['upgnet']}" + (f" (from {a.k_from})" if a.k_from else "")
         d = os.path.join(a.runs, f"{a.dataset}-{a.backbone}-{'-'.join(a.methods)}-{mech}-{eps}")
         cmd = [a.ldpgnn, "run", os.path.join(TOP, "pipelines", pipeline), "-q", "--out", d]
         for s in sets:
@@ -130,6 +130,8 @@ def main():
     ap.add_argument("--methods", default="lpgnn,upgnet,upgnet-nfr,upgnet-hoa")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--ldpgnn", default=os.path.join(TOP, "ldpgnn"))
+    ap.add_argument("--k-from", metavar="BACKBONE",
+                    help="report with the K kept on this backbone's grid (when this backbone's grid is too costly)")
     ap.add_argument("--csv", default=CSV, help="the per-seed results to append to (default: upgnet-seeds.csv)")
     a = ap.parse_args()
     a.mechanisms = a.mechanisms.split(",")

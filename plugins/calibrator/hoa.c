@@ -145,7 +145,7 @@ static const LdpPluginDesc hoa_desc = {
   LDP_PLUGIN_DESC_HEADER,
   .kind = LDP_PLUGIN_CALIBRATOR,
   .name = "hoa",
-  .version = "1.0",
+  .version = "1.1",
   .summary = "UPGNet's high-order aggregator: the mean of K propagation steps, (1/K) sum M^k X",
   .params = hoa_params,
   .n_params = G_N_ELEMENTS(hoa_params),

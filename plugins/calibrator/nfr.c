@@ -227,7 +227,7 @@ static const LdpPluginDesc nfr_desc = {
   LDP_PLUGIN_DESC_HEADER,
   .kind = LDP_PLUGIN_CALIBRATOR,
   .name = "nfr",
-  .version = "1.0",
+  .version = "1.1",
   .summary = "UPGNet's node feature regulariser: neighbour mean, then L1 shrinkage at C",
   .params = nfr_params,
   .n_params = G_N_ELEMENTS(nfr_params),
