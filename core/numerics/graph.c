@@ -564,9 +564,9 @@ const double *ldp_graph_weighted_degrees(LdpGraph *g)
  * by one thread, so the result does not depend on the number of threads. No software
  * prefetching: rows of a soft posterior hold a thousand entries and more, and
  * requesting the x rows of the next rows ahead evicts the current ones. */
-static inline __attribute__((always_inline)) void background_correction_cols(const LdpCsr *a, const guint *class_of, const float *block,
-                                                  guint U, const float *restrict x, guint c, guint j0, guint w,
-                                                  float *restrict y, guint r0, guint r1)
+static inline __attribute__((always_inline)) void
+background_correction_cols(const LdpCsr *a, const guint *class_of, const float *block, guint U,
+                           const float *restrict x, guint c, guint j0, guint w, float *restrict y, guint r0, guint r1)
 {
   for (guint i = r0; i < r1; i++) {
     const float *brow = block + (gsize)class_of[i] * U;
@@ -619,9 +619,9 @@ void ldp_graph_weighted_mm(LdpGraph *g, const LdpTensor *x, LdpTensor *y)
     ldp_graph_spmm(g, FALSE, 1.0f, x, 0.0f, y);
     return;
   }
-  /* y = C x with C the correction on the stored pairs (the SpMM kernel, same
-   * structure), then the background: row class_of[i] of T = block S minus the pair
-   * (i, i), with S the per-class column sums of x. */
+  /* y = C x with C the correction on the stored pairs (background_correction_rows,
+   * row blocks split between threads), then the background: row class_of[i] of
+   * T = block S minus the pair (i, i), with S the per-class column sums of x. */
   const guint n_blocks = (n + BACKGROUND_ROW_BLOCK - 1) / BACKGROUND_ROW_BLOCK;
   LDP_OMP_FOR(((guint64)a->nnz + n) * c >= BACKGROUND_PARALLEL_WORK)
   for (guint b = 0; b < n_blocks; b++)
