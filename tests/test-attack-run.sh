@@ -15,7 +15,7 @@ check() { # description, then a command
   d="$1"; shift
   if "$@" >"$tmp/check.out" 2>&1; then ok "$d"; else not_ok "$d" "$tmp/check.out"; fi
 }
-echo "1..4"
+echo "1..9"
 
 # A 1-layer GCN: u's logits depend on x_v only through the edge (u, v) and its weight.
 # Unweighted, every sampled edge has influence > 0 (x_v != 0: density 0.5 over 40
@@ -57,6 +57,47 @@ check "frozen weights (all 1): LinkTeller AUC exactly 1" auc frozen 1
 check "learned weights all 0: LinkTeller AUC exactly 1/2 (the box runs the weighted graph)" auc emptied 0.5
 check "a second run gives a byte-identical summary.json" \
   sh -c "'$bin' run '$tmp/weighted.yaml' -q --out '$tmp/b' >/dev/null 2>&1 && cmp '$tmp/a/summary.json' '$tmp/b/summary.json'"
+
+# Which weights are attacked (attack key 'model'). Training runs on to epoch 60 and
+# selects epoch 30 by the validation loss. 'selected' (the default) must attack the
+# model whose test metrics the seed reports: the same bytes as a run that stops at
+# the selected epoch (train.epochs = E, selection last; the training stream is the
+# same up to E, so are the weights). 'last' attacks the weights after epoch 60.
+cat >"$tmp/selected.yaml" <<'YAML'
+name: attack-selected
+seed: 5
+seeds: 1
+dataset: {plugin: synthetic, seed: 11, nodes: 300, classes: 3, features: 40, feature_density: 0.5, avg_degree: 4, undirected: true}
+split: {kind: random, val: 0.25, test: 0.25}
+backbone: {plugin: gcn, hidden: 16}
+train: {epochs: 60, lr: 0.05}
+attacks: [{plugin: linkteller}, {plugin: lpa}]
+YAML
+# col DIR NAME: NAME's value in DIR's only seed row
+col() { awk -F, -v name="$2" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $c[name] }' "$1/seeds.csv"; }
+# attack_cols DIR: every attack.* value of DIR's seed row
+attack_cols() { awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i ~ /^attack\./) k[i] = 1; next }
+                        { for (i = 1; i <= NF; i++) if (i in k) printf "%s,", $i; print "" }' "$1/seeds.csv"; }
+"$bin" run "$tmp/selected.yaml" -q --out "$tmp/sel" >/dev/null 2>&1
+e=$(col "$tmp/sel" selected_epoch)
+check "the run selects an epoch before its last (selected $e of $(col "$tmp/sel" epochs_run))" \
+  test "${e:-0}" -gt 0 -a "${e:-0}" -lt "$(col "$tmp/sel" epochs_run)"
+"$bin" run "$tmp/selected.yaml" -q --out "$tmp/stop" --set train.epochs="$e" --set train.selection=last >/dev/null 2>&1
+"$bin" run "$tmp/selected.yaml" -q --out "$tmp/last" --set attacks.linkteller.model=last \
+  --set attacks.lpa.model=last >/dev/null 2>&1
+sel=$(attack_cols "$tmp/sel"); stop=$(attack_cols "$tmp/stop"); last=$(attack_cols "$tmp/last")
+check "model selected: every attack metric equals the run stopped at the selected epoch" \
+  test -n "$sel" -a "$sel" = "$stop"
+check "model last: the same test accuracy, other attack metrics (the weights after epoch 60)" \
+  test -n "$last" -a "$(col "$tmp/sel" test_accuracy)" = "$(col "$tmp/last" test_accuracy)" -a "$sel" != "$last"
+# The attacks of a run share one trained model: differing 'model' keys are refused at
+# the attacks list.
+"$bin" validate "$tmp/selected.yaml" --set attacks.lpa.model=last >"$tmp/mixed.out" 2>&1
+rc=$?
+check "differing models are refused at the attacks list (file:line:col)" \
+  sh -c "[ $rc -ne 0 ] && grep -q \"selected.yaml:8:[0-9]*: .*attack 2 ('lpa') has model 'last' but attack 1 ('linkteller') has model 'selected'\" '$tmp/mixed.out'"
+check "both attacks with model last validate" \
+  "$bin" validate "$tmp/selected.yaml" --set attacks.linkteller.model=last --set attacks.lpa.model=last
 
 rm -rf "$tmp"
 exit $((fails > 0))

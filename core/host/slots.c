@@ -138,6 +138,7 @@ static const LdpParamSpec train_specs[] = {
 static const char *const attack_pairs_choices[] = { "balanced", "unbalanced", NULL };
 static const char *const attack_negatives_choices[] = { "two_hop", "uniform", NULL };
 static const char *const attack_degree_choices[] = { "all", "low", "high", NULL };
+static const char *const attack_model_choices[] = { "selected", "last", NULL };
 
 /* Pair sampling for an attack (core/attack/pairs.c, doc/attacks.md). */
 static const LdpParamSpec attack_specs[] = {
@@ -156,6 +157,9 @@ static const LdpParamSpec attack_specs[] = {
     .doc = "degree: low keeps nodes of at most this degree (LinkTeller: Cora 3, CiteSeer 3)" },
   { .name = "degree_hi", .type = LDP_PARAM_INTEGER, .default_value = "4", .min = 0, .max = G_MAXINT32,
     .doc = "degree: high keeps nodes of at least this degree (LinkTeller: Cora 4, CiteSeer 3)" },
+  { .name = "model", .type = LDP_PARAM_ENUM, .default_value = "selected", .choices = attack_model_choices,
+    .doc = "the weights attacked: those of the selected epoch, whose test metrics the run reports (selected), "
+           "or those after the last epoch (last); every attack of a run names the same" },
 };
 
 static const struct {

@@ -648,6 +648,18 @@ static LdpRunSpec *build_run(const Ctx *c, const char *name, const LdpYamlNode *
     goto fail;
   if (!(r->attacks = build_stage_list(c, attacks, "attacks", LDP_PLUGIN_ATTACK, SLOT_SPECS(LDP_SLOT_ATTACK), error)))
     goto fail;
+  /* One trained model per seed is attacked: its selected or its last weights. */
+  for (guint a = 1; a < r->attacks->len; a++) {
+    const LdpStageSpec *first = r->attacks->pdata[0], *st = r->attacks->pdata[a];
+    const char *m0 = ldp_params_get_string(first->core, "model"), *m = ldp_params_get_string(st->core, "model");
+    if (g_strcmp0(m0, m) != 0) {
+      ldp_yaml_error(error, attacks, LDP_PIPELINE_ERROR_INVALID,
+                     "attack %u ('%s') has model '%s' but attack 1 ('%s') has model '%s'; the attacks of a run "
+                     "share one trained model, so give them the same 'model'",
+                     a + 1, ldp_plugin_desc(st->plugin)->name, m, ldp_plugin_desc(first->plugin)->name, m0);
+      goto fail;
+    }
+  }
   /* Attacks score node pairs of a node-classification model (doc/attacks.md). */
   if (r->attacks->len > 0 && strcmp(ldp_params_get_string(r->split, "kind"), "edges") == 0) {
     ldp_yaml_error(error, attacks, LDP_PIPELINE_ERROR_INVALID,

@@ -97,6 +97,7 @@ static gboolean classify_run_seed(const LdpSeedInput *in, LdpSeedOutcome *out, G
   guint *noisy_degree = NULL;  /* after the mechanisms, for in->degrees */
   GString *method = NULL;
   LdpTrainResult result = { 0 };
+  LdpParamSnapshot *selected = NULL; /* the selected epoch's weights, for attacks (owned) */
   if (!ldp_task_apply_mechanisms(spec, rc, data, key, in->ledger, error))
     goto out;
   /* Reporting only (degrees.csv): each user's degree after the edge mechanisms,
@@ -140,7 +141,14 @@ static gboolean classify_run_seed(const LdpSeedInput *in, LdpSeedOutcome *out, G
   if (!model)
     goto out;
   LdpTrainConfig cfg = rc->train;
-  ok = ldp_train_watched(&cfg, data, roles, clean, bb, model, cals, &train_rng, in->watch, &result, error);
+  /* Attacks default to the selected epoch's weights, the model whose test metrics the
+   * seed reports; training may run on after that epoch. */
+  const gboolean attack_selected =
+    spec->attacks && spec->attacks->len &&
+    g_strcmp0(ldp_params_get_string(((const LdpStageSpec *)spec->attacks->pdata[0])->core, "model"), "selected") == 0;
+  if (attack_selected)
+    selected = ldp_param_snapshot_new();
+  ok = ldp_train_watched(&cfg, data, roles, clean, bb, model, cals, &train_rng, in->watch, selected, &result, error);
   /* Reporting only: the graph before the mechanisms reaches the calibrators after
    * training is over. */
   for (guint c = 0; ok && in->diagnostics && c < cals->len; c++) {
@@ -157,6 +165,8 @@ static gboolean classify_run_seed(const LdpSeedInput *in, LdpSeedOutcome *out, G
   if (ok && spec->attacks && spec->attacks->len) {
     g_autoptr(GArray) am = g_array_new(FALSE, FALSE, sizeof(LdpAttackMetric));
     g_array_set_clear_func(am, ldp_attack_metric_clear);
+    if (selected)
+      ldp_param_snapshot_restore(selected);
     g_autoptr(LdpTensor) edge_w = classify_trained_edge_weights(cals);
     ok = ldp_attacks_run_weighted(spec->attacks, bb, model, data, edge_w, ldp_attack_backbone_hops(&spec->backbone),
                                   ldp_dataset_graph(base), key, am, error);
@@ -168,6 +178,7 @@ static gboolean classify_run_seed(const LdpSeedInput *in, LdpSeedOutcome *out, G
   }
 
 out:
+  ldp_param_snapshot_free(selected);
   ldp_train_result_clear(&result);
   if (model)
     ldp_host_backbone_destroy(bb, model);

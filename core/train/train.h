@@ -17,11 +17,26 @@ typedef struct _LdpTrainWatch {
   guint64 seed;
 } LdpTrainWatch;
 
-/* ldp_train, its epochs reported to @watch (nullable). */
+/* The values of a set of trained parameters at one moment: what runs after training
+ * (attacks) can be given the model of the selected epoch, whose test metrics the run
+ * reports, although training went on after it. Parameters only: no backbone in-tree
+ * that attacks run on keeps state outside them. */
+typedef struct _LdpParamSnapshot LdpParamSnapshot;
+LdpParamSnapshot *ldp_param_snapshot_new(void);
+void ldp_param_snapshot_free(LdpParamSnapshot *s);
+/* Copies the current values of @params (LdpParam *, borrowed: they must outlive @s),
+ * replacing what @s held. */
+void ldp_param_snapshot_take(LdpParamSnapshot *s, const GPtrArray *params);
+/* Writes the copied values back into their parameters; FALSE when @s holds none. */
+gboolean ldp_param_snapshot_restore(const LdpParamSnapshot *s);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(LdpParamSnapshot, ldp_param_snapshot_free)
+
+/* ldp_train, its epochs reported to @watch (nullable); @selected (nullable) receives
+ * the trained parameters' values at the selected epoch. */
 gboolean ldp_train_watched(const LdpTrainConfig *cfg, const LdpDataset *data, const guint8 *roles,
                            const gint *test_labels, const LdpPluginDesc *backbone, gpointer model,
-                           GArray *calibrators, LdpRng *rng, const LdpTrainWatch *watch, LdpTrainResult *result,
-                           GError **error);
+                           GArray *calibrators, LdpRng *rng, const LdpTrainWatch *watch,
+                           LdpParamSnapshot *selected, LdpTrainResult *result, GError **error);
 
 /* One forward unit: the whole graph (node tasks) or a mini-batch of graphs. */
 typedef struct {

@@ -308,7 +308,67 @@ typedef struct {
   gboolean have_best;
   double best_f1_micro, best_f1_macro, best_auc;
   LdpStopState stop;
+  const GPtrArray *params;     /* every trained parameter (borrowed) */
+  LdpParamSnapshot *keep;      /* nullable: gets their values at each accepted epoch */
 } Selection;
+
+struct _LdpParamSnapshot {
+  GPtrArray *params;  /* LdpParam * (borrowed) */
+  GPtrArray *values;  /* LdpTensor * (owned), one per parameter */
+};
+
+LdpParamSnapshot *ldp_param_snapshot_new(void)
+{
+  LdpParamSnapshot *s = g_new0(LdpParamSnapshot, 1);
+  s->params = g_ptr_array_new();
+  s->values = g_ptr_array_new_with_free_func((GDestroyNotify)ldp_tensor_free);
+  return s;
+}
+
+void ldp_param_snapshot_free(LdpParamSnapshot *s)
+{
+  if (!s)
+    return;
+  g_ptr_array_unref(s->params);
+  g_ptr_array_unref(s->values);
+  g_free(s);
+}
+
+void ldp_param_snapshot_take(LdpParamSnapshot *s, const GPtrArray *params)
+{
+  g_return_if_fail(s != NULL && params != NULL);
+  /* Same parameters as last time (every epoch of one training): copy in place. */
+  gboolean same = s->params->len == params->len;
+  for (guint i = 0; same && i < params->len; i++)
+    same = s->params->pdata[i] == params->pdata[i];
+  if (!same) {
+    g_ptr_array_set_size(s->params, 0);
+    g_ptr_array_set_size(s->values, 0);
+    for (guint i = 0; i < params->len; i++) {
+      g_ptr_array_add(s->params, params->pdata[i]);
+      g_ptr_array_add(s->values, ldp_tensor_copy(ldp_param_value(params->pdata[i])));
+    }
+    return;
+  }
+  for (guint i = 0; i < params->len; i++) {
+    const LdpTensor *v = ldp_param_value(params->pdata[i]);
+    LdpTensor *dst = s->values->pdata[i];
+    memcpy(dst->data, v->data, sizeof(float) * ldp_tensor_size(v));
+  }
+}
+
+gboolean ldp_param_snapshot_restore(const LdpParamSnapshot *s)
+{
+  g_return_val_if_fail(s != NULL, FALSE);
+  if (s->params->len == 0)
+    return FALSE;
+  for (guint i = 0; i < s->params->len; i++) {
+    LdpTensor *v = ldp_param_value(s->params->pdata[i]);
+    const LdpTensor *src = s->values->pdata[i];
+    memcpy(v->data, src->data, sizeof(float) * ldp_tensor_size(src));
+  }
+  return TRUE;
+}
 
 /* Appends @st to the history and offers it to model selection; @z holds this epoch's
  * logits, scored on the test rows (@score_labels, @score_rows, @n_test) only when the
@@ -334,6 +394,8 @@ static gboolean selection_record(Selection *sel, const LdpTrainConfig *cfg, LdpT
     sel->best_f1_micro = ldp_metric_f1_micro(z, score_labels, score_rows, n_test, n_classes);
     sel->best_f1_macro = ldp_metric_f1_macro(z, score_labels, score_rows, n_test, n_classes);
     sel->best_auc = binary_auc(z, score_labels, score_rows, n_test);
+    if (sel->keep)
+      ldp_param_snapshot_take(sel->keep, sel->params);
   }
   if (sel->watch) {
     const LdpEpochEvent ev = { .run = sel->watch->run, .seed = sel->watch->seed, .epochs = cfg->epochs,
@@ -631,8 +693,8 @@ static void context_clear(LdpTrainContext *c)
 
 static gboolean train_run(const LdpTrainConfig *cfg, const LdpDataset *data, const guint8 *roles,
                           const gint *test_labels, const LdpPluginDesc *backbone, gpointer model,
-                          GArray *calibrators, LdpRng *rng, const LdpTrainWatch *watch, LdpTrainResult *result,
-                          GError **error)
+                          GArray *calibrators, LdpRng *rng, const LdpTrainWatch *watch, LdpParamSnapshot *keep,
+                          LdpTrainResult *result, GError **error)
 {
   memset(result, 0, sizeof *result);
   result->history = g_array_new(FALSE, TRUE, sizeof(LdpEpochStats));
@@ -683,7 +745,8 @@ static gboolean train_run(const LdpTrainConfig *cfg, const LdpDataset *data, con
   context_init(&c, cfg, data, backbone, model, calibrators, rng);
   Selection sel = { .watch = watch,
                     .select_last = cfg->selection == LDP_SELECT_LAST || r.n_val == 0,
-                    .accept_cal = FIRST_WITH(calibrators, accept), .best_auc = NAN };
+                    .accept_cal = FIRST_WITH(calibrators, accept), .best_auc = NAN,
+                    .params = c.params, .keep = keep };
   ldp_stop_state_init(&sel.stop);
   gint64 t0 = g_get_monotonic_time();
   guint epochs_run = 0;
@@ -704,13 +767,13 @@ static gboolean train_run(const LdpTrainConfig *cfg, const LdpDataset *data, con
 
 gboolean ldp_train_watched(const LdpTrainConfig *cfg, const LdpDataset *data, const guint8 *roles,
                            const gint *test_labels, const LdpPluginDesc *backbone, gpointer model,
-                           GArray *calibrators, LdpRng *rng, const LdpTrainWatch *watch, LdpTrainResult *result,
-                           GError **error)
+                           GArray *calibrators, LdpRng *rng, const LdpTrainWatch *watch,
+                           LdpParamSnapshot *selected, LdpTrainResult *result, GError **error)
 {
   g_return_val_if_fail(cfg && data && roles && backbone && result, FALSE);
   g_return_val_if_fail(backbone->kind == LDP_PLUGIN_BACKBONE, FALSE);
   const guint saved = ldp_train_flush_denormals_begin(cfg->flush_denormals);
-  gboolean ok = train_run(cfg, data, roles, test_labels, backbone, model, calibrators, rng, watch,
+  gboolean ok = train_run(cfg, data, roles, test_labels, backbone, model, calibrators, rng, watch, selected,
                           result, error);
   ldp_train_flush_denormals_end(cfg->flush_denormals, saved);
   return ok;
@@ -720,7 +783,8 @@ gboolean ldp_train(const LdpTrainConfig *cfg, const LdpDataset *data, const guin
                    const gint *test_labels, const LdpPluginDesc *backbone, gpointer model,
                    GArray *calibrators, LdpRng *rng, LdpTrainResult *result, GError **error)
 {
-  return ldp_train_watched(cfg, data, roles, test_labels, backbone, model, calibrators, rng, NULL, result, error);
+  return ldp_train_watched(cfg, data, roles, test_labels, backbone, model, calibrators, rng, NULL, NULL, result,
+                           error);
 }
 
 gboolean ldp_train_observed(const LdpTrainConfig *cfg, const LdpDataset *data, const guint8 *roles,
@@ -730,7 +794,7 @@ gboolean ldp_train_observed(const LdpTrainConfig *cfg, const LdpDataset *data, c
 {
   const LdpTrainWatch watch = { .obs = obs };
   return ldp_train_watched(cfg, data, roles, test_labels, backbone, model, calibrators, rng, obs ? &watch : NULL,
-                           result, error);
+                           NULL, result, error);
 }
 
 void ldp_train_result_clear(LdpTrainResult *result)
