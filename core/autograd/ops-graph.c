@@ -9,12 +9,32 @@
 #include "autograd/tape.h"
 #include "numerics/numerics.h"
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* Whether a loop of @work scalar operations runs on one thread. Sums over the
+ * transposed graph (column j of A: its entries in row order, ldp_csr_transpose) are
+ * then computed by a scatter over A in storage order instead: every element still adds
+ * the same terms in the same order, so the bits are those of the transposed walk,
+ * while the large per-edge arrays are read in sequence instead of at random. */
+static gboolean graph_serial(gsize work)
+{
+#ifdef _OPENMP
+  return !ldp_par(work) || omp_get_max_threads() == 1;
+#else
+  (void)work;
+  return TRUE;
+#endif
+}
+
 /* ---- propagate ---- */
 
 typedef struct {
   LdpGraph *g;   /* reference held */
   guint heads;   /* columns of the edge weights (0 without weights) */
-  float *coef;   /* nnz x heads: coefficient times edge weight (weighted case only) */
+  float *coef;   /* nnz x heads: coefficient times edge weight (weighted case only; NULL
+                  * when that is the edge weights themselves, see prop_coefficients) */
 } PropSaved;
 
 static void prop_saved_free(gpointer data)
@@ -27,10 +47,19 @@ static void prop_saved_free(gpointer data)
 
 /* Effective coefficient of each edge and head, coef_e * w_e[h], in edge order. One
  * array instead of values/origin/weights keeps the transposed (random-order) walk of
- * the backward pass at one cache miss per edge instead of three. */
+ * the backward pass at one cache miss per edge instead of three. NULL when every edge
+ * has its own weight row and unit value (attention graphs): 1 * w is w, bit for bit, so
+ * the weights serve as the coefficients. */
 static float *prop_coefficients(const LdpCsr *A, const gint *origin, const LdpTensor *w)
 {
   const guint heads = w->cols;
+  if (!origin) {
+    guint e = 0;
+    while (e < A->nnz && A->values[e] == 1.0f)
+      e++;
+    if (e == A->nnz)
+      return NULL;
+  }
   float *coef = g_new(float, MAX((gsize)A->nnz * heads, 1));
   LDP_OMP_FOR(ldp_par((gsize)A->nnz * heads))
   for (guint e = 0; e < A->nnz; e++) {
@@ -58,10 +87,27 @@ static void propagate_backward(LdpVar *self)
       gboolean fresh;
       LdpTensor *dx = ldp_var_grad_dst(x, &fresh);
       ldp_graph_spmm(s->g, TRUE, 1.0f, G, fresh ? 0.0f : 1.0f, dx);
+    } else if (graph_serial(work)) {
+      /* dX[j] += coef_e G[i] for the entries e = (i, j), in storage order. */
+      LdpTensor *dx = ldp_var_grad_buf(x);
+      const float *coef = s->coef ? s->coef : wv->value->data;
+      const guint heads = s->heads, f = C / heads;
+      for (guint i = 0; i < A->rows; i++) {
+        const float *restrict gr = ldp_tensor_row(G, i);
+        for (guint e = A->indptr[i]; e < A->indptr[i + 1]; e++) {
+          const float *ce = coef + (gsize)e * heads;
+          float *restrict dr = ldp_tensor_row(dx, A->indices[e]);
+          for (guint h = 0; h < heads; h++) {
+            const float c = ce[h];
+            for (guint k = h * f; k < (h + 1) * f; k++)
+              dr[k] += c * gr[k];
+          }
+        }
+      }
     } else {
       LdpTensor *dx = ldp_var_grad_buf(x);
       const guint *map = ldp_graph_transpose_edge_map(s->g);
-      const float *coef = s->coef;
+      const float *coef = s->coef ? s->coef : wv->value->data;
       const guint heads = s->heads, f = C / heads;
       LDP_OMP_FOR(ldp_par(work))
       for (guint j = 0; j < At->rows; j++) {
@@ -151,12 +197,13 @@ LdpVar *ldp_op_propagate(LdpTape *tape, LdpGraph *g, LdpVar *edge_w, LdpVar *x)
     const LdpTensor *w = edge_w->value, *X = x->value;
     const guint f = C / heads;
     coef = prop_coefficients(A, origin, w);
+    const float *cf = coef ? coef : w->data;
     LDP_OMP_FOR(ldp_par((gsize)A->nnz * C))
     for (guint i = 0; i < A->rows; i++) {
       float *restrict o = ldp_tensor_row(out, i);
       for (guint e = A->indptr[i]; e < A->indptr[i + 1]; e++) {
         const float *restrict xr = ldp_tensor_row(X, A->indices[e]);
-        const float *ce = coef + (gsize)e * heads;
+        const float *ce = cf + (gsize)e * heads;
         for (guint h = 0; h < heads; h++) {
           const float c = ce[h];
           for (guint k = h * f; k < (h + 1) * f; k++)
@@ -362,6 +409,16 @@ static void edge_gather_backward(LdpVar *self)
   const LdpTensor *G = self->grad;
   LdpTensor *d = ldp_var_grad_buf(x);
   const guint C = G->cols;
+  if (s->arg == LDP_EDGE_SRC && graph_serial((gsize)G->rows * C)) {
+    const LdpCsr *A = ldp_graph_csr(s->g);
+    for (guint e = 0; e < A->nnz; e++) {
+      const float *gr = ldp_tensor_row(G, e);
+      float *dr = ldp_tensor_row(d, A->indices[e]);
+      for (guint c = 0; c < C; c++)
+        dr[c] += gr[c];
+    }
+    return;
+  }
   /* Each node's row collects its edges' rows: destination rows straight from the CSR,
    * source rows through the transpose, so every node is written by one thread. */
   const LdpCsr *M = s->arg == LDP_EDGE_DST ? ldp_graph_csr(s->g) : ldp_graph_csr_t(s->g);
@@ -385,14 +442,23 @@ LdpVar *ldp_op_edge_gather(LdpTape *tape, LdpGraph *g, LdpVar *x, LdpEdgeEnd end
   const LdpCsr *A = ldp_graph_csr(g);
   g_return_val_if_fail(x->value->rows == A->rows && A->rows == A->cols, NULL);
   const guint C = x->value->cols;
+  const MemoKey key = memo_key(MEMO_EDGE_GATHER, end, 0, 0.0f, g, x, NULL);
+  LdpVar *hit = memo_find(tape, &key);
+  if (hit)
+    return hit;
   const guint *node = end == LDP_EDGE_SRC ? A->indices : ldp_graph_edge_dst(g);
   LdpTensor *out = ldp_tensor_new_uninit(A->nnz, C);
+  const float *restrict X = x->value->data;
+  float *restrict o = out->data;
+  /* A plain copy loop: rows are a few floats (one per attention head), where a memcpy
+   * call per edge costs more than the copy. */
   LDP_OMP_FOR(ldp_par((gsize)A->nnz * C))
   for (guint e = 0; e < A->nnz; e++)
-    memcpy(ldp_tensor_row(out, e), ldp_tensor_row(x->value, node[e]), C * sizeof(float));
+    for (guint c = 0; c < C; c++)
+      o[(gsize)e * C + c] = X[(gsize)node[e] * C + c];
   LdpVar *v = ldp_var_record(tape, out, &x, 1, edge_gather_backward);
   graph_save(v, g, end);
-  return v;
+  return memo_put(tape, &key, v);
 }
 
 static void edge_softmax_backward(LdpVar *self)
@@ -423,6 +489,10 @@ LdpVar *ldp_op_edge_softmax(LdpTape *tape, LdpGraph *g, LdpVar *scores)
   CHECK_VAR(tape, scores, NULL);
   const LdpCsr *A = ldp_graph_csr(g);
   g_return_val_if_fail(scores->value->rows == A->nnz, NULL);
+  const MemoKey key = memo_key(MEMO_EDGE_SOFTMAX, 0, 0, 0.0f, g, scores, NULL);
+  LdpVar *hit = memo_find(tape, &key);
+  if (hit)
+    return hit;
   const LdpTensor *S = scores->value;
   const guint H = S->cols;
   LdpTensor *out = ldp_tensor_new_uninit(A->nnz, H);
@@ -435,19 +505,21 @@ LdpVar *ldp_op_edge_softmax(LdpTape *tape, LdpGraph *g, LdpVar *scores)
       float m = S->data[(gsize)lo * H + h];
       for (guint e = lo + 1; e < hi; e++)
         m = MAX(m, S->data[(gsize)e * H + h]);
+      /* Each exponential is computed once, kept in out, then scaled. */
       double sum = 0.0;
-      for (guint e = lo; e < hi; e++)
-        sum += expf(S->data[(gsize)e * H + h] - m);
-      float inv = (float)(1.0 / sum);
       for (guint e = lo; e < hi; e++) {
         gsize k = (gsize)e * H + h;
-        out->data[k] = expf(S->data[k] - m) * inv;
+        out->data[k] = expf(S->data[k] - m);
+        sum += out->data[k];
       }
+      float inv = (float)(1.0 / sum);
+      for (guint e = lo; e < hi; e++)
+        out->data[(gsize)e * H + h] *= inv;
     }
   }
   LdpVar *v = ldp_var_record(tape, out, &scores, 1, edge_softmax_backward);
   graph_save(v, g, LDP_EDGE_DST);
-  return v;
+  return memo_put(tape, &key, v);
 }
 
 /* ---- readout ---- */

@@ -81,6 +81,8 @@ typedef enum {
   MEMO_SLICE,
   MEMO_CONCAT,
   MEMO_INTERNAL, /* ops of other core files, see autograd.h */
+  MEMO_EDGE_GATHER,
+  MEMO_EDGE_SOFTMAX,
 } MemoOp;
 
 typedef struct {
