@@ -522,6 +522,100 @@ LdpVar *ldp_op_edge_softmax(LdpTape *tape, LdpGraph *g, LdpVar *scores)
   return memo_put(tape, &key, v);
 }
 
+/* ---- attention scores: leaky(gather src + gather dst), fused ---- */
+
+typedef struct {
+  LdpGraph *g;   /* reference held */
+  float slope;
+} ScoresSaved;
+
+static void scores_saved_free(gpointer data)
+{
+  ScoresSaved *s = data;
+  ldp_graph_unref(s->g);
+  g_free(s);
+}
+
+/* The composed ops' backward, in their order: the edge gradient de = g * leaky'(x)
+ * (x = src[j] + dst[i] recomputed, the same bits), then dst's rows collect their edges
+ * in storage order (the DST gather), then src's rows theirs in transposed order (the
+ * SRC gather; a scatter in storage order when serial, see graph_serial). */
+static void edge_scores_backward(LdpVar *self)
+{
+  const ScoresSaved *s = self->saved;
+  const LdpCsr *A = ldp_graph_csr(s->g);
+  LdpVar *src = self->parents[0], *dst = self->parents[1];
+  const guint H = self->grad->cols;
+  const float slope = s->slope;
+  const float *restrict G = self->grad->data, *restrict S = src->value->data, *restrict D = dst->value->data;
+  float *restrict de = g_new(float, MAX((gsize)A->nnz * H, 1));
+  float *ddst = dst->needs_grad ? ldp_var_grad_buf(dst)->data : NULL;
+  LDP_OMP_FOR(ldp_par((gsize)A->nnz * H))
+  for (guint i = 0; i < A->rows; i++) {
+    for (guint e = A->indptr[i]; e < A->indptr[i + 1]; e++) {
+      const guint j = A->indices[e];
+      for (guint h = 0; h < H; h++) {
+        const float x = S[(gsize)j * H + h] + D[(gsize)i * H + h];
+        de[(gsize)e * H + h] = G[(gsize)e * H + h] * (x > 0.0f ? 1.0f : slope);
+      }
+    }
+    if (ddst)
+      for (guint e = A->indptr[i]; e < A->indptr[i + 1]; e++)
+        for (guint h = 0; h < H; h++)
+          ddst[(gsize)i * H + h] += de[(gsize)e * H + h];
+  }
+  if (src->needs_grad) {
+    float *dsrc = ldp_var_grad_buf(src)->data;
+    if (graph_serial((gsize)A->nnz * H)) {
+      for (guint e = 0; e < A->nnz; e++)
+        for (guint h = 0; h < H; h++)
+          dsrc[(gsize)A->indices[e] * H + h] += de[(gsize)e * H + h];
+    } else {
+      const LdpCsr *At = ldp_graph_csr_t(s->g);
+      const guint *map = ldp_graph_transpose_edge_map(s->g);
+      LDP_OMP_FOR(ldp_par((gsize)A->nnz * H))
+      for (guint j = 0; j < At->rows; j++)
+        for (guint t = At->indptr[j]; t < At->indptr[j + 1]; t++)
+          for (guint h = 0; h < H; h++)
+            dsrc[(gsize)j * H + h] += de[(gsize)map[t] * H + h];
+    }
+  }
+  g_free(de);
+}
+
+LdpVar *ldp_op_edge_scores(LdpTape *tape, LdpGraph *g, LdpVar *src, LdpVar *dst, float slope)
+{
+  g_return_val_if_fail(tape != NULL && g != NULL, NULL);
+  CHECK_VAR(tape, src, NULL);
+  CHECK_VAR(tape, dst, NULL);
+  const LdpCsr *A = ldp_graph_csr(g);
+  g_return_val_if_fail(A->rows == A->cols && src->value->rows == A->rows && same_shape(src, dst), NULL);
+  const MemoKey key = memo_key(MEMO_EDGE_SCORES, 0, 0, slope, g, src, dst);
+  LdpVar *hit = memo_find(tape, &key);
+  if (hit)
+    return hit;
+  const guint H = src->value->cols;
+  LdpTensor *out = ldp_tensor_new_uninit(A->nnz, H);
+  const float *restrict S = src->value->data, *restrict D = dst->value->data;
+  float *restrict o = out->data;
+  LDP_OMP_FOR(ldp_par((gsize)A->nnz * H))
+  for (guint i = 0; i < A->rows; i++)
+    for (guint e = A->indptr[i]; e < A->indptr[i + 1]; e++) {
+      const guint j = A->indices[e];
+      for (guint h = 0; h < H; h++) {
+        const float x = S[(gsize)j * H + h] + D[(gsize)i * H + h];
+        o[(gsize)e * H + h] = x > 0.0f ? x : slope * x;
+      }
+    }
+  LdpVar *parents[2] = { src, dst };
+  LdpVar *v = ldp_var_record(tape, out, parents, 2, edge_scores_backward);
+  ScoresSaved *s = g_new(ScoresSaved, 1);
+  s->g = ldp_graph_ref(g);
+  s->slope = slope;
+  ldp_var_save(v, s, scores_saved_free);
+  return memo_put(tape, &key, v);
+}
+
 /* ---- readout ---- */
 
 typedef struct {

@@ -83,6 +83,7 @@ typedef enum {
   MEMO_INTERNAL, /* ops of other core files, see autograd.h */
   MEMO_EDGE_GATHER,
   MEMO_EDGE_SOFTMAX,
+  MEMO_EDGE_SCORES,
 } MemoOp;
 
 typedef struct {
