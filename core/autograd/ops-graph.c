@@ -133,22 +133,48 @@ static void propagate_backward(LdpVar *self)
     const guint heads = s->heads, f = C / heads;
     const LdpTensor *X = x->value;
     float *contrib = origin ? g_new(float, (gsize)A->nnz * heads) : NULL;
+#define PROP_DW_STORE(e, h, dot)                                \
+  do {                                                          \
+    if (origin)                                                 \
+      contrib[(gsize)(e) * heads + (h)] = A->values[e] * (dot); \
+    else                                                        \
+      dw->data[(gsize)(e) * heads + (h)] += A->values[e] * (dot); \
+  } while (0)
     LDP_OMP_FOR(ldp_par(work))
     for (guint i = 0; i < A->rows; i++) {
       const float *gr = ldp_tensor_row(G, i);
-      for (guint e = A->indptr[i]; e < A->indptr[i + 1]; e++) {
+      const guint hi = A->indptr[i + 1];
+      guint e = A->indptr[i];
+      /* Four edges at a time: four independent dot products, each summed in its own
+       * column order, so the additions overlap instead of waiting on one chain. */
+      for (; e + 4 <= hi; e += 4) {
+        const float *x0 = ldp_tensor_row(X, A->indices[e]), *x1 = ldp_tensor_row(X, A->indices[e + 1]);
+        const float *x2 = ldp_tensor_row(X, A->indices[e + 2]), *x3 = ldp_tensor_row(X, A->indices[e + 3]);
+        for (guint h = 0; h < heads; h++) {
+          float d0 = 0.0f, d1 = 0.0f, d2 = 0.0f, d3 = 0.0f;
+          for (guint k = h * f; k < (h + 1) * f; k++) {
+            d0 += gr[k] * x0[k];
+            d1 += gr[k] * x1[k];
+            d2 += gr[k] * x2[k];
+            d3 += gr[k] * x3[k];
+          }
+          PROP_DW_STORE(e, h, d0);
+          PROP_DW_STORE(e + 1, h, d1);
+          PROP_DW_STORE(e + 2, h, d2);
+          PROP_DW_STORE(e + 3, h, d3);
+        }
+      }
+      for (; e < hi; e++) {
         const float *xr = ldp_tensor_row(X, A->indices[e]);
         for (guint h = 0; h < heads; h++) {
           float dot = 0.0f;
           for (guint k = h * f; k < (h + 1) * f; k++)
             dot += gr[k] * xr[k];
-          if (origin)
-            contrib[(gsize)e * heads + h] = A->values[e] * dot;
-          else
-            dw->data[(gsize)e * heads + h] += A->values[e] * dot;
+          PROP_DW_STORE(e, h, dot);
         }
       }
     }
+#undef PROP_DW_STORE
     if (origin) {
       for (guint e = 0; e < A->nnz; e++) {
         if (origin[e] < 0)
