@@ -188,6 +188,61 @@ static void propagate_backward(LdpVar *self)
   }
 }
 
+/* The weighted forward with one head of C columns: each output row is summed in
+ * registers over its edges (an accumulator per column, in edge order, starting from
+ * zero as the zero-filled output does), instead of through memory, where each edge's
+ * addition waits for the previous store. Instantiated per width (C is constant). */
+#define PROP_NARROW_MAX 16
+static inline __attribute__((always_inline)) void prop_forward_width(const LdpCsr *A, const LdpTensor *X,
+                                                                     const float *cf, LdpTensor *out,
+                                                                     const guint C)
+{
+  LDP_OMP_FOR(ldp_par((gsize)A->nnz * C))
+  for (guint i = 0; i < A->rows; i++) {
+    float acc[PROP_NARROW_MAX];
+    for (guint k = 0; k < C; k++)
+      acc[k] = 0.0f;
+    for (guint e = A->indptr[i]; e < A->indptr[i + 1]; e++) {
+      const float *restrict xr = ldp_tensor_row(X, A->indices[e]);
+      const float c = cf[e];
+      for (guint k = 0; k < C; k++)
+        acc[k] += c * xr[k];
+    }
+    float *restrict o = ldp_tensor_row(out, i);
+    for (guint k = 0; k < C; k++)
+      o[k] = acc[k];
+  }
+}
+
+static void prop_forward_narrow(const LdpCsr *A, const LdpTensor *X, const float *cf, LdpTensor *out)
+{
+  switch (X->cols) {
+#define PROP_CASE(W)                           \
+  case W:                                      \
+    prop_forward_width(A, X, cf, out, W);      \
+    break;
+    PROP_CASE(1)
+    PROP_CASE(2)
+    PROP_CASE(3)
+    PROP_CASE(4)
+    PROP_CASE(5)
+    PROP_CASE(6)
+    PROP_CASE(7)
+    PROP_CASE(8)
+    PROP_CASE(9)
+    PROP_CASE(10)
+    PROP_CASE(11)
+    PROP_CASE(12)
+    PROP_CASE(13)
+    PROP_CASE(14)
+    PROP_CASE(15)
+    PROP_CASE(16)
+#undef PROP_CASE
+  default:
+    g_assert_not_reached();
+  }
+}
+
 LdpVar *ldp_op_propagate(LdpTape *tape, LdpGraph *g, LdpVar *edge_w, LdpVar *x)
 {
   g_return_val_if_fail(tape != NULL && g != NULL, NULL);
@@ -224,16 +279,20 @@ LdpVar *ldp_op_propagate(LdpTape *tape, LdpGraph *g, LdpVar *edge_w, LdpVar *x)
     const guint f = C / heads;
     coef = prop_coefficients(A, origin, w);
     const float *cf = coef ? coef : w->data;
-    LDP_OMP_FOR(ldp_par((gsize)A->nnz * C))
-    for (guint i = 0; i < A->rows; i++) {
-      float *restrict o = ldp_tensor_row(out, i);
-      for (guint e = A->indptr[i]; e < A->indptr[i + 1]; e++) {
-        const float *restrict xr = ldp_tensor_row(X, A->indices[e]);
-        const float *ce = cf + (gsize)e * heads;
-        for (guint h = 0; h < heads; h++) {
-          const float c = ce[h];
-          for (guint k = h * f; k < (h + 1) * f; k++)
-            o[k] += c * xr[k];
+    if (heads == 1 && C >= 1 && C <= PROP_NARROW_MAX) {
+      prop_forward_narrow(A, X, cf, out);
+    } else {
+      LDP_OMP_FOR(ldp_par((gsize)A->nnz * C))
+      for (guint i = 0; i < A->rows; i++) {
+        float *restrict o = ldp_tensor_row(out, i);
+        for (guint e = A->indptr[i]; e < A->indptr[i + 1]; e++) {
+          const float *restrict xr = ldp_tensor_row(X, A->indices[e]);
+          const float *ce = cf + (gsize)e * heads;
+          for (guint h = 0; h < heads; h++) {
+            const float c = ce[h];
+            for (guint k = h * f; k < (h + 1) * f; k++)
+              o[k] += c * xr[k];
+          }
         }
       }
     }
@@ -576,19 +635,22 @@ static void edge_scores_backward(LdpVar *self)
   const float *restrict G = self->grad->data, *restrict S = src->value->data, *restrict D = dst->value->data;
   float *restrict de = g_new(float, MAX((gsize)A->nnz * H, 1));
   float *ddst = dst->needs_grad ? ldp_var_grad_buf(dst)->data : NULL;
+  /* dst's sum runs in a register beside the edge gradients (the same additions in the
+   * same order as adding to memory edge by edge). */
   LDP_OMP_FOR(ldp_par((gsize)A->nnz * H))
   for (guint i = 0; i < A->rows; i++) {
-    for (guint e = A->indptr[i]; e < A->indptr[i + 1]; e++) {
-      const guint j = A->indices[e];
-      for (guint h = 0; h < H; h++) {
-        const float x = S[(gsize)j * H + h] + D[(gsize)i * H + h];
-        de[(gsize)e * H + h] = G[(gsize)e * H + h] * (x > 0.0f ? 1.0f : slope);
+    for (guint h = 0; h < H; h++) {
+      const float di = D[(gsize)i * H + h];
+      float acc = ddst ? ddst[(gsize)i * H + h] : 0.0f;
+      for (guint e = A->indptr[i]; e < A->indptr[i + 1]; e++) {
+        const float x = S[(gsize)A->indices[e] * H + h] + di;
+        const float d = G[(gsize)e * H + h] * (x > 0.0f ? 1.0f : slope);
+        de[(gsize)e * H + h] = d;
+        acc += d;
       }
+      if (ddst)
+        ddst[(gsize)i * H + h] = acc;
     }
-    if (ddst)
-      for (guint e = A->indptr[i]; e < A->indptr[i + 1]; e++)
-        for (guint h = 0; h < H; h++)
-          ddst[(gsize)i * H + h] += de[(gsize)e * H + h];
   }
   if (src->needs_grad) {
     float *dsrc = ldp_var_grad_buf(src)->data;
