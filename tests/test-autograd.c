@@ -637,6 +637,113 @@ static void test_edge_ops(void)
   free_params(s1, 1);
 }
 
+/* ---- attention scores, fused ---- */
+
+typedef struct {
+  LdpGraph *g;
+  gboolean fused;
+  gboolean same;   /* one input serves as both src and dst */
+} ScoresCase;
+
+static LdpVar *build_edge_scores(LdpTape *t, LdpVar **in, gpointer d)
+{
+  const ScoresCase *sc = d;
+  LdpVar *src = in[0], *dst = sc->same ? in[0] : in[1];
+  LdpVar *out;
+  if (sc->fused) {
+    out = ldp_op_edge_scores(t, sc->g, src, dst, 0.2f);
+  } else {
+    /* Two statements: the source gather is recorded first, as the fused op documents
+     * (the order matters when src and dst are one variable). */
+    LdpVar *es = ldp_op_edge_gather(t, sc->g, src, LDP_EDGE_SRC);
+    LdpVar *ed = ldp_op_edge_gather(t, sc->g, dst, LDP_EDGE_DST);
+    out = ldp_op_leaky_relu(t, ldp_op_add(t, es, ed), 0.2f);
+  }
+  /* dst feeds a later op too: its gradient is not fresh when the scores' arrives */
+  return ldp_op_add(t, out, ldp_op_edge_gather(t, sc->g, ldp_op_scale(t, dst, 0.5f), LDP_EDGE_SRC));
+}
+
+/* Value and input gradients of sum(build(...) * r) (transfer full). */
+static LdpTensor *edge_scores_run(LdpParam **in, ScoresCase *sc, const LdpTensor *r, LdpTensor **grads)
+{
+  LdpTape *t = ldp_tape_new(TRUE);
+  LdpVar *v[2];
+  for (guint k = 0; k < 2; k++) {
+    v[k] = ldp_tape_param(t, in[k]);
+    ldp_tensor_fill(ldp_param_grad(in[k]), 0.0f);
+  }
+  LdpVar *out = build_edge_scores(t, v, sc);
+  ldp_tape_backward(t, ldp_op_sum(t, ldp_op_mul(t, out, ldp_tape_constant(t, r))));
+  LdpTensor *y = ldp_tensor_copy(ldp_var_value(out));
+  for (guint k = 0; k < 2; k++)
+    grads[k] = ldp_tensor_copy(ldp_param_grad(in[k]));
+  ldp_tape_free(t);
+  return y;
+}
+
+/* Fused and composed scores agree bit for bit (values and gradients) on @g. */
+static void check_edge_scores_bitwise(LdpGraph *g, guint heads, LdpRng *rng)
+{
+  const guint n = ldp_graph_n_nodes(g), m = ldp_graph_n_edges(g);
+  LdpParam *in[2] = { ldp_param_new("src", n, heads), ldp_param_new("dst", n, heads) };
+  fill_uniform(ldp_param_value(in[0]), rng, -1.0f, 1.0f);
+  fill_uniform(ldp_param_value(in[1]), rng, -1.0f, 1.0f);
+  g_autoptr(LdpTensor) r = ldp_tensor_new(m, heads);
+  fill_uniform(r, rng, -1.0f, 1.0f);
+  for (int same = 0; same <= 1; same++) {
+    ScoresCase fused = { g, TRUE, same }, pair = { g, FALSE, same };
+    LdpTensor *g1[2], *g2[2];
+    g_autoptr(LdpTensor) y1 = edge_scores_run(in, &pair, r, g1);
+    g_autoptr(LdpTensor) y2 = edge_scores_run(in, &fused, r, g2);
+    g_assert_cmpmem(y1->data, sizeof(float) * ldp_tensor_size(y1), y2->data, sizeof(float) * ldp_tensor_size(y2));
+    for (guint k = 0; k < 2; k++) {
+      g_assert_cmpmem(g1[k]->data, sizeof(float) * ldp_tensor_size(g1[k]), g2[k]->data,
+                      sizeof(float) * ldp_tensor_size(g2[k]));
+      ldp_tensor_free(g1[k]);
+      ldp_tensor_free(g2[k]);
+    }
+  }
+  free_params(in, 2);
+}
+
+static void test_edge_scores(void)
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, 29);
+  g_autoptr(LdpGraph) g = directed_graph();
+  /* |src| >= 0.2 and |dst| <= 0.1 keep every sum at least 0.1 from LeakyReLU's kink
+   * (far beyond the finite-difference step), with both signs among the 9 x 2 sums. */
+  LdpParam *in[2] = { param_away("src", 5, 2, &rng), ldp_param_new("dst", 5, 2) };
+  fill_away(ldp_param_value(in[1]), &rng, 0.0f, 0.1f);
+  ScoresCase plain = { g, TRUE, FALSE };
+  check_grads("edge_scores src,dst", in, 2, build_edge_scores, &plain, TRUE);
+
+  /* Memoised: asking again returns the same variable; another slope or order does not. */
+  LdpTape *tape = ldp_tape_new(FALSE);
+  LdpVar *s = ldp_tape_param(tape, in[0]), *d = ldp_tape_param(tape, in[1]);
+  g_assert_true(ldp_op_edge_scores(tape, g, s, d, 0.2f) == ldp_op_edge_scores(tape, g, s, d, 0.2f));
+  g_assert_true(ldp_op_edge_scores(tape, g, s, d, 0.2f) != ldp_op_edge_scores(tape, g, d, s, 0.2f));
+  g_assert_true(ldp_op_edge_scores(tape, g, s, d, 0.2f) != ldp_op_edge_scores(tape, g, s, d, 0.1f));
+  ldp_tape_free(tape);
+  free_params(in, 2);
+
+  /* Bit for bit the composed ops, with distinct and with one shared input: on the small
+   * graph, and on a random one large enough (70000 edges x 2 heads) for the kernels'
+   * multi-threaded paths when OpenMP runs more than one thread. */
+  check_edge_scores_bitwise(g, 2, &rng);
+  const guint big_n = 2000, big_m = 70000;
+  g_autofree guint *bs = g_new(guint, big_m), *bd = g_new(guint, big_m);
+  for (guint e = 0; e < big_m; e++) {
+    bs[e] = (guint)ldp_rng_below(&rng, big_n);
+    bd[e] = (guint)ldp_rng_below(&rng, big_n);
+  }
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LdpGraph) big = ldp_graph_new_from_edges(big_n, bs, bd, big_m, FALSE, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(ldp_graph_n_edges(big) * 2, >=, 131072);
+  check_edge_scores_bitwise(big, 2, &rng);
+}
+
 typedef enum { L_NLL, L_CE, L_NLLPROB } LossKind;
 
 static const gint loss_labels[6] = { 2, -1, 0, 1, 3, 0 };  /* -1: unlabelled, never selected */
@@ -2426,6 +2533,7 @@ int main(int argc, char **argv)
   g_test_add_func("/autograd/columns-softmax", test_columns_and_softmax);
   g_test_add_func("/autograd/dropout", test_dropout);
   g_test_add_func("/autograd/edge-ops", test_edge_ops);
+  g_test_add_func("/autograd/edge-scores", test_edge_scores);
   g_test_add_func("/autograd/losses", test_losses);
   g_test_add_func("/autograd/readout", test_readout);
   g_test_add_func("/autograd/batch-norm", test_batch_norm);
