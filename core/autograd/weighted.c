@@ -9,6 +9,7 @@
 #include <ldpgnn/ldpgnn.h>
 
 #include "numerics/numerics.h"
+#include "numerics/multiversion.h"
 
 #include <math.h>
 #include <string.h>
@@ -36,6 +37,13 @@ static void gather_rows_backward(gpointer state, LdpVar *const *inputs, guint n_
   LdpTensor *dx = in_grads[0];
   const guint c = out_grad->cols;
   /* Sequential in k: rows repeated in @idx receive their terms in a fixed order. */
+  if (c == 1) { /* per-edge coefficients: the same terms without a row lookup each */
+    float *restrict d = dx->data;
+    const float *restrict g = out_grad->data;
+    for (guint k = 0; k < out_grad->rows; k++)
+      d[idx[k]] += g[k];
+    return;
+  }
   for (guint k = 0; k < out_grad->rows; k++) {
     float *restrict dr = ldp_tensor_row(dx, idx[k]);
     const float *restrict gr = ldp_tensor_row(out_grad, k);
@@ -55,9 +63,17 @@ LdpVar *ldp_op_gather_rows(LdpTape *tape, LdpVar *x, const guint *idx, guint n)
   if (hit)
     return hit;
   LdpTensor *out = ldp_tensor_new_uninit(n, X->cols);
-  LDP_OMP_FOR(weighted_par((gsize)n * X->cols))
-  for (guint k = 0; k < n; k++)
-    memcpy(ldp_tensor_row(out, k), ldp_tensor_row(X, idx[k]), X->cols * sizeof(float));
+  if (X->cols == 1) { /* per-edge coefficients: a plain gather, no memcpy call per element */
+    float *restrict o = out->data;
+    const float *restrict xd = X->data;
+    LDP_OMP_FOR(weighted_par(n))
+    for (guint k = 0; k < n; k++)
+      o[k] = xd[idx[k]];
+  } else {
+    LDP_OMP_FOR(weighted_par((gsize)n * X->cols))
+    for (guint k = 0; k < n; k++)
+      memcpy(ldp_tensor_row(out, k), ldp_tensor_row(X, idx[k]), X->cols * sizeof(float));
+  }
   LdpVar *v = ldp_tape_custom_op(tape, "gather_rows", &x, 1, out, gather_rows_backward, (gpointer)idx, NULL);
   return ldp_tape_memo_put(tape, AUTOGRAD_MEMO_GATHER_ROWS, n, 0.0f, x, idx, NULL, v);
 }
@@ -190,6 +206,43 @@ LdpVar *ldp_op_scale_rows(LdpTape *tape, LdpVar *x, LdpVar *s)
 
 /* ---- propagate_values ---- */
 
+/* dv[e] += <g, X[src(e)]> for the edges [0, n) of one row, n <= EDGE_DOTS_BLOCK, their
+ * sources' offsets in @x given (src(e) * c), each dot summed in double over
+ * j = 0 .. c - 1 from 0: the terms and order of one serial sum per edge, but with j
+ * outside, so the edges' sums are independent and the loop over them vectorises
+ * (gathers). A float product is exact in double, so a fused multiply-add rounds
+ * as the separate product and sum do: every build gives the same bits. */
+#define EDGE_DOTS_BLOCK 256
+
+LDP_MULTIVERSION
+static void edge_dots_block(const float *restrict g, const float *restrict x, guint c, const guint *restrict off,
+                            guint n, float *restrict dv)
+{
+  double acc[EDGE_DOTS_BLOCK];
+  for (guint k = 0; k < n; k++)
+    acc[k] = 0.0;
+  for (guint j = 0; j < c; j++) {
+    const double gj = g[j];
+    const float *restrict xj = x + j;
+    for (guint k = 0; k < n; k++)
+      acc[k] += gj * xj[off[k]];
+  }
+  for (guint k = 0; k < n; k++)
+    dv[k] += (float)acc[k];
+}
+
+/* The same for all edges of row @i of @a, by blocks. */
+static void edge_dots_row(const LdpCsr *a, guint i, const float *g, const float *x, guint c, float *dv)
+{
+  guint off[EDGE_DOTS_BLOCK];
+  for (guint e0 = a->indptr[i]; e0 < a->indptr[i + 1]; e0 += EDGE_DOTS_BLOCK) {
+    const guint n = MIN(EDGE_DOTS_BLOCK, a->indptr[i + 1] - e0);
+    for (guint k = 0; k < n; k++)
+      off[k] = a->indices[e0 + k] * c;
+    edge_dots_block(g, x, c, off, n, dv + e0);
+  }
+}
+
 static void propagate_values_backward(gpointer state, LdpVar *const *inputs, guint n_inputs,
                                       const LdpTensor *out_value, const LdpTensor *out_grad,
                                       LdpTensor *const *in_grads)
@@ -214,16 +267,22 @@ static void propagate_values_backward(gpointer state, LdpVar *const *inputs, gui
   if (in_grads[0]) {
     /* d values_e += <G[i], X[src(e)]>: edge e belongs to row i only. */
     float *restrict dv = in_grads[0]->data;
-    LDP_OMP_FOR(weighted_par((gsize)a->nnz * c))
-    for (guint i = 0; i < a->rows; i++) {
-      const float *restrict gr = ldp_tensor_row(G, i);
-      for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++) {
-        const float *restrict xr = ldp_tensor_row(X, a->indices[e]);
-        double dot = 0.0;
-        for (guint j = 0; j < c; j++)
-          dot += (double)gr[j] * xr[j];
-        dv[e] += (float)dot;
+    if ((gsize)a->cols * c > G_MAXUINT) { /* offsets past 32 bits: the serial loop */
+      LDP_OMP_FOR(weighted_par((gsize)a->nnz * c))
+      for (guint i = 0; i < a->rows; i++) {
+        const float *restrict gr = ldp_tensor_row(G, i);
+        for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++) {
+          const float *restrict xr = ldp_tensor_row(X, a->indices[e]);
+          double dot = 0.0;
+          for (guint j = 0; j < c; j++)
+            dot += (double)gr[j] * xr[j];
+          dv[e] += (float)dot;
+        }
       }
+    } else {
+      LDP_OMP_FOR(weighted_par((gsize)a->nnz * c))
+      for (guint i = 0; i < a->rows; i++)
+        edge_dots_row(a, i, ldp_tensor_row(G, i), X->data, c, dv);
     }
   }
 }
