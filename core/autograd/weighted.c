@@ -465,6 +465,86 @@ static LdpVar *edge_lift(LdpTape *tape, LdpGraph *g, LdpGraph *derived, LdpVar *
   return ldp_tape_memo_put(tape, AUTOGRAD_MEMO_EDGE_LIFT, 0, 0.0f, g, derived, w, v);
 }
 
+/* ---- edge_scale: per-edge values times node scales at their ends ----
+ * One op for what the normalisations compute as gathers and products,
+ *   both ends (GCN, SYM): out_e = (v_e s_dst(e)) s_src(e), as mul(mul(v, gather(s, dst)), gather(s, src)),
+ *   destination (MEAN):   out_e = v_e s_dst(e),              as mul(v, gather(s, dst)),
+ * with the same forward products and, in the backward, the same terms added in the
+ * same order as those ops' backwards (a product's gradient buffer starts at 0, hence
+ * the explicit 0 + ...; the gathers scatter the source terms of every edge in edge
+ * order, then the destination terms): so the same bits, without the E-sized
+ * intermediate values and gradients that the four ops materialise. */
+
+typedef struct {
+  LdpGraph *g;   /* the graph of the edges (reference held) */
+  gboolean both; /* scales at both ends (else the destination only) */
+} EdgeScaleState;
+
+static void edge_scale_state_free(gpointer data)
+{
+  EdgeScaleState *s = data;
+  ldp_graph_unref(s->g);
+  g_free(s);
+}
+
+static void edge_scale_backward(gpointer state, LdpVar *const *inputs, guint n_inputs, const LdpTensor *out_value,
+                                const LdpTensor *out_grad, LdpTensor *const *in_grads)
+{
+  const EdgeScaleState *st = state;
+  const guint m = out_grad->rows;
+  const guint *dst = ldp_graph_edge_dst(st->g), *src = ldp_graph_edge_src(st->g);
+  const float *restrict v = ldp_var_value(inputs[0])->data, *restrict sc = ldp_var_value(inputs[1])->data;
+  const float *restrict g = out_grad->data;
+  float *restrict dv = in_grads[0] ? in_grads[0]->data : NULL;
+  float *restrict ds = in_grads[1] ? in_grads[1]->data : NULL;
+  if (!st->both) {
+    /* mul(v, at_dst): dv += g at_dst, d at_dst = 0 + g v; gather: ds[dst] += d at_dst */
+    for (guint e = 0; e < m; e++) {
+      if (dv)
+        dv[e] += g[e] * sc[dst[e]];
+      if (ds)
+        ds[dst[e]] += 0.0f + g[e] * v[e];
+    }
+    return;
+  }
+  /* mul(p, at_src) with p = v at_dst: dp = 0 + g at_src, d at_src = 0 + g p;
+   * mul(v, at_dst): dv += dp at_dst, d at_dst = 0 + dp v; then the gather of at_src
+   * scatters (all edges), then the gather of at_dst. */
+  if (ds)
+    for (guint e = 0; e < m; e++) {
+      const float p = v[e] * sc[dst[e]];
+      ds[src[e]] += 0.0f + g[e] * p;
+    }
+  for (guint e = 0; e < m; e++) {
+    const float dp = 0.0f + g[e] * sc[src[e]];
+    if (dv)
+      dv[e] += dp * sc[dst[e]];
+    if (ds)
+      ds[dst[e]] += 0.0f + dp * v[e];
+  }
+}
+
+static LdpVar *edge_scale(LdpTape *tape, LdpGraph *g, LdpVar *v, LdpVar *s, gboolean both)
+{
+  LdpVar *hit = ldp_tape_memo_find(tape, AUTOGRAD_MEMO_EDGE_SCALE, both, 0.0f, g, v, s);
+  if (hit)
+    return hit;
+  const guint m = ldp_graph_n_edges(g);
+  const guint *dst = ldp_graph_edge_dst(g), *src = ldp_graph_edge_src(g);
+  const float *vd = ldp_var_value(v)->data, *sd = ldp_var_value(s)->data;
+  LdpTensor *out = ldp_tensor_new_uninit(m, 1);
+  float *restrict o = out->data;
+  LDP_OMP_FOR(weighted_par(m))
+  for (guint e = 0; e < m; e++)
+    o[e] = both ? vd[e] * sd[dst[e]] * sd[src[e]] : vd[e] * sd[dst[e]];
+  EdgeScaleState *st = g_new(EdgeScaleState, 1);
+  st->g = ldp_graph_ref(g);
+  st->both = both;
+  LdpVar *in[2] = { v, s };
+  LdpVar *r = ldp_tape_custom_op(tape, "edge_scale", in, 2, out, edge_scale_backward, st, edge_scale_state_free);
+  return ldp_tape_memo_put(tape, AUTOGRAD_MEMO_EDGE_SCALE, both, 0.0f, g, v, s, r);
+}
+
 LdpVar *ldp_op_edge_norm(LdpTape *tape, LdpGraph *g, LdpVar *w, LdpNorm norm)
 {
   g_return_val_if_fail(tape != NULL && g != NULL && ldp_var_is_dense_on(w, tape), NULL);
@@ -479,16 +559,10 @@ LdpVar *ldp_op_edge_norm(LdpTape *tape, LdpGraph *g, LdpVar *w, LdpNorm norm)
   LdpVar *lifted = edge_lift(tape, g, n, w);
   if (norm == LDP_NORM_SUM || norm == LDP_NORM_SELF)
     return lifted;
-  const guint m = ldp_graph_n_edges(n);
   /* GCN: n has the weight-1 loops in place of the diagonal, so its row sums are
    * 1 + the off-diagonal weights; SYM and MEAN: n has g's structure. */
   LdpVar *deg = ldp_op_edge_row_sum(tape, n, lifted);
-  if (norm == LDP_NORM_MEAN) {
-    LdpVar *inv = ldp_op_pow(tape, clamp_min_one(tape, deg), -1.0f);
-    return ldp_op_mul(tape, lifted, ldp_op_gather_rows(tape, inv, ldp_graph_edge_dst(n), m));
-  }
-  LdpVar *dinv = ldp_op_pow(tape, deg, -0.5f);
-  LdpVar *at_dst = ldp_op_gather_rows(tape, dinv, ldp_graph_edge_dst(n), m);
-  LdpVar *at_src = ldp_op_gather_rows(tape, dinv, ldp_graph_edge_src(n), m);
-  return ldp_op_mul(tape, ldp_op_mul(tape, lifted, at_dst), at_src);
+  if (norm == LDP_NORM_MEAN)
+    return edge_scale(tape, n, lifted, ldp_op_pow(tape, clamp_min_one(tape, deg), -1.0f), FALSE);
+  return edge_scale(tape, n, lifted, ldp_op_pow(tape, deg, -0.5f), TRUE);
 }
