@@ -491,19 +491,25 @@ static void edge_scale_backward(gpointer state, LdpVar *const *inputs, guint n_i
                                 const LdpTensor *out_grad, LdpTensor *const *in_grads)
 {
   const EdgeScaleState *st = state;
-  const guint m = out_grad->rows;
-  const guint *dst = ldp_graph_edge_dst(st->g), *src = ldp_graph_edge_src(st->g);
+  const LdpCsr *a = ldp_graph_csr(st->g);
+  const guint *src = ldp_graph_edge_src(st->g);
   const float *restrict v = ldp_var_value(inputs[0])->data, *restrict sc = ldp_var_value(inputs[1])->data;
   const float *restrict g = out_grad->data;
   float *restrict dv = in_grads[0] ? in_grads[0]->data : NULL;
   float *restrict ds = in_grads[1] ? in_grads[1]->data : NULL;
+  /* The destination of edge e is its CSR row i: its terms go to ds[i] through a
+   * register, in edge order, as the gather's scatter adds them. */
   if (!st->both) {
     /* mul(v, at_dst): dv += g at_dst, d at_dst = 0 + g v; gather: ds[dst] += d at_dst */
-    for (guint e = 0; e < m; e++) {
-      if (dv)
-        dv[e] += g[e] * sc[dst[e]];
+    for (guint i = 0; i < a->rows; i++) {
+      float acc = ds ? ds[i] : 0.0f;
+      for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++) {
+        if (dv)
+          dv[e] += g[e] * sc[i];
+        acc += 0.0f + g[e] * v[e];
+      }
       if (ds)
-        ds[dst[e]] += 0.0f + g[e] * v[e];
+        ds[i] = acc;
     }
     return;
   }
@@ -511,16 +517,21 @@ static void edge_scale_backward(gpointer state, LdpVar *const *inputs, guint n_i
    * mul(v, at_dst): dv += dp at_dst, d at_dst = 0 + dp v; then the gather of at_src
    * scatters (all edges), then the gather of at_dst. */
   if (ds)
-    for (guint e = 0; e < m; e++) {
-      const float p = v[e] * sc[dst[e]];
-      ds[src[e]] += 0.0f + g[e] * p;
+    for (guint i = 0; i < a->rows; i++)
+      for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++) {
+        const float p = v[e] * sc[i];
+        ds[src[e]] += 0.0f + g[e] * p;
+      }
+  for (guint i = 0; i < a->rows; i++) {
+    float acc = ds ? ds[i] : 0.0f;
+    for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++) {
+      const float dp = 0.0f + g[e] * sc[src[e]];
+      if (dv)
+        dv[e] += dp * sc[i];
+      acc += 0.0f + dp * v[e];
     }
-  for (guint e = 0; e < m; e++) {
-    const float dp = 0.0f + g[e] * sc[src[e]];
-    if (dv)
-      dv[e] += dp * sc[dst[e]];
     if (ds)
-      ds[dst[e]] += 0.0f + dp * v[e];
+      ds[i] = acc;
   }
 }
 
