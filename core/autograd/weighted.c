@@ -257,8 +257,13 @@ static void propagate_values_backward(gpointer state, LdpVar *const *inputs, gui
     const LdpCsr *at = ldp_graph_csr_t(g);
     const guint *map = ldp_graph_transpose_edge_map(g);
     float *vt = g_new(float, MAX(at->nnz, 1));
-    for (guint t = 0; t < at->nnz; t++)
+    /* A gather at scattered positions of an E-sized array: fetched ahead, as the
+     * hardware cannot guess them. */
+    for (guint t = 0; t < at->nnz; t++) {
+      if (t + 64 < at->nnz)
+        __builtin_prefetch(vals + map[t + 64]);
       vt[t] = vals[map[t]];
+    }
     LdpCsr m = *at;
     m.values = vt;
     ldp_csr_spmm_ordered(1.0f, &m, NULL, G, 1.0f, in_grads[1]); /* storage order, as ldp_graph_spmm */
