@@ -231,6 +231,24 @@ static void edge_dots_block(const float *restrict g, const float *restrict x, gu
     dv[k] += (float)acc[k];
 }
 
+/* The same for edges of several rows: row offsets (dst(e) * c) into @g per edge too.
+ * For sparse rows, where a row's few edges fill little of a vector. */
+LDP_MULTIVERSION
+static void edge_dots_rows_block(const float *restrict g, const float *restrict x, guint c,
+                                 const guint *restrict goff, const guint *restrict off, guint n, float *restrict dv)
+{
+  double acc[EDGE_DOTS_BLOCK];
+  for (guint k = 0; k < n; k++)
+    acc[k] = 0.0;
+  for (guint j = 0; j < c; j++) {
+    const float *restrict gj = g + j, *restrict xj = x + j;
+    for (guint k = 0; k < n; k++)
+      acc[k] += (double)gj[goff[k]] * xj[off[k]];
+  }
+  for (guint k = 0; k < n; k++)
+    dv[k] += (float)acc[k];
+}
+
 /* The same for all edges of row @i of @a, by blocks. */
 static void edge_dots_row(const LdpCsr *a, guint i, const float *g, const float *x, guint c, float *dv)
 {
@@ -272,7 +290,7 @@ static void propagate_values_backward(gpointer state, LdpVar *const *inputs, gui
   if (in_grads[0]) {
     /* d values_e += <G[i], X[src(e)]>: edge e belongs to row i only. */
     float *restrict dv = in_grads[0]->data;
-    if ((gsize)a->cols * c > G_MAXUINT) { /* offsets past 32 bits: the serial loop */
+    if ((gsize)MAX(a->cols, a->rows) * c > G_MAXUINT) { /* offsets past 32 bits: the serial loop */
       LDP_OMP_FOR(weighted_par((gsize)a->nnz * c))
       for (guint i = 0; i < a->rows; i++) {
         const float *restrict gr = ldp_tensor_row(G, i);
@@ -284,10 +302,23 @@ static void propagate_values_backward(gpointer state, LdpVar *const *inputs, gui
           dv[e] += (float)dot;
         }
       }
-    } else {
+    } else if (a->nnz >= (gsize)32 * a->rows) { /* dense rows: one row's edges per block */
       LDP_OMP_FOR(weighted_par((gsize)a->nnz * c))
       for (guint i = 0; i < a->rows; i++)
         edge_dots_row(a, i, ldp_tensor_row(G, i), X->data, c, dv);
+    } else { /* sparse rows: blocks of consecutive edges across rows */
+      const guint *dst = ldp_graph_edge_dst(g);
+      const guint n_blocks = (a->nnz + EDGE_DOTS_BLOCK - 1) / EDGE_DOTS_BLOCK;
+      LDP_OMP_FOR(weighted_par((gsize)a->nnz * c))
+      for (guint b = 0; b < n_blocks; b++) {
+        guint goff[EDGE_DOTS_BLOCK], off[EDGE_DOTS_BLOCK];
+        const guint e0 = b * EDGE_DOTS_BLOCK, n = MIN(EDGE_DOTS_BLOCK, a->nnz - e0);
+        for (guint k = 0; k < n; k++) {
+          goff[k] = dst[e0 + k] * c;
+          off[k] = a->indices[e0 + k] * c;
+        }
+        edge_dots_rows_block(G->data, X->data, c, goff, off, n, dv + e0);
+      }
     }
   }
 }
