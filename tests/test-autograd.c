@@ -2362,6 +2362,95 @@ static double *edge_norm_reference(LdpGraph *g, const float *w, LdpNorm norm)
   return coef;
 }
 
+/* ldp_op_edge_norm against the same normalisation composed of the public primitives
+ * (gather_rows, mul, edge_row_sum, pow), as edge_norm was once built: its fused
+ * end scaling promises the same float operations in the same order, so the
+ * coefficients and the gradient of the weights must agree bit for bit (memcmp), not
+ * within a tolerance. The lift onto the normalised graph is composed as a gather from
+ * [w; 1] (the added self-loops read the extra 1) times the stored values. MEAN's
+ * divisor is clamped at 1, which has no public op: there the weights are >= 1, so
+ * every non-empty row has a degree >= 1 and the clamp is the identity. */
+static void test_edge_norm_composed(void)
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, 74);
+  /* 23 nodes, a pseudo-random pattern (some self-loops, node 0 only a source),
+   * weighted entries */
+  const guint n = 23;
+  g_autoptr(GArray) rows = g_array_new(FALSE, FALSE, sizeof(guint));
+  g_autoptr(GArray) cols = g_array_new(FALSE, FALSE, sizeof(guint));
+  g_autoptr(GArray) vals = g_array_new(FALSE, FALSE, sizeof(float));
+  for (guint i = 1; i < n; i++)
+    for (guint j = 0; j < n; j++)
+      if ((i * 7 + j * 11) % 4 == 0 || j == i - 1) {
+        float v = 0.5f + (float)ldp_rng_uniform(&rng);
+        g_array_append_val(rows, i);
+        g_array_append_val(cols, j);
+        g_array_append_val(vals, v);
+      }
+  g_autoptr(GError) error = NULL;
+  LdpCsr *adj = ldp_csr_from_coo(n, n, (guint *)rows->data, (guint *)cols->data, (float *)vals->data, rows->len,
+                                 LDP_COO_ERROR, &error);
+  g_assert_no_error(error);
+  g_autoptr(LdpGraph) g = ldp_graph_new(adj);
+  const guint m = ldp_graph_n_edges(g);
+  static const LdpNorm norms[] = { LDP_NORM_GCN, LDP_NORM_SYM, LDP_NORM_MEAN };
+  for (guint k = 0; k < G_N_ELEMENTS(norms); k++) {
+    LdpGraph *nrm = ldp_graph_normalized(g, norms[k]);
+    const guint mn = ldp_graph_n_edges(nrm);
+    const gint *origin = ldp_graph_edge_origin(nrm);
+    const float *stored = ldp_graph_csr(g)->values;
+    const gboolean mean = norms[k] == LDP_NORM_MEAN;
+    LdpParam *w = param_positive("w", m, 1, &rng, mean ? 1.0f : 0.3f, 1.5f);
+    LdpParam *wx = ldp_param_new("wx", m + 1, 1); /* [w; 1] */
+    memcpy(ldp_param_value(wx)->data, ldp_param_value(w)->data, sizeof(float) * m);
+    ldp_param_value(wx)->data[m] = 1.0f;
+    g_autofree guint *idx = g_new(guint, mn);
+    g_autoptr(LdpTensor) stored_ext = ldp_tensor_new(mn, 1);
+    g_autoptr(LdpTensor) r = ldp_tensor_new(mn, 1);
+    fill_uniform(r, &rng, -1.0f, 1.0f);
+    for (guint e = 0; e < mn; e++) {
+      const gint o = origin ? origin[e] : (gint)e;
+      idx[e] = o < 0 ? m : (guint)o;
+      stored_ext->data[e] = o < 0 ? 1.0f : stored[o];
+    }
+    /* the fused op */
+    ldp_tensor_fill(ldp_param_grad(w), 0.0f);
+    LdpTape *t1 = ldp_tape_new(TRUE);
+    LdpVar *c1 = ldp_op_edge_norm(t1, g, ldp_tape_param(t1, w), norms[k]);
+    ldp_tape_backward(t1, ldp_op_sum(t1, ldp_op_mul(t1, c1, ldp_tape_constant(t1, r))));
+    /* the composition */
+    ldp_tensor_fill(ldp_param_grad(wx), 0.0f);
+    LdpTape *t2 = ldp_tape_new(TRUE);
+    LdpVar *lifted = ldp_op_mul(t2, ldp_op_gather_rows(t2, ldp_tape_param(t2, wx), idx, mn),
+                                ldp_tape_constant(t2, stored_ext));
+    LdpVar *deg = ldp_op_edge_row_sum(t2, nrm, lifted);
+    LdpVar *c2;
+    if (mean) {
+      LdpVar *inv = ldp_op_pow(t2, deg, -1.0f);
+      c2 = ldp_op_mul(t2, lifted, ldp_op_gather_rows(t2, inv, ldp_graph_edge_dst(nrm), mn));
+    } else {
+      LdpVar *dinv = ldp_op_pow(t2, deg, -0.5f);
+      LdpVar *at_dst = ldp_op_gather_rows(t2, dinv, ldp_graph_edge_dst(nrm), mn);
+      LdpVar *at_src = ldp_op_gather_rows(t2, dinv, ldp_graph_edge_src(nrm), mn);
+      c2 = ldp_op_mul(t2, ldp_op_mul(t2, lifted, at_dst), at_src);
+    }
+    ldp_tape_backward(t2, ldp_op_sum(t2, ldp_op_mul(t2, c2, ldp_tape_constant(t2, r))));
+    g_assert_cmpuint(ldp_var_value(c1)->rows, ==, mn);
+    g_assert_cmpint(memcmp(ldp_var_value(c1)->data, ldp_var_value(c2)->data, sizeof(float) * mn), ==, 0);
+    g_assert_cmpint(memcmp(ldp_param_grad(w)->data, ldp_param_grad(wx)->data, sizeof(float) * m), ==, 0);
+    /* not vacuous: the gradient reaches every weight the normalised graph reads (GCN
+     * replaces the stored self-loops by loops of weight 1) */
+    for (guint e = 0; e < mn; e++)
+      if (idx[e] < m)
+        g_assert_cmpfloat(ldp_param_grad(w)->data[idx[e]], !=, 0.0f);
+    ldp_tape_free(t1);
+    ldp_tape_free(t2);
+    ldp_param_free(w);
+    ldp_param_free(wx);
+  }
+}
+
 static void test_edge_norm(void)
 {
   LdpRng rng;
@@ -2555,6 +2644,7 @@ int main(int argc, char **argv)
   g_test_add_func("/autograd/custom-op", test_custom_op);
   g_test_add_func("/autograd/weighted-primitives", test_weighted_primitives);
   g_test_add_func("/autograd/edge-norm", test_edge_norm);
+  g_test_add_func("/autograd/edge-norm-composed", test_edge_norm_composed);
   g_test_add_func("/autograd/propagate-background", test_propagate_background);
   g_test_add_func("/autograd/weighted-reproducible", test_weighted_reproducible);
   return g_test_run();
