@@ -1002,9 +1002,14 @@ LDP_ALWAYS_INLINE void spmm_prefetch_rows(const LdpCsr *m, const guint *order, c
 }
 
 /* x larger than this (bytes) is gathered with software prefetching: on a graph
- * without locality (a random graph of 10^5 nodes) nearly every gathered row misses
- * the caches, and the hardware prefetcher cannot guess the indices. */
-#define SPMM_PREFETCH_MIN_BYTES (512u * 1024u)
+ * without locality (a random graph of 10^5 nodes, x 6.4 MB) nearly every gathered row
+ * misses the caches, and the hardware prefetcher cannot guess the indices. Below it
+ * the gathers mostly hit the core's L2 or the shared L3, and the prefetch pass (a
+ * second walk over the indices) only costs: 16 columns, one thread, ns per stored
+ * entry without / with it: Facebook's graph (x 1.4 MB) 1.9 / 3.3, random graphs of
+ * 10^4 (0.64 MB) 1.5 / 2.7 and 3 x 10^4 (1.9 MB; 3.8 MB at 32 columns) 1.7 / 2.8
+ * (3.2 / 5.5), 10^5 (6.4 MB) 5.3 / 4.9 (doc/scale.md). */
+#define SPMM_PREFETCH_MIN_BYTES (4u * 1024u * 1024u)
 /* Rows processed per prefetch block: the x rows of block k + 1 are requested before
  * block k is computed (about 40 lines in flight at degree 10). */
 #define SPMM_PREFETCH_ROWS 4u
