@@ -7,6 +7,7 @@
 
 #include "autograd/autograd.h"
 #include "autograd/tape.h"
+#include "numerics/graph-local.h"
 #include "numerics/numerics.h"
 
 /* ---- matmul ---- */
@@ -32,14 +33,39 @@ static void matmul_backward(LdpVar *self)
   }
 }
 
+/* Rows of @x gathered (@gather: dst[k] = src[order[k]]) or scattered back
+ * (dst[order[k]] = src[k]) into a new tensor; @x is consumed. (transfer full) */
+static LdpTensor *linear_permute_rows(LdpTensor *x, const guint *order, gboolean gather)
+{
+  LdpTensor *y = ldp_tensor_new_uninit(x->rows, x->cols);
+  const gsize row = (gsize)x->cols * sizeof(float);
+  for (guint k = 0; k < x->rows; k++) {
+    if (gather)
+      memcpy(ldp_tensor_row(y, k), ldp_tensor_row(x, order[k]), row);
+    else
+      memcpy(ldp_tensor_row(y, order[k]), ldp_tensor_row(x, k), row);
+  }
+  ldp_tensor_free(x);
+  return y;
+}
+
 /* Applies the operator polynomial of a linear constant to @x (n x c, consumed):
  * P^K x (@transposed: (P^T)^K x) when @coef is NULL, else sum_k a_k P^k x, each power
- * formed from the previous one and added to the sum in k order. (transfer full) */
+ * formed from the previous one and added to the sum in k order. With two or more
+ * steps the powers are formed on the operator with its nodes in breadth-first order
+ * (ldp_graph_csr_local) and the result put back in node order: the same floats,
+ * faster gathers. (transfer full) */
 static LdpTensor *linear_apply_operator(const LdpLinearFeatures *f, const float *coef, gboolean transposed,
                                         LdpTensor *x)
 {
   if (f->steps == 0 && coef == NULL)
     return x;
+  const guint *order = NULL;
+  const LdpCsr *local = NULL;
+  if (f->steps >= 2 && x->rows > 0 && x->cols > 0) {
+    local = ldp_graph_csr_local(f->operator_graph, transposed, &order);
+    x = linear_permute_rows(x, order, TRUE);
+  }
   LdpTensor *sum = NULL;
   if (coef) {
     sum = ldp_tensor_new(x->rows, x->cols);
@@ -48,7 +74,10 @@ static LdpTensor *linear_apply_operator(const LdpLinearFeatures *f, const float 
   }
   LdpTensor *t = f->steps > 0 ? ldp_tensor_new_uninit(x->rows, x->cols) : NULL;
   for (guint k = 0; k < f->steps; k++) {
-    ldp_graph_spmm(f->operator_graph, transposed, 1.0f, x, 0.0f, t);
+    if (local)
+      ldp_csr_spmm_ordered(1.0f, local, NULL, x, 0.0f, t); /* storage order, as ldp_graph_spmm */
+    else
+      ldp_graph_spmm(f->operator_graph, transposed, 1.0f, x, 0.0f, t);
     LdpTensor *swap = x;
     x = t;
     t = swap;
@@ -59,9 +88,9 @@ static LdpTensor *linear_apply_operator(const LdpLinearFeatures *f, const float 
     ldp_tensor_free(t);
   if (sum) {
     ldp_tensor_free(x);
-    return sum;
+    x = sum;
   }
-  return x;
+  return local ? linear_permute_rows(x, order, FALSE) : x;
 }
 
 /* Linear constants F = Q (S + 1 c^T), Q = P^K or a polynomial sum_k a_k P^k:
