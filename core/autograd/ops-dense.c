@@ -93,6 +93,8 @@ static LdpTensor *linear_apply_operator(const LdpLinearFeatures *f, const float 
   return local ? linear_permute_rows(x, order, FALSE) : x;
 }
 
+static const LdpCsr *product_cache_transpose(LdpProductCache *cache, const LdpCsr *s);
+
 /* Linear constants F = Q (S + 1 c^T), Q = P^K or a polynomial sum_k a_k P^k:
  * F W = Q (S W + 1 (c^T W)) costs O(nnz(S) h + K nnz(P) h + d h) instead of O(n d h). */
 static void linear_matmul_backward(LdpVar *self)
@@ -112,7 +114,10 @@ static void linear_matmul_backward(LdpVar *self)
     cur = owned;
   }
   LdpTensor *db = ldp_var_grad_buf(b);
-  if (f->sparse) {
+  if (f->sparse && self->tape->products) {
+    /* dW += S^T G_Q through the cached S^T: the scatter's sums, gathered. */
+    ldp_csr_gather_add(product_cache_transpose(self->tape->products, f->sparse), cur, db);
+  } else if (f->sparse) {
     /* dW += S^T G_Q as a scatter over S's rows (see matmul_backward). */
     ldp_csr_spmm_t_add(1.0f, f->sparse, cur, db);
   } else {
@@ -182,6 +187,7 @@ typedef struct {
 
 struct _LdpProductCache {
   GHashTable *entries;  /* LdpParam * (borrowed) -> ProductEntry * (owned) */
+  GHashTable *transposes; /* S (borrowed) -> S^T (owned): the backward's gather form */
   guint hits;
 };
 
@@ -197,6 +203,7 @@ LdpProductCache *ldp_product_cache_new(void)
 {
   LdpProductCache *c = g_new0(LdpProductCache, 1);
   c->entries = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, product_entry_free);
+  c->transposes = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, (GDestroyNotify)ldp_csr_free);
   return c;
 }
 
@@ -205,7 +212,20 @@ void ldp_product_cache_free(LdpProductCache *cache)
   if (!cache)
     return;
   g_hash_table_unref(cache->entries);
+  g_hash_table_unref(cache->transposes);
   g_free(cache);
+}
+
+/* S^T of sparse features S, built once per cache (the cache's owner keeps S
+ * unchanged while it lives; a shape mismatch rebuilds it). (transfer none) */
+static const LdpCsr *product_cache_transpose(LdpProductCache *cache, const LdpCsr *s)
+{
+  LdpCsr *t = g_hash_table_lookup(cache->transposes, s);
+  if (t && t->rows == s->cols && t->cols == s->rows && t->nnz == s->nnz)
+    return t;
+  t = ldp_csr_transpose(s);
+  g_hash_table_replace(cache->transposes, (gpointer)s, t);
+  return t;
 }
 
 guint ldp_product_cache_hits(const LdpProductCache *cache)

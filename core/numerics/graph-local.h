@@ -1,4 +1,6 @@
-/* graph-local.h (private): graph operators renumbered for locality (graph.c). */
+/* graph-local.h (private): graph operators renumbered for locality (graph.c) and the
+ * gather form of a transposed sparse product (tensor.c), for the products of lazy
+ * features (core/autograd/ops-dense.c). */
 #pragma once
 
 #include <ldpgnn/graph.h>
@@ -17,5 +19,12 @@ G_BEGIN_DECLS
  * once per graph and direction, thread-safe like the graph's other caches.
  * (transfer none: both live as long as @g) */
 G_GNUC_INTERNAL const LdpCsr *ldp_graph_csr_local(LdpGraph *g, gboolean transposed, const guint **order);
+
+/* y += t x with @t = m^T stored (ldp_csr_transpose(m)): every element of y is
+ * accumulated onto its value term by term in t's entry order, which is m's row order,
+ * so the result is bit for bit that of ldp_csr_spmm_t_add(1, m, x, y); but each
+ * element is summed in registers by one thread instead of scattered through memory
+ * (the scatter waits on every store when m's entries crowd into a few columns). */
+G_GNUC_INTERNAL void ldp_csr_gather_add(const LdpCsr *t, const LdpTensor *x, LdpTensor *y);
 
 G_END_DECLS
