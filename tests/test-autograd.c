@@ -1785,17 +1785,18 @@ static void local_reference(const LdpPolyFeatures *f, LdpParam *w, const LdpTens
   }
 }
 
-/* The lazy product forms the operator's powers (K >= 2) on the graph renumbered in
- * breadth-first order and puts the rows back: the same floats as the powers formed in
- * node order. Checked bit for bit (forward and dW) on a graph with several components,
- * directed edges, isolated and aggregating-nothing nodes, for P^K and for HOA's
- * polynomial, K = 1 (no renumbering), 2 and 5. */
-static void test_matmul_linear_local_order(void)
+/* The lazy product forms the operator's powers (K >= 2, x of 512 KiB or more) on the
+ * graph renumbered in breadth-first order and puts the rows back: the same floats as
+ * the powers formed in node order. Checked bit for bit (forward and dW) on a sparse
+ * random graph (several components, directed edges, isolated and aggregating-nothing
+ * nodes) of 9000 nodes with 16 columns (576 KB: renumbered) and of 40 nodes (not),
+ * for P^K and for HOA's polynomial, K = 1 (never renumbered), 2 and 5. */
+static void local_order_case(guint n, guint n_edges, guint h)
 {
   LdpRng rng;
   ldp_rng_init(&rng, 41);
-  const guint n = 40, d = 6, h = 5;
-  g_autoptr(LdpGraph) g = linear_graph(n, 70, &rng);
+  const guint d = 6;
+  g_autoptr(LdpGraph) g = linear_graph(n, n_edges, &rng);
   g_autoptr(LdpCsr) s = linear_s(n, d, &rng);
   float offset[6] = { 0.5f, -1.0f, 2.0f, 0.25f, 0.0f, -0.75f };
   g_autoptr(LdpParam) w = param_away("w", d, h, &rng);
@@ -1829,6 +1830,12 @@ static void test_matmul_linear_local_order(void)
                       ldp_tensor_size(dw_ref) * sizeof(float));
       ldp_tape_free(tape);
     }
+}
+
+static void test_matmul_linear_local_order(void)
+{
+  local_order_case(9000, 12000, 16);
+  local_order_case(40, 70, 5);
 }
 
 /* Forward Y = F W and backward dW = F^T R on the polynomial leaf, against the double
