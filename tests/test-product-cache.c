@@ -189,8 +189,18 @@ static void test_gather_backward(void)
           g_autoptr(LdpTensor) got = product_on_tape_onto(cache, &f, w, r, onto ? grad0 : NULL, &g_got);
           assert_same_bits(got, ref);
           assert_same_bits(g_got, g_ref);
-          ldp_tensor_free(g_ref);
           ldp_tensor_free(g_got);
+          /* a transposes-only cache: never serves a product, same bits */
+          LdpProductCache *tcache = ldp_product_cache_new_transposes();
+          for (guint rep = 0; rep < 2; rep++) {
+            g_autoptr(LdpTensor) got_t = product_on_tape_onto(tcache, &f, w, r, onto ? grad0 : NULL, &g_got);
+            assert_same_bits(got_t, ref);
+            assert_same_bits(g_got, g_ref);
+            ldp_tensor_free(g_got);
+          }
+          g_assert_cmpuint(ldp_product_cache_hits(tcache), ==, 0);
+          ldp_product_cache_free(tcache);
+          ldp_tensor_free(g_ref);
           ldp_product_cache_free(cache);
         }
 }

@@ -193,6 +193,7 @@ typedef struct {
 struct _LdpProductCache {
   GHashTable *entries;  /* LdpParam * (borrowed) -> ProductEntry * (owned) */
   GHashTable *transposes; /* S (borrowed) -> S^T (owned): the backward's gather form */
+  gboolean products;      /* FALSE: transposes only (ldp_product_cache_new_transposes) */
   guint hits;
 };
 
@@ -209,6 +210,14 @@ LdpProductCache *ldp_product_cache_new(void)
   LdpProductCache *c = g_new0(LdpProductCache, 1);
   c->entries = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, product_entry_free);
   c->transposes = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, (GDestroyNotify)ldp_csr_free);
+  c->products = TRUE;
+  return c;
+}
+
+LdpProductCache *ldp_product_cache_new_transposes(void)
+{
+  LdpProductCache *c = ldp_product_cache_new();
+  c->products = FALSE;
   return c;
 }
 
@@ -257,7 +266,7 @@ static gboolean product_values_equal(const LdpTensor *a, const LdpTensor *b)
 static LdpTensor *linear_product_cached(LdpProductCache *cache, const LdpLinearFeatures *f,
                                         const float *coef, guint n, const LdpVar *b)
 {
-  if (!cache || !b->param)
+  if (!cache || !cache->products || !b->param)
     return linear_product(f, coef, n, b->value);
   ProductEntry *e = g_hash_table_lookup(cache->entries, b->param);
   if (e && product_features_equal(&e->f, f) && e->coef == coef && e->y->rows == n &&
