@@ -542,6 +542,107 @@ static void test_nfr_storage(void)
   ldp_dataset_free(b);
 }
 
+/* nfr on sparse plus offset visits only the columns a node's neighbours store and takes
+ * the others from values precomputed per neighbour count. Against the materialised
+ * dense input, bit for bit, on a graph with a hub (199 neighbours), degrees 0 to 7,
+ * self-loops and isolated nodes, 60 features of which about 5 % are stored: both
+ * maps, thresholds under which the offset columns survive the shrinkage (C = 0.05,
+ * offsets up to 0.6 in absolute value, so count-constant columns are non-zero) and
+ * under which they do not (C = 1), both storages. */
+static LdpDataset *wide_affine_dataset(void)
+{
+  const guint n = 200, d = 60;
+  LdpRng rng;
+  ldp_rng_init(&rng, 31);
+  g_autoptr(GArray) src = g_array_new(FALSE, FALSE, sizeof(guint));
+  g_autoptr(GArray) dst = g_array_new(FALSE, FALSE, sizeof(guint));
+  for (guint i = 1; i < n; i++) { /* node 0: the hub */
+    const guint zero = 0;
+    g_array_append_val(src, zero);
+    g_array_append_val(dst, i);
+  }
+  for (guint i = 1; i < n - 10; i++) /* nodes n - 10 .. n - 1: only the hub */
+    for (guint k = 0; k < i % 7; k++) {
+      const guint j = 1 + (guint)ldp_rng_below(&rng, n - 11);
+      g_array_append_val(src, i);
+      g_array_append_val(dst, j);
+    }
+  for (guint i = 5; i < 50; i += 9) { /* self-loops */
+    g_array_append_val(src, i);
+    g_array_append_val(dst, i);
+  }
+  LdpDataset *ds = ldp_dataset_new(LDP_TASK_NODE, "wide");
+  g_autoptr(GError) error = NULL;
+  /* 3 more nodes than edges reach: isolated */
+  g_assert_true(ldp_dataset_set_structure(ds, n + 3, 1, NULL, (guint *)src->data, (guint *)dst->data, src->len,
+                                          TRUE, &error));
+  g_assert_no_error(error);
+  g_autoptr(GArray) ri = g_array_new(FALSE, FALSE, sizeof(guint));
+  g_autoptr(GArray) ci = g_array_new(FALSE, FALSE, sizeof(guint));
+  g_autoptr(GArray) vi = g_array_new(FALSE, FALSE, sizeof(float));
+  for (guint i = 0; i < n + 3; i++)
+    for (guint j = 0; j < d; j++)
+      if (ldp_rng_bernoulli(&rng, 0.05)) {
+        const float v = (float)(6.0 * ldp_rng_uniform(&rng) - 3.0);
+        g_array_append_val(ri, i);
+        g_array_append_val(ci, j);
+        g_array_append_val(vi, v);
+      }
+  LdpCsr *sm = ldp_csr_from_coo(n + 3, d, (guint *)ri->data, (guint *)ci->data, (float *)vi->data, ri->len,
+                                LDP_COO_ERROR, &error);
+  g_assert_no_error(error);
+  float *offset = g_new(float, d);
+  for (guint j = 0; j < d; j++)
+    offset[j] = (float)(1.2 * ldp_rng_uniform(&rng) - 0.6);
+  ldp_dataset_set_features_affine(ds, sm, offset);
+  return ds;
+}
+
+static void test_nfr_affine_counts(void)
+{
+  const char *maps[] = { "map=soft", "map=reference" };
+  const char *thresholds[] = { "threshold=0.05", "threshold=1" };
+  const char *storages[] = { "storage=dense", "storage=sparse" };
+  for (guint m = 0; m < 2; m++)
+    for (guint t = 0; t < 2; t++)
+      for (guint st = 0; st < 2; st++) {
+        const char *assign[] = { maps[m], thresholds[t], storages[st], NULL };
+        LdpDataset *affine = wide_affine_dataset(), *plain = wide_affine_dataset();
+        /* plain: the materialised dense copy of the same features */
+        ldp_dataset_set_features_dense(plain, ldp_tensor_copy(ldp_dataset_features_dense(plain)));
+        LdpPolyFeatures pf;
+        g_assert_true(ldp_dataset_poly_features(affine, &pf) && pf.lin.sparse && pf.lin.offset);
+        calibrate(affine, "nfr", assign);
+        calibrate(plain, "nfr", assign);
+        const LdpCsr *s1 = ldp_dataset_features_sparse(affine), *s2 = ldp_dataset_features_sparse(plain);
+        g_assert_true((s1 != NULL) == (st == 1) && (s2 != NULL) == (st == 1));
+        if (s1) {
+          g_assert_cmpuint(s1->nnz, ==, s2->nnz);
+          g_assert_cmpmem(s1->indptr, (s1->rows + 1) * sizeof(guint), s2->indptr, (s2->rows + 1) * sizeof(guint));
+          g_assert_cmpmem(s1->indices, s1->nnz * sizeof(guint), s2->indices, s2->nnz * sizeof(guint));
+          g_assert_cmpmem(s1->values, s1->nnz * sizeof(float), s2->values, s2->nnz * sizeof(float));
+        }
+        guint nonzero = 0;
+        if (s1) {
+          nonzero = s1->nnz;
+        } else {
+          const LdpTensor *x1 = ldp_dataset_features_dense(affine), *x2 = ldp_dataset_features_dense(plain);
+          g_assert_cmpmem(x1->data, ldp_tensor_size(x1) * sizeof(float), x2->data,
+                          ldp_tensor_size(x2) * sizeof(float));
+          for (gsize i = 0; i < ldp_tensor_size(x1); i++)
+            nonzero += x1->data[i] != 0.0f;
+        }
+        /* C = 0.05: most offset columns survive, so the per-count constants are read;
+         * C = 1: the shrinkage zeroes most of the output */
+        if (t == 0)
+          g_assert_cmpuint(nonzero, >, 203 * 60 / 2);
+        else
+          g_assert_cmpuint(nonzero, <, 203 * 60 / 4);
+        ldp_dataset_free(affine);
+        ldp_dataset_free(plain);
+      }
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -554,6 +655,7 @@ int main(int argc, char **argv)
   g_test_add_func("/calibrators/hoa/small", test_hoa_small);
   g_test_add_func("/calibrators/hoa/lazy-backbones", test_hoa_lazy_backbones);
   g_test_add_func("/calibrators/nfr/storage", test_nfr_storage);
+  g_test_add_func("/calibrators/nfr/affine-counts", test_nfr_affine_counts);
   int rc = g_test_run();
   ldp_registry_free(reg);
   return rc;

@@ -2,7 +2,10 @@
  * LdpProductCache). A product served from the cache must be the product computed
  * without it, bit for bit (value and the weights' gradient), and must be served only
  * while the features' descriptor and the weights' values are those it was computed
- * from: a changed weight (by one ulp), other steps or other rows recompute. */
+ * from: a changed weight (by one ulp), other steps or other rows recompute. With a
+ * cache the backward gathers dW through a cached S^T (ldp_csr_gather_add) instead of
+ * scattering over S: the same sums in the same order, checked bit for bit against the
+ * scatter, also onto a gradient that already holds values. */
 #include "config.h"
 
 #include <ldpgnn/ldpgnn.h>
@@ -44,20 +47,29 @@ static LdpCsr *cache_s(guint n, guint d, LdpRng *rng)
   return s;
 }
 
-/* Y = F W on a fresh tape using @cache (nullable), and dW of sum(Y ⊙ R) into
- * @grad_out (a copy). (transfer full) */
-static LdpTensor *product_on_tape(LdpProductCache *cache, const LdpLinearFeatures *f, LdpParam *w,
-                                  const LdpTensor *r, LdpTensor **grad_out)
+/* Y = F W on a fresh tape using @cache (nullable), and dW of sum(Y ⊙ R) added to
+ * @grad0 (nullable: zeros) into @grad_out (a copy). (transfer full) */
+static LdpTensor *product_on_tape_onto(LdpProductCache *cache, const LdpLinearFeatures *f, LdpParam *w,
+                                       const LdpTensor *r, const LdpTensor *grad0, LdpTensor **grad_out)
 {
   LdpTape *tape = ldp_tape_new(TRUE);
   ldp_tape_set_product_cache(tape, cache);
-  ldp_tensor_fill(ldp_param_grad(w), 0.0f);
+  if (grad0)
+    memcpy(ldp_param_grad(w)->data, grad0->data, ldp_tensor_size(grad0) * sizeof(float));
+  else
+    ldp_tensor_fill(ldp_param_grad(w), 0.0f);
   LdpVar *y = ldp_op_matmul(tape, ldp_tape_linear_constant(tape, f), ldp_tape_param(tape, w));
   ldp_tape_backward(tape, ldp_op_sum(tape, ldp_op_mul(tape, y, ldp_tape_constant(tape, r))));
   LdpTensor *out = ldp_tensor_copy(ldp_var_value(y));
   *grad_out = ldp_tensor_copy(ldp_param_grad(w));
   ldp_tape_free(tape);
   return out;
+}
+
+static LdpTensor *product_on_tape(LdpProductCache *cache, const LdpLinearFeatures *f, LdpParam *w,
+                                  const LdpTensor *r, LdpTensor **grad_out)
+{
+  return product_on_tape_onto(cache, f, w, r, NULL, grad_out);
 }
 
 static void assert_same_bits(const LdpTensor *a, const LdpTensor *b)
@@ -128,9 +140,75 @@ static void test_product_cache(void)
   ldp_product_cache_free(cache);
 }
 
+/* The gathered backward on S whose entries crowd into three of d columns (as NFR's
+ * output after its threshold), several per row, K = 0, 1 and 2, with and without
+ * offset, 16 and 19 columns (vector blocks and a tail), onto zeros and onto a gradient
+ * that already holds values (the gather starts from them, as the scatter adds to
+ * them): the scatter's floats. */
+static void test_gather_backward(void)
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, 73);
+  const guint n = 300, d = 40;
+  g_autoptr(LdpGraph) g = cache_graph(n, 1200, &rng);
+  g_autofree guint *ri = g_new(guint, 4 * n), *ci = g_new(guint, 4 * n);
+  g_autofree float *vi = g_new(float, 4 * n);
+  guint k = 0;
+  for (guint i = 0; i < n; i++)
+    for (guint j = 0; j < 4; j++) {
+      ri[k] = i;
+      ci[k] = j < 3 ? j * 7 : (guint)ldp_rng_below(&rng, d);
+      vi[k++] = (float)(ldp_rng_uniform(&rng) * 4.0 - 2.0);
+    }
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LdpCsr) s = ldp_csr_from_coo(n, d, ri, ci, vi, k, LDP_COO_SUM, &error);
+  g_assert_no_error(error);
+  float offset[40];
+  for (guint j = 0; j < d; j++)
+    offset[j] = (float)(ldp_rng_uniform(&rng) - 0.5);
+  const guint widths[] = { 16, 19 };
+  for (guint wi = 0; wi < G_N_ELEMENTS(widths); wi++)
+    for (guint steps = 0; steps <= 2; steps++)
+      for (guint with_offset = 0; with_offset <= 1; with_offset++)
+        for (guint onto = 0; onto <= 1; onto++) {
+          const guint h = widths[wi];
+          LdpLinearFeatures f = { .sparse = s, .offset = with_offset ? offset : NULL,
+                                  .operator_graph = steps ? ldp_graph_normalized(g, LDP_NORM_SYM) : NULL,
+                                  .steps = steps };
+          g_autoptr(LdpParam) w = ldp_param_new("w", d, h);
+          for (gsize i = 0; i < ldp_tensor_size(ldp_param_value(w)); i++)
+            ldp_param_value(w)->data[i] = (float)(ldp_rng_uniform(&rng) * 2.0 - 1.0);
+          g_autoptr(LdpTensor) r = ldp_tensor_new(n, h), grad0 = ldp_tensor_new(d, h);
+          for (gsize i = 0; i < ldp_tensor_size(r); i++)
+            r->data[i] = (float)(ldp_rng_uniform(&rng) - 0.5);
+          for (gsize i = 0; i < ldp_tensor_size(grad0); i++)
+            grad0->data[i] = (float)(ldp_rng_uniform(&rng) * 8.0 - 4.0);
+          LdpProductCache *cache = ldp_product_cache_new();
+          LdpTensor *g_ref = NULL, *g_got = NULL;
+          g_autoptr(LdpTensor) ref = product_on_tape_onto(NULL, &f, w, r, onto ? grad0 : NULL, &g_ref);
+          g_autoptr(LdpTensor) got = product_on_tape_onto(cache, &f, w, r, onto ? grad0 : NULL, &g_got);
+          assert_same_bits(got, ref);
+          assert_same_bits(g_got, g_ref);
+          ldp_tensor_free(g_got);
+          /* a transposes-only cache: never serves a product, same bits */
+          LdpProductCache *tcache = ldp_product_cache_new_transposes();
+          for (guint rep = 0; rep < 2; rep++) {
+            g_autoptr(LdpTensor) got_t = product_on_tape_onto(tcache, &f, w, r, onto ? grad0 : NULL, &g_got);
+            assert_same_bits(got_t, ref);
+            assert_same_bits(g_got, g_ref);
+            ldp_tensor_free(g_got);
+          }
+          g_assert_cmpuint(ldp_product_cache_hits(tcache), ==, 0);
+          ldp_product_cache_free(tcache);
+          ldp_tensor_free(g_ref);
+          ldp_product_cache_free(cache);
+        }
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/product-cache/reuse", test_product_cache);
+  g_test_add_func("/product-cache/gather-backward", test_gather_backward);
   return g_test_run();
 }

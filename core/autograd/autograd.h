@@ -53,6 +53,11 @@ void ldp_tape_set_trainable(LdpTape *tape, GPtrArray *trainable);
 typedef struct _LdpProductCache LdpProductCache;
 /* (transfer full) */
 LdpProductCache *ldp_product_cache_new(void);
+/* A cache that stores no products, only the transpose S^T of sparse features that the
+ * backward gathers dW = S^T G through (ldp_csr_gather_add: the scatter's sums, in
+ * registers): for runs whose forward never repeats with unchanged weights. The same
+ * numbers as without a cache. (transfer full) */
+LdpProductCache *ldp_product_cache_new_transposes(void);
 void ldp_product_cache_free(LdpProductCache *cache);
 /* How many products were served from @cache (for tests and benchmarks). */
 guint ldp_product_cache_hits(const LdpProductCache *cache);

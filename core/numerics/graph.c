@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "numerics/multiversion.h"
+#include "numerics/graph-local.h"
 #include "numerics/numerics.h"
 
 #define LDP_N_NORMS (LDP_NORM_SELF + 1)
@@ -28,6 +29,8 @@ struct _LdpGraph {
   guint *t_map;
   guint *degrees;
   guint *row_order[2];  /* adj, adj_t: rows sorted by length (ldp_csr_row_order) */
+  guint *local_order;   /* breadth-first node order (ldp_graph_csr_local) */
+  LdpCsr *local[2];     /* adj, adj_t renumbered in local_order */
   guint *edge_dst;
   LdpGraph *norm[LDP_N_NORMS];
   /* Block-constant background (ldp_graph_new_with_background); n_classes = 0 without. */
@@ -136,6 +139,9 @@ void ldp_graph_unref(LdpGraph *g)
   g_free(g->degrees);
   g_free(g->row_order[0]);
   g_free(g->row_order[1]);
+  g_free(g->local_order);
+  ldp_csr_free(g->local[0]);
+  ldp_csr_free(g->local[1]);
   g_free(g->edge_dst);
   g_free(g->class_of);
   g_free(g->class_count);
@@ -230,6 +236,73 @@ const guint *ldp_graph_row_order(LdpGraph *g, gboolean transposed)
     g_rec_mutex_unlock(&graph_cache_lock);
   }
   return g->row_order[k];
+}
+
+static guint *graph_bfs_order(const LdpCsr *a)
+{
+  const guint n = a->rows;
+  guint *order = g_new(guint, MAX(n, 1u));
+  gboolean *seen = g_new0(gboolean, MAX(n, 1u));
+  guint head = 0, tail = 0;
+  for (guint s = 0; s < n; s++) {
+    if (seen[s])
+      continue;
+    seen[s] = TRUE;
+    order[tail++] = s;
+    while (head < tail) {
+      const guint u = order[head++];
+      for (guint p = a->indptr[u]; p < a->indptr[u + 1]; p++) {
+        const guint v = a->indices[p];
+        if (!seen[v]) {
+          seen[v] = TRUE;
+          order[tail++] = v;
+        }
+      }
+    }
+  }
+  g_free(seen);
+  return order;
+}
+
+/* Row k of the result is row order[k] of @a, columns renumbered by @position (the
+ * inverse of order), entries in their stored order. */
+static LdpCsr *graph_csr_renumber(const LdpCsr *a, const guint *order, const guint *position)
+{
+  LdpCsr *r = ldp_csr_new(a->rows, a->cols, a->nnz);
+  guint k = 0;
+  for (guint i = 0; i < a->rows; i++) {
+    const guint o = order[i];
+    for (guint p = a->indptr[o]; p < a->indptr[o + 1]; p++) {
+      r->indices[k] = position[a->indices[p]];
+      r->values[k++] = a->values[p];
+    }
+    r->indptr[i + 1] = k;
+  }
+  r->nnz = k;
+  return r;
+}
+
+const LdpCsr *ldp_graph_csr_local(LdpGraph *g, gboolean transposed, const guint **order)
+{
+  g_return_val_if_fail(g != NULL && order != NULL, NULL);
+  const guint k = transposed ? 1 : 0;
+  if (g_atomic_pointer_get(&g->local[k]) == NULL) {
+    const LdpCsr *a = transposed ? ldp_graph_csr_t(g) : g->adj;
+    g_rec_mutex_lock(&graph_cache_lock);
+    if (g->local_order == NULL)
+      g_atomic_pointer_set(&g->local_order, graph_bfs_order(g->adj));
+    if (g->local[k] == NULL) {
+      const guint n = g->adj->rows;
+      guint *position = g_new(guint, MAX(n, 1u));
+      for (guint i = 0; i < n; i++)
+        position[g->local_order[i]] = i;
+      g_atomic_pointer_set(&g->local[k], graph_csr_renumber(a, g->local_order, position));
+      g_free(position);
+    }
+    g_rec_mutex_unlock(&graph_cache_lock);
+  }
+  *order = g->local_order;
+  return g->local[k];
 }
 
 /* SpMM on a graph processes the rows in storage order. Row-length order

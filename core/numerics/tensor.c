@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "multiversion.h"
+#include "numerics/graph-local.h"
 
 #if defined(HAVE_SYS_MMAN_H) && defined(HAVE_MADVISE)
 #include <sys/mman.h>
@@ -1002,9 +1003,14 @@ LDP_ALWAYS_INLINE void spmm_prefetch_rows(const LdpCsr *m, const guint *order, c
 }
 
 /* x larger than this (bytes) is gathered with software prefetching: on a graph
- * without locality (a random graph of 10^5 nodes) nearly every gathered row misses
- * the caches, and the hardware prefetcher cannot guess the indices. */
-#define SPMM_PREFETCH_MIN_BYTES (512u * 1024u)
+ * without locality (a random graph of 10^5 nodes, x 6.4 MB) nearly every gathered row
+ * misses the caches, and the hardware prefetcher cannot guess the indices. Below it
+ * the gathers mostly hit the core's L2 or the shared L3, and the prefetch pass (a
+ * second walk over the indices) only costs: 16 columns, one thread, ns per stored
+ * entry without / with it: Facebook's graph (x 1.4 MB) 1.9 / 3.3, random graphs of
+ * 10^4 (0.64 MB) 1.5 / 2.7 and 3 x 10^4 (1.9 MB; 3.8 MB at 32 columns) 1.7 / 2.8
+ * (3.2 / 5.5), 10^5 (6.4 MB) 5.3 / 4.9 (doc/scale.md). */
+#define SPMM_PREFETCH_MIN_BYTES (4u * 1024u * 1024u)
 /* Rows processed per prefetch block: the x rows of block k + 1 are requested before
  * block k is computed (about 40 lines in flight at degree 10). */
 #define SPMM_PREFETCH_ROWS 4u
@@ -1138,6 +1144,58 @@ static void spmm_t_block(float alpha, const LdpCsr *m, const LdpTensor *x, LdpTe
       for (; t < w; t++)
         dst[t] += a * xi[t];
     }
+  }
+}
+
+/* Rows [r0, r1) of y += t x, each element accumulated onto y's value term by term in
+ * t's entry order (see ldp_csr_gather_add). */
+LDP_MULTIVERSION
+static void gather_add_rows(const LdpCsr *t, const LdpTensor *x, LdpTensor *y, guint r0, guint r1)
+{
+  const guint c = x->cols;
+  for (guint r = r0; r < r1; r++) {
+    float *yr = y->data + (gsize)r * c;
+    guint j = 0;
+    for (; j + 8 <= c; j += 8) {
+      LdpV8 acc;
+      memcpy(&acc, yr + j, sizeof acc);
+      for (guint p = t->indptr[r]; p < t->indptr[r + 1]; p++) {
+        LdpV8 xv;
+        memcpy(&xv, x->data + (gsize)t->indices[p] * c + j, sizeof xv);
+        acc += t->values[p] * xv;
+      }
+      memcpy(yr + j, &acc, sizeof acc);
+    }
+    for (; j < c; j++) {
+      float acc = yr[j];
+      for (guint p = t->indptr[r]; p < t->indptr[r + 1]; p++)
+        acc += t->values[p] * x->data[(gsize)t->indices[p] * c + j];
+      yr[j] = acc;
+    }
+  }
+}
+
+void ldp_csr_gather_add(const LdpCsr *t, const LdpTensor *x, LdpTensor *y)
+{
+  g_return_if_fail(t != NULL && x != NULL && y != NULL);
+  g_return_if_fail(x != y);
+  g_return_if_fail(t->cols == x->rows && y->rows == t->rows && y->cols == x->cols);
+  const guint64 work = ((guint64)t->nnz + t->rows) * x->cols;
+  if (work < LDP_SPMM_PARALLEL_WORK || t->rows < 2) {
+    gather_add_rows(t, x, y, 0, t->rows);
+    return;
+  }
+  /* Each output row is summed by one thread: bitwise independent of the thread count. */
+#pragma omp parallel
+  {
+    guint parts = 1, k = 0;
+#ifdef _OPENMP
+    parts = (guint)omp_get_num_threads();
+    k = (guint)omp_get_thread_num();
+#endif
+    const guint r0 = spmm_part_start(t, NULL, k, parts), r1 = spmm_part_start(t, NULL, k + 1, parts);
+    if (r0 < r1)
+      gather_add_rows(t, x, y, r0, r1);
   }
 }
 

@@ -81,8 +81,9 @@ struct _LdpTrainContext {
                                        * steps only in its own phases, so its gradient is
                                        * not computed in the backbone's step */
   LdpProductCache *products;          /* first-layer products across tapes (owned), or NULL:
-                                       * set while training a node task whose forward
-                                       * repeats with unchanged weights (hooks) */
+                                       * set while training a node task on lazy features;
+                                       * stores products only when its forward repeats
+                                       * with unchanged weights (hooks), else only S^T */
 
   /* the current step */
   guint epoch;

@@ -450,9 +450,10 @@ static gboolean train_nodes(LdpTrainContext *c, const SplitRows *r, Selection *s
   /* With hooks, the training forward runs on a tape of its own after the evaluation
    * with the same weights, and phases repeat the forward with the backbone frozen:
    * their first-layer products are computed once per weight value. The features'
-   * descriptor is fixed for the whole loop (whole.x_lin), as the cache requires. */
-  if (c->hooks && whole.linear)
-    c->products = ldp_product_cache_new();
+   * descriptor is fixed for the whole loop (whole.x_lin), as the cache requires.
+   * Without hooks no forward repeats: the cache keeps only S^T for the backward. */
+  if (whole.linear)
+    c->products = c->hooks ? ldp_product_cache_new() : ldp_product_cache_new_transposes();
   c->labels = r->labels;
   c->rows = r->train;
   c->n_rows = r->n_train;
