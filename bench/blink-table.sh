@@ -2,7 +2,7 @@
 # blink-table.sh: Blink's whole Cora table (GCN, GraphSAGE and GAT; every row and ε of
 # pipelines/blink-cora-{gcn,sage,gat}.yaml; seeds 1-10), run cell by cell two at a
 # time with bench/run-cells.sh, then its wall time and CPU time printed and the table
-# beside the published one (doc/blink.md, "Time").
+# beside the published one in OUT_DIR/tables.md (doc/blink.md, "Time").
 #
 #   bench/blink-table.sh [-j JOBS] [-n SEEDS] OUT_DIR
 #
@@ -23,8 +23,8 @@ out=$1
 here=$(dirname "$0")
 mkdir -p "$out" || exit 1
 
-# Children's CPU seconds come from the shell's `times` (user and system of waited-for
-# children), so the figure covers every `ldpgnn` process and nothing else on the machine.
+# Wall time here; for CPU time run the script under `/usr/bin/time -v` (its user and
+# system times cover every `ldpgnn` process and nothing else on the machine).
 start=$(date +%s)
 status=0
 for model in gcn sage gat; do
@@ -34,8 +34,7 @@ for model in gcn sage gat; do
   grep '^FAILED' "$out/$model.out"
 done
 end=$(date +%s)
-cpu=$(times | sed -n 2p)
-echo "wall: $((end - start)) s; children's CPU (user, system): $cpu; $jobs jobs; $seeds seeds"
+echo "wall: $((end - start)) s; $jobs jobs; $seeds seeds"
 python3 "$here/blink-tables.py" tables "$out/gcn" "$out/sage" "$out/gat" \
   --csv "$out/seeds.csv" >"$out/tables.md" 2>&1 || status=1
 exit $status
