@@ -628,6 +628,50 @@ static void test_pipeline_errors(void)
   g_rmdir(dir);
 }
 
+/* Graph-level datasets and tasks other than node classification have no node pairs to
+ * attack: refused when the pipeline is loaded, at the `attacks:` list, before
+ * any data is read (the tu and gin_text data are not needed). */
+static void test_graph_level_refused(void)
+{
+  static const struct {
+    const char *yaml;
+    const char *want;
+  } cases[] = {
+    { "dataset: {plugin: tu, name: mutag}\nbackbone: {plugin: gin}\n", "dataset 'tu' is graph-level" },
+    { "dataset: {plugin: gin_text, name: reddit_binary}\nbackbone: {plugin: gin}\n",
+      "dataset 'gin_text' is graph-level" },
+    { "dataset: {plugin: synthetic}\nbackbone: {plugin: gcn}\ntrain: {task: graph_classification}\n",
+      "train.task is 'graph_classification'" },
+    { "dataset: {plugin: synthetic}\nbackbone: {plugin: gcn}\ntrain: {task: node_regression}\n",
+      "train.task is 'node_regression'" },
+  };
+  g_autofree char *dir = g_dir_make_tmp("ldp-attack-XXXXXX", NULL);
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    /* `attacks:` follows the seed and the case's lines; its list starts on the next line */
+    guint line = 2;
+    for (const char *c = cases[i].yaml; *c; c++)
+      line += *c == '\n';
+    g_autofree char *text = g_strconcat("seed: 1\n", cases[i].yaml, "attacks:\n  - plugin: linkteller\n", NULL);
+    g_autofree char *path = write_pipeline(dir, "graph.yaml", text);
+    g_autofree char *where = g_strdup_printf("%s:%u:", path, line + 1);
+    GError *err = NULL;
+    g_assert_null(ldp_pipeline_load(path, registry, NULL, &err));
+    g_assert_nonnull(err);
+    g_test_message("%s", err->message);
+    g_assert_true(g_str_has_prefix(err->message, where));
+    g_assert_nonnull(strstr(err->message, cases[i].want));
+    g_clear_error(&err);
+    /* the same pipeline without attacks loads */
+    g_autofree char *plain = g_strconcat("seed: 1\n", cases[i].yaml, NULL);
+    g_autofree char *ppath = write_pipeline(dir, "plain.yaml", plain);
+    g_autoptr(LdpPipeline) p = ldp_pipeline_load(ppath, registry, NULL, &err);
+    g_assert_no_error(err);
+    g_unlink(path);
+    g_unlink(ppath);
+  }
+  g_rmdir(dir);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -646,6 +690,7 @@ int main(int argc, char **argv)
   g_test_add_func("/attack/background", test_background);
   g_test_add_func("/attack/end-to-end", test_end_to_end);
   g_test_add_func("/attack/pipeline-errors", test_pipeline_errors);
+  g_test_add_func("/attack/graph-level-refused", test_graph_level_refused);
   int status = g_test_run();
   ldp_registry_free(registry);
   return status;

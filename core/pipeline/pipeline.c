@@ -593,6 +593,27 @@ static gboolean check_side_reads(const Ctx *c, const LdpRunSpec *r, const LdpYam
   return TRUE;
 }
 
+/* Attacks need a node-classification model: a graph-level dataset (graph
+ * classification) has no node pairs to score, and the other tasks run no attacks.
+ * Refused at the `attacks:` list, before any data is read; a dataset plugin that does
+ * not declare its level (ABI < 1.3) is checked when the black box is built. */
+static gboolean check_attack_task(const LdpRunSpec *r, const LdpYamlNode *attacks, GError **error)
+{
+  const LdpPluginDesc *ds = ldp_plugin_desc(r->dataset.plugin);
+  if (ldp_host_dataset_level(ds, r->dataset.params) == LDP_TASK_GRAPH)
+    return ldp_yaml_error(error, attacks, LDP_PIPELINE_ERROR_INVALID,
+                          "attacks need a node-level task, but dataset '%s' is graph-level (graph "
+                          "classification): link-stealing attacks score node pairs of one graph; remove "
+                          "'attacks' or use a node-level dataset",
+                          ds->name);
+  if (ldp_params_has(r->train, "task") && strcmp(ldp_params_get_string(r->train, "task"), "node_classification") != 0)
+    return ldp_yaml_error(error, attacks, LDP_PIPELINE_ERROR_INVALID,
+                          "attacks run after node classification only, but train.task is '%s'; remove "
+                          "'attacks' or the task",
+                          ldp_params_get_string(r->train, "task"));
+  return TRUE;
+}
+
 static LdpRunSpec *build_run(const Ctx *c, const char *name, const LdpYamlNode *variant, GError **error)
 {
   const LdpYamlNode *root = c->root;
@@ -666,6 +687,8 @@ static LdpRunSpec *build_run(const Ctx *c, const char *name, const LdpYamlNode *
                    "attacks are not supported with split kind edges (link prediction)");
     goto fail;
   }
+  if (r->attacks->len > 0 && !check_attack_task(r, attacks, error))
+    goto fail;
   return r;
 
 fail:

@@ -85,6 +85,14 @@ LDP_API void ldp_attack_prf_at(const double *score, const gboolean *positive, gu
  * borrowed and must outlive the result. Node-level datasets only. */
 LDP_API LdpAttackModel *ldp_attack_model_new(const LdpPluginDesc *bb, gpointer model, const LdpDataset *data,
                                              const LdpTensor *edge_w, guint hops, GError **error);
+/* ldp_attack_model_new with the input features @input (nullable: @data's; dense, one
+ * row per node, borrowed: it must outlive the result) in place of @data's: the features
+ * a calibrator's transform_input handed the model (the structure calibrator with
+ * feature_steps > 0), which the model was trained and evaluated on. The box's feature
+ * rows, clean logits and changes are then those of @input. */
+LDP_API LdpAttackModel *ldp_attack_model_new_input(const LdpPluginDesc *bb, gpointer model, const LdpDataset *data,
+                                                   const LdpTensor *input, const LdpTensor *edge_w, guint hops,
+                                                   GError **error);
 LDP_API void ldp_attack_model_free(LdpAttackModel *m);
 /* ldp_attack_model_change computed by a changed forward pass over the whole graph,
  * against the clean logits: the reference for the restricted computation. */
@@ -123,5 +131,10 @@ LDP_API gboolean ldp_attacks_run(const GPtrArray *attacks, const LdpPluginDesc *
 LDP_API gboolean ldp_attacks_run_weighted(const GPtrArray *attacks, const LdpPluginDesc *bb, gpointer model,
                                           const LdpDataset *data, const LdpTensor *edge_w, guint hops,
                                           LdpGraph *truth, guint64 key, GArray *metrics, GError **error);
+/* ldp_attacks_run on the black box @box (borrowed; ldp_attack_model_new_input builds
+ * one on exactly the features and weighted graph the model ran on). @truth must have
+ * the box's node count. */
+LDP_API gboolean ldp_attacks_run_model(const GPtrArray *attacks, LdpAttackModel *box, LdpGraph *truth, guint64 key,
+                                       GArray *metrics, GError **error);
 
 G_END_DECLS
