@@ -669,6 +669,19 @@ static LdpRunSpec *build_run(const Ctx *c, const char *name, const LdpYamlNode *
     goto fail;
   if (!(r->attacks = build_stage_list(c, attacks, "attacks", LDP_PLUGIN_ATTACK, SLOT_SPECS(LDP_SLOT_ATTACK), error)))
     goto fail;
+  /* He et al.'s distinct pairs have uniform non-edges only */
+  for (guint a = 0; a < r->attacks->len; a++) {
+    const LdpStageSpec *st = r->attacks->pdata[a];
+    if (strcmp(ldp_params_get_string(st->core, "pairs"), "balanced_distinct") == 0 &&
+        strcmp(ldp_params_get_string(st->core, "negatives"), "uniform") != 0) {
+      const LdpYamlNode *item = attacks->items->pdata[a], *neg = ldp_yaml_mapping_get(item, "negatives", NULL);
+      ldp_yaml_error(error, neg ? neg : item, LDP_PIPELINE_ERROR_INVALID,
+                     "attack %u ('%s'): pairs balanced_distinct draws uniform non-edges; negatives '%s' is "
+                     "only for pairs balanced",
+                     a + 1, ldp_plugin_desc(st->plugin)->name, ldp_params_get_string(st->core, "negatives"));
+      goto fail;
+    }
+  }
   /* One trained model per seed is attacked: its selected or its last weights. */
   for (guint a = 1; a < r->attacks->len; a++) {
     const LdpStageSpec *first = r->attacks->pdata[0], *st = r->attacks->pdata[a];

@@ -11,7 +11,10 @@ G_BEGIN_DECLS
 
 typedef enum {
   LDP_ATTACK_PAIRS_BALANCED = 1, /* n_pairs edges + n_pairs non-edges, shuffled */
-  LDP_ATTACK_PAIRS_UNBALANCED    /* all C(n_test, 2) pairs among n_test drawn nodes */
+  LDP_ATTACK_PAIRS_UNBALANCED,   /* all C(n_test, 2) pairs among n_test drawn nodes */
+  LDP_ATTACK_PAIRS_DISTINCT      /* n_pairs distinct edges, uniform over the edge set, and n_pairs
+                                    distinct uniform non-edges, each pair as (u, v) with u < v,
+                                    shuffled (He et al.'s Attack-0) */
 } LdpAttackPairMode;
 
 typedef enum {
@@ -40,7 +43,7 @@ LDP_API void ldp_attack_sampling_from_params(const LdpParams *core, LdpAttackSam
 /* (transfer full) Samples pairs on the true graph @truth (an entry in either direction
  * is an edge; self-loops are ignored) and writes their labels to *@labels (transfer
  * full, one per pair). Balanced pairs may repeat (draws with replacement); unbalanced
- * pairs are distinct. Fails (LDP_RUN_ERROR) when the graph cannot supply them. */
+ * and balanced_distinct pairs are distinct. Fails (LDP_RUN_ERROR) when the graph cannot supply them. */
 LDP_API LdpAttackPairs *ldp_attack_pairs_sample(LdpGraph *truth, const LdpAttackSampling *s, LdpRng *rng,
                                         gboolean **labels, GError **error);
 /* (transfer full) Pairs given explicitly (tests, drivers); @u, @v copied. */
