@@ -637,6 +637,113 @@ static void test_edge_ops(void)
   free_params(s1, 1);
 }
 
+/* ---- attention scores, fused ---- */
+
+typedef struct {
+  LdpGraph *g;
+  gboolean fused;
+  gboolean same;   /* one input serves as both src and dst */
+} ScoresCase;
+
+static LdpVar *build_edge_scores(LdpTape *t, LdpVar **in, gpointer d)
+{
+  const ScoresCase *sc = d;
+  LdpVar *src = in[0], *dst = sc->same ? in[0] : in[1];
+  LdpVar *out;
+  if (sc->fused) {
+    out = ldp_op_edge_scores(t, sc->g, src, dst, 0.2f);
+  } else {
+    /* Two statements: the source gather is recorded first, as the fused op documents
+     * (the order matters when src and dst are one variable). */
+    LdpVar *es = ldp_op_edge_gather(t, sc->g, src, LDP_EDGE_SRC);
+    LdpVar *ed = ldp_op_edge_gather(t, sc->g, dst, LDP_EDGE_DST);
+    out = ldp_op_leaky_relu(t, ldp_op_add(t, es, ed), 0.2f);
+  }
+  /* dst feeds a later op too: its gradient is not fresh when the scores' arrives */
+  return ldp_op_add(t, out, ldp_op_edge_gather(t, sc->g, ldp_op_scale(t, dst, 0.5f), LDP_EDGE_SRC));
+}
+
+/* Value and input gradients of sum(build(...) * r) (transfer full). */
+static LdpTensor *edge_scores_run(LdpParam **in, ScoresCase *sc, const LdpTensor *r, LdpTensor **grads)
+{
+  LdpTape *t = ldp_tape_new(TRUE);
+  LdpVar *v[2];
+  for (guint k = 0; k < 2; k++) {
+    v[k] = ldp_tape_param(t, in[k]);
+    ldp_tensor_fill(ldp_param_grad(in[k]), 0.0f);
+  }
+  LdpVar *out = build_edge_scores(t, v, sc);
+  ldp_tape_backward(t, ldp_op_sum(t, ldp_op_mul(t, out, ldp_tape_constant(t, r))));
+  LdpTensor *y = ldp_tensor_copy(ldp_var_value(out));
+  for (guint k = 0; k < 2; k++)
+    grads[k] = ldp_tensor_copy(ldp_param_grad(in[k]));
+  ldp_tape_free(t);
+  return y;
+}
+
+/* Fused and composed scores agree bit for bit (values and gradients) on @g. */
+static void check_edge_scores_bitwise(LdpGraph *g, guint heads, LdpRng *rng)
+{
+  const guint n = ldp_graph_n_nodes(g), m = ldp_graph_n_edges(g);
+  LdpParam *in[2] = { ldp_param_new("src", n, heads), ldp_param_new("dst", n, heads) };
+  fill_uniform(ldp_param_value(in[0]), rng, -1.0f, 1.0f);
+  fill_uniform(ldp_param_value(in[1]), rng, -1.0f, 1.0f);
+  g_autoptr(LdpTensor) r = ldp_tensor_new(m, heads);
+  fill_uniform(r, rng, -1.0f, 1.0f);
+  for (int same = 0; same <= 1; same++) {
+    ScoresCase fused = { g, TRUE, same }, pair = { g, FALSE, same };
+    LdpTensor *g1[2], *g2[2];
+    g_autoptr(LdpTensor) y1 = edge_scores_run(in, &pair, r, g1);
+    g_autoptr(LdpTensor) y2 = edge_scores_run(in, &fused, r, g2);
+    g_assert_cmpmem(y1->data, sizeof(float) * ldp_tensor_size(y1), y2->data, sizeof(float) * ldp_tensor_size(y2));
+    for (guint k = 0; k < 2; k++) {
+      g_assert_cmpmem(g1[k]->data, sizeof(float) * ldp_tensor_size(g1[k]), g2[k]->data,
+                      sizeof(float) * ldp_tensor_size(g2[k]));
+      ldp_tensor_free(g1[k]);
+      ldp_tensor_free(g2[k]);
+    }
+  }
+  free_params(in, 2);
+}
+
+static void test_edge_scores(void)
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, 29);
+  g_autoptr(LdpGraph) g = directed_graph();
+  /* |src| >= 0.2 and |dst| <= 0.1 keep every sum at least 0.1 from LeakyReLU's kink
+   * (far beyond the finite-difference step), with both signs among the 9 x 2 sums. */
+  LdpParam *in[2] = { param_away("src", 5, 2, &rng), ldp_param_new("dst", 5, 2) };
+  fill_away(ldp_param_value(in[1]), &rng, 0.0f, 0.1f);
+  ScoresCase plain = { g, TRUE, FALSE };
+  check_grads("edge_scores src,dst", in, 2, build_edge_scores, &plain, TRUE);
+
+  /* Memoised: asking again returns the same variable; another slope or order does not. */
+  LdpTape *tape = ldp_tape_new(FALSE);
+  LdpVar *s = ldp_tape_param(tape, in[0]), *d = ldp_tape_param(tape, in[1]);
+  g_assert_true(ldp_op_edge_scores(tape, g, s, d, 0.2f) == ldp_op_edge_scores(tape, g, s, d, 0.2f));
+  g_assert_true(ldp_op_edge_scores(tape, g, s, d, 0.2f) != ldp_op_edge_scores(tape, g, d, s, 0.2f));
+  g_assert_true(ldp_op_edge_scores(tape, g, s, d, 0.2f) != ldp_op_edge_scores(tape, g, s, d, 0.1f));
+  ldp_tape_free(tape);
+  free_params(in, 2);
+
+  /* Bit for bit the composed ops, with distinct and with one shared input: on the small
+   * graph, and on a random one large enough (70000 edges x 2 heads) for the kernels'
+   * multi-threaded paths when OpenMP runs more than one thread. */
+  check_edge_scores_bitwise(g, 2, &rng);
+  const guint big_n = 2000, big_m = 70000;
+  g_autofree guint *bs = g_new(guint, big_m), *bd = g_new(guint, big_m);
+  for (guint e = 0; e < big_m; e++) {
+    bs[e] = (guint)ldp_rng_below(&rng, big_n);
+    bd[e] = (guint)ldp_rng_below(&rng, big_n);
+  }
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LdpGraph) big = ldp_graph_new_from_edges(big_n, bs, bd, big_m, FALSE, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(ldp_graph_n_edges(big) * 2, >=, 131072);
+  check_edge_scores_bitwise(big, 2, &rng);
+}
+
 typedef enum { L_NLL, L_CE, L_NLLPROB } LossKind;
 
 static const gint loss_labels[6] = { 2, -1, 0, 1, 3, 0 };  /* -1: unlabelled, never selected */
@@ -2255,6 +2362,95 @@ static double *edge_norm_reference(LdpGraph *g, const float *w, LdpNorm norm)
   return coef;
 }
 
+/* ldp_op_edge_norm against the same normalisation composed of the public primitives
+ * (gather_rows, mul, edge_row_sum, pow), as edge_norm was once built: its fused
+ * end scaling promises the same float operations in the same order, so the
+ * coefficients and the gradient of the weights must agree bit for bit (memcmp), not
+ * within a tolerance. The lift onto the normalised graph is composed as a gather from
+ * [w; 1] (the added self-loops read the extra 1) times the stored values. MEAN's
+ * divisor is clamped at 1, which has no public op: there the weights are >= 1, so
+ * every non-empty row has a degree >= 1 and the clamp is the identity. */
+static void test_edge_norm_composed(void)
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, 74);
+  /* 23 nodes, a pseudo-random pattern (some self-loops, node 0 only a source),
+   * weighted entries */
+  const guint n = 23;
+  g_autoptr(GArray) rows = g_array_new(FALSE, FALSE, sizeof(guint));
+  g_autoptr(GArray) cols = g_array_new(FALSE, FALSE, sizeof(guint));
+  g_autoptr(GArray) vals = g_array_new(FALSE, FALSE, sizeof(float));
+  for (guint i = 1; i < n; i++)
+    for (guint j = 0; j < n; j++)
+      if ((i * 7 + j * 11) % 4 == 0 || j == i - 1) {
+        float v = 0.5f + (float)ldp_rng_uniform(&rng);
+        g_array_append_val(rows, i);
+        g_array_append_val(cols, j);
+        g_array_append_val(vals, v);
+      }
+  g_autoptr(GError) error = NULL;
+  LdpCsr *adj = ldp_csr_from_coo(n, n, (guint *)rows->data, (guint *)cols->data, (float *)vals->data, rows->len,
+                                 LDP_COO_ERROR, &error);
+  g_assert_no_error(error);
+  g_autoptr(LdpGraph) g = ldp_graph_new(adj);
+  const guint m = ldp_graph_n_edges(g);
+  static const LdpNorm norms[] = { LDP_NORM_GCN, LDP_NORM_SYM, LDP_NORM_MEAN };
+  for (guint k = 0; k < G_N_ELEMENTS(norms); k++) {
+    LdpGraph *nrm = ldp_graph_normalized(g, norms[k]);
+    const guint mn = ldp_graph_n_edges(nrm);
+    const gint *origin = ldp_graph_edge_origin(nrm);
+    const float *stored = ldp_graph_csr(g)->values;
+    const gboolean mean = norms[k] == LDP_NORM_MEAN;
+    LdpParam *w = param_positive("w", m, 1, &rng, mean ? 1.0f : 0.3f, 1.5f);
+    LdpParam *wx = ldp_param_new("wx", m + 1, 1); /* [w; 1] */
+    memcpy(ldp_param_value(wx)->data, ldp_param_value(w)->data, sizeof(float) * m);
+    ldp_param_value(wx)->data[m] = 1.0f;
+    g_autofree guint *idx = g_new(guint, mn);
+    g_autoptr(LdpTensor) stored_ext = ldp_tensor_new(mn, 1);
+    g_autoptr(LdpTensor) r = ldp_tensor_new(mn, 1);
+    fill_uniform(r, &rng, -1.0f, 1.0f);
+    for (guint e = 0; e < mn; e++) {
+      const gint o = origin ? origin[e] : (gint)e;
+      idx[e] = o < 0 ? m : (guint)o;
+      stored_ext->data[e] = o < 0 ? 1.0f : stored[o];
+    }
+    /* the fused op */
+    ldp_tensor_fill(ldp_param_grad(w), 0.0f);
+    LdpTape *t1 = ldp_tape_new(TRUE);
+    LdpVar *c1 = ldp_op_edge_norm(t1, g, ldp_tape_param(t1, w), norms[k]);
+    ldp_tape_backward(t1, ldp_op_sum(t1, ldp_op_mul(t1, c1, ldp_tape_constant(t1, r))));
+    /* the composition */
+    ldp_tensor_fill(ldp_param_grad(wx), 0.0f);
+    LdpTape *t2 = ldp_tape_new(TRUE);
+    LdpVar *lifted = ldp_op_mul(t2, ldp_op_gather_rows(t2, ldp_tape_param(t2, wx), idx, mn),
+                                ldp_tape_constant(t2, stored_ext));
+    LdpVar *deg = ldp_op_edge_row_sum(t2, nrm, lifted);
+    LdpVar *c2;
+    if (mean) {
+      LdpVar *inv = ldp_op_pow(t2, deg, -1.0f);
+      c2 = ldp_op_mul(t2, lifted, ldp_op_gather_rows(t2, inv, ldp_graph_edge_dst(nrm), mn));
+    } else {
+      LdpVar *dinv = ldp_op_pow(t2, deg, -0.5f);
+      LdpVar *at_dst = ldp_op_gather_rows(t2, dinv, ldp_graph_edge_dst(nrm), mn);
+      LdpVar *at_src = ldp_op_gather_rows(t2, dinv, ldp_graph_edge_src(nrm), mn);
+      c2 = ldp_op_mul(t2, ldp_op_mul(t2, lifted, at_dst), at_src);
+    }
+    ldp_tape_backward(t2, ldp_op_sum(t2, ldp_op_mul(t2, c2, ldp_tape_constant(t2, r))));
+    g_assert_cmpuint(ldp_var_value(c1)->rows, ==, mn);
+    g_assert_cmpint(memcmp(ldp_var_value(c1)->data, ldp_var_value(c2)->data, sizeof(float) * mn), ==, 0);
+    g_assert_cmpint(memcmp(ldp_param_grad(w)->data, ldp_param_grad(wx)->data, sizeof(float) * m), ==, 0);
+    /* not vacuous: the gradient reaches every weight the normalised graph reads (GCN
+     * replaces the stored self-loops by loops of weight 1) */
+    for (guint e = 0; e < mn; e++)
+      if (idx[e] < m)
+        g_assert_cmpfloat(ldp_param_grad(w)->data[idx[e]], !=, 0.0f);
+    ldp_tape_free(t1);
+    ldp_tape_free(t2);
+    ldp_param_free(w);
+    ldp_param_free(wx);
+  }
+}
+
 static void test_edge_norm(void)
 {
   LdpRng rng;
@@ -2426,6 +2622,7 @@ int main(int argc, char **argv)
   g_test_add_func("/autograd/columns-softmax", test_columns_and_softmax);
   g_test_add_func("/autograd/dropout", test_dropout);
   g_test_add_func("/autograd/edge-ops", test_edge_ops);
+  g_test_add_func("/autograd/edge-scores", test_edge_scores);
   g_test_add_func("/autograd/losses", test_losses);
   g_test_add_func("/autograd/readout", test_readout);
   g_test_add_func("/autograd/batch-norm", test_batch_norm);
@@ -2447,6 +2644,7 @@ int main(int argc, char **argv)
   g_test_add_func("/autograd/custom-op", test_custom_op);
   g_test_add_func("/autograd/weighted-primitives", test_weighted_primitives);
   g_test_add_func("/autograd/edge-norm", test_edge_norm);
+  g_test_add_func("/autograd/edge-norm-composed", test_edge_norm_composed);
   g_test_add_func("/autograd/propagate-background", test_propagate_background);
   g_test_add_func("/autograd/weighted-reproducible", test_weighted_reproducible);
   return g_test_run();

@@ -23,6 +23,7 @@ enum {
   AUTOGRAD_MEMO_PROPAGATE_VALUES,
   AUTOGRAD_MEMO_EDGE_LIFT,
   AUTOGRAD_MEMO_PROPAGATE_BACKGROUND,
+  AUTOGRAD_MEMO_EDGE_SCALE,
 };
 
 /* Whether @v is a dense variable of @tape (not a sparse or linear constant). */

@@ -9,12 +9,32 @@
 #include "autograd/tape.h"
 #include "numerics/numerics.h"
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* Whether a loop of @work scalar operations runs on one thread. Sums over the
+ * transposed graph (column j of A: its entries in row order, ldp_csr_transpose) are
+ * then computed by a scatter over A in storage order instead: every element still adds
+ * the same terms in the same order, so the bits are those of the transposed walk,
+ * while the large per-edge arrays are read in sequence instead of at random. */
+static gboolean graph_serial(gsize work)
+{
+#ifdef _OPENMP
+  return !ldp_par(work) || omp_get_max_threads() == 1;
+#else
+  (void)work;
+  return TRUE;
+#endif
+}
+
 /* ---- propagate ---- */
 
 typedef struct {
   LdpGraph *g;   /* reference held */
   guint heads;   /* columns of the edge weights (0 without weights) */
-  float *coef;   /* nnz x heads: coefficient times edge weight (weighted case only) */
+  float *coef;   /* nnz x heads: coefficient times edge weight (weighted case only; NULL
+                  * when that is the edge weights themselves, see prop_coefficients) */
 } PropSaved;
 
 static void prop_saved_free(gpointer data)
@@ -27,10 +47,19 @@ static void prop_saved_free(gpointer data)
 
 /* Effective coefficient of each edge and head, coef_e * w_e[h], in edge order. One
  * array instead of values/origin/weights keeps the transposed (random-order) walk of
- * the backward pass at one cache miss per edge instead of three. */
+ * the backward pass at one cache miss per edge instead of three. NULL when every edge
+ * has its own weight row and unit value (attention graphs): 1 * w is w, bit for bit, so
+ * the weights serve as the coefficients. */
 static float *prop_coefficients(const LdpCsr *A, const gint *origin, const LdpTensor *w)
 {
   const guint heads = w->cols;
+  if (!origin) {
+    guint e = 0;
+    while (e < A->nnz && A->values[e] == 1.0f)
+      e++;
+    if (e == A->nnz)
+      return NULL;
+  }
   float *coef = g_new(float, MAX((gsize)A->nnz * heads, 1));
   LDP_OMP_FOR(ldp_par((gsize)A->nnz * heads))
   for (guint e = 0; e < A->nnz; e++) {
@@ -58,10 +87,27 @@ static void propagate_backward(LdpVar *self)
       gboolean fresh;
       LdpTensor *dx = ldp_var_grad_dst(x, &fresh);
       ldp_graph_spmm(s->g, TRUE, 1.0f, G, fresh ? 0.0f : 1.0f, dx);
+    } else if (graph_serial(work)) {
+      /* dX[j] += coef_e G[i] for the entries e = (i, j), in storage order. */
+      LdpTensor *dx = ldp_var_grad_buf(x);
+      const float *coef = s->coef ? s->coef : wv->value->data;
+      const guint heads = s->heads, f = C / heads;
+      for (guint i = 0; i < A->rows; i++) {
+        const float *restrict gr = ldp_tensor_row(G, i);
+        for (guint e = A->indptr[i]; e < A->indptr[i + 1]; e++) {
+          const float *ce = coef + (gsize)e * heads;
+          float *restrict dr = ldp_tensor_row(dx, A->indices[e]);
+          for (guint h = 0; h < heads; h++) {
+            const float c = ce[h];
+            for (guint k = h * f; k < (h + 1) * f; k++)
+              dr[k] += c * gr[k];
+          }
+        }
+      }
     } else {
       LdpTensor *dx = ldp_var_grad_buf(x);
       const guint *map = ldp_graph_transpose_edge_map(s->g);
-      const float *coef = s->coef;
+      const float *coef = s->coef ? s->coef : wv->value->data;
       const guint heads = s->heads, f = C / heads;
       LDP_OMP_FOR(ldp_par(work))
       for (guint j = 0; j < At->rows; j++) {
@@ -87,22 +133,48 @@ static void propagate_backward(LdpVar *self)
     const guint heads = s->heads, f = C / heads;
     const LdpTensor *X = x->value;
     float *contrib = origin ? g_new(float, (gsize)A->nnz * heads) : NULL;
+#define PROP_DW_STORE(e, h, dot)                                \
+  do {                                                          \
+    if (origin)                                                 \
+      contrib[(gsize)(e) * heads + (h)] = A->values[e] * (dot); \
+    else                                                        \
+      dw->data[(gsize)(e) * heads + (h)] += A->values[e] * (dot); \
+  } while (0)
     LDP_OMP_FOR(ldp_par(work))
     for (guint i = 0; i < A->rows; i++) {
       const float *gr = ldp_tensor_row(G, i);
-      for (guint e = A->indptr[i]; e < A->indptr[i + 1]; e++) {
+      const guint hi = A->indptr[i + 1];
+      guint e = A->indptr[i];
+      /* Four edges at a time: four independent dot products, each summed in its own
+       * column order, so the additions overlap instead of waiting on one chain. */
+      for (; e + 4 <= hi; e += 4) {
+        const float *x0 = ldp_tensor_row(X, A->indices[e]), *x1 = ldp_tensor_row(X, A->indices[e + 1]);
+        const float *x2 = ldp_tensor_row(X, A->indices[e + 2]), *x3 = ldp_tensor_row(X, A->indices[e + 3]);
+        for (guint h = 0; h < heads; h++) {
+          float d0 = 0.0f, d1 = 0.0f, d2 = 0.0f, d3 = 0.0f;
+          for (guint k = h * f; k < (h + 1) * f; k++) {
+            d0 += gr[k] * x0[k];
+            d1 += gr[k] * x1[k];
+            d2 += gr[k] * x2[k];
+            d3 += gr[k] * x3[k];
+          }
+          PROP_DW_STORE(e, h, d0);
+          PROP_DW_STORE(e + 1, h, d1);
+          PROP_DW_STORE(e + 2, h, d2);
+          PROP_DW_STORE(e + 3, h, d3);
+        }
+      }
+      for (; e < hi; e++) {
         const float *xr = ldp_tensor_row(X, A->indices[e]);
         for (guint h = 0; h < heads; h++) {
           float dot = 0.0f;
           for (guint k = h * f; k < (h + 1) * f; k++)
             dot += gr[k] * xr[k];
-          if (origin)
-            contrib[(gsize)e * heads + h] = A->values[e] * dot;
-          else
-            dw->data[(gsize)e * heads + h] += A->values[e] * dot;
+          PROP_DW_STORE(e, h, dot);
         }
       }
     }
+#undef PROP_DW_STORE
     if (origin) {
       for (guint e = 0; e < A->nnz; e++) {
         if (origin[e] < 0)
@@ -113,6 +185,61 @@ static void propagate_backward(LdpVar *self)
       }
       g_free(contrib);
     }
+  }
+}
+
+/* The weighted forward with one head of C columns: each output row is summed in
+ * registers over its edges (an accumulator per column, in edge order, starting from
+ * zero as the zero-filled output does), instead of through memory, where each edge's
+ * addition waits for the previous store. Instantiated per width (C is constant). */
+#define PROP_NARROW_MAX 16
+static inline __attribute__((always_inline)) void prop_forward_width(const LdpCsr *A, const LdpTensor *X,
+                                                                     const float *cf, LdpTensor *out,
+                                                                     const guint C)
+{
+  LDP_OMP_FOR(ldp_par((gsize)A->nnz * C))
+  for (guint i = 0; i < A->rows; i++) {
+    float acc[PROP_NARROW_MAX];
+    for (guint k = 0; k < C; k++)
+      acc[k] = 0.0f;
+    for (guint e = A->indptr[i]; e < A->indptr[i + 1]; e++) {
+      const float *restrict xr = ldp_tensor_row(X, A->indices[e]);
+      const float c = cf[e];
+      for (guint k = 0; k < C; k++)
+        acc[k] += c * xr[k];
+    }
+    float *restrict o = ldp_tensor_row(out, i);
+    for (guint k = 0; k < C; k++)
+      o[k] = acc[k];
+  }
+}
+
+static void prop_forward_narrow(const LdpCsr *A, const LdpTensor *X, const float *cf, LdpTensor *out)
+{
+  switch (X->cols) {
+#define PROP_CASE(W)                           \
+  case W:                                      \
+    prop_forward_width(A, X, cf, out, W);      \
+    break;
+    PROP_CASE(1)
+    PROP_CASE(2)
+    PROP_CASE(3)
+    PROP_CASE(4)
+    PROP_CASE(5)
+    PROP_CASE(6)
+    PROP_CASE(7)
+    PROP_CASE(8)
+    PROP_CASE(9)
+    PROP_CASE(10)
+    PROP_CASE(11)
+    PROP_CASE(12)
+    PROP_CASE(13)
+    PROP_CASE(14)
+    PROP_CASE(15)
+    PROP_CASE(16)
+#undef PROP_CASE
+  default:
+    g_assert_not_reached();
   }
 }
 
@@ -151,16 +278,21 @@ LdpVar *ldp_op_propagate(LdpTape *tape, LdpGraph *g, LdpVar *edge_w, LdpVar *x)
     const LdpTensor *w = edge_w->value, *X = x->value;
     const guint f = C / heads;
     coef = prop_coefficients(A, origin, w);
-    LDP_OMP_FOR(ldp_par((gsize)A->nnz * C))
-    for (guint i = 0; i < A->rows; i++) {
-      float *restrict o = ldp_tensor_row(out, i);
-      for (guint e = A->indptr[i]; e < A->indptr[i + 1]; e++) {
-        const float *restrict xr = ldp_tensor_row(X, A->indices[e]);
-        const float *ce = coef + (gsize)e * heads;
-        for (guint h = 0; h < heads; h++) {
-          const float c = ce[h];
-          for (guint k = h * f; k < (h + 1) * f; k++)
-            o[k] += c * xr[k];
+    const float *cf = coef ? coef : w->data;
+    if (heads == 1 && C >= 1 && C <= PROP_NARROW_MAX) {
+      prop_forward_narrow(A, X, cf, out);
+    } else {
+      LDP_OMP_FOR(ldp_par((gsize)A->nnz * C))
+      for (guint i = 0; i < A->rows; i++) {
+        float *restrict o = ldp_tensor_row(out, i);
+        for (guint e = A->indptr[i]; e < A->indptr[i + 1]; e++) {
+          const float *restrict xr = ldp_tensor_row(X, A->indices[e]);
+          const float *ce = cf + (gsize)e * heads;
+          for (guint h = 0; h < heads; h++) {
+            const float c = ce[h];
+            for (guint k = h * f; k < (h + 1) * f; k++)
+              o[k] += c * xr[k];
+          }
         }
       }
     }
@@ -362,6 +494,16 @@ static void edge_gather_backward(LdpVar *self)
   const LdpTensor *G = self->grad;
   LdpTensor *d = ldp_var_grad_buf(x);
   const guint C = G->cols;
+  if (s->arg == LDP_EDGE_SRC && graph_serial((gsize)G->rows * C)) {
+    const LdpCsr *A = ldp_graph_csr(s->g);
+    for (guint e = 0; e < A->nnz; e++) {
+      const float *gr = ldp_tensor_row(G, e);
+      float *dr = ldp_tensor_row(d, A->indices[e]);
+      for (guint c = 0; c < C; c++)
+        dr[c] += gr[c];
+    }
+    return;
+  }
   /* Each node's row collects its edges' rows: destination rows straight from the CSR,
    * source rows through the transpose, so every node is written by one thread. */
   const LdpCsr *M = s->arg == LDP_EDGE_DST ? ldp_graph_csr(s->g) : ldp_graph_csr_t(s->g);
@@ -385,14 +527,23 @@ LdpVar *ldp_op_edge_gather(LdpTape *tape, LdpGraph *g, LdpVar *x, LdpEdgeEnd end
   const LdpCsr *A = ldp_graph_csr(g);
   g_return_val_if_fail(x->value->rows == A->rows && A->rows == A->cols, NULL);
   const guint C = x->value->cols;
+  const MemoKey key = memo_key(MEMO_EDGE_GATHER, end, 0, 0.0f, g, x, NULL);
+  LdpVar *hit = memo_find(tape, &key);
+  if (hit)
+    return hit;
   const guint *node = end == LDP_EDGE_SRC ? A->indices : ldp_graph_edge_dst(g);
   LdpTensor *out = ldp_tensor_new_uninit(A->nnz, C);
+  const float *restrict X = x->value->data;
+  float *restrict o = out->data;
+  /* A plain copy loop: rows are a few floats (one per attention head), where a memcpy
+   * call per edge costs more than the copy. */
   LDP_OMP_FOR(ldp_par((gsize)A->nnz * C))
   for (guint e = 0; e < A->nnz; e++)
-    memcpy(ldp_tensor_row(out, e), ldp_tensor_row(x->value, node[e]), C * sizeof(float));
+    for (guint c = 0; c < C; c++)
+      o[(gsize)e * C + c] = X[(gsize)node[e] * C + c];
   LdpVar *v = ldp_var_record(tape, out, &x, 1, edge_gather_backward);
   graph_save(v, g, end);
-  return v;
+  return memo_put(tape, &key, v);
 }
 
 static void edge_softmax_backward(LdpVar *self)
@@ -423,6 +574,10 @@ LdpVar *ldp_op_edge_softmax(LdpTape *tape, LdpGraph *g, LdpVar *scores)
   CHECK_VAR(tape, scores, NULL);
   const LdpCsr *A = ldp_graph_csr(g);
   g_return_val_if_fail(scores->value->rows == A->nnz, NULL);
+  const MemoKey key = memo_key(MEMO_EDGE_SOFTMAX, 0, 0, 0.0f, g, scores, NULL);
+  LdpVar *hit = memo_find(tape, &key);
+  if (hit)
+    return hit;
   const LdpTensor *S = scores->value;
   const guint H = S->cols;
   LdpTensor *out = ldp_tensor_new_uninit(A->nnz, H);
@@ -435,19 +590,118 @@ LdpVar *ldp_op_edge_softmax(LdpTape *tape, LdpGraph *g, LdpVar *scores)
       float m = S->data[(gsize)lo * H + h];
       for (guint e = lo + 1; e < hi; e++)
         m = MAX(m, S->data[(gsize)e * H + h]);
+      /* Each exponential is computed once, kept in out, then scaled. */
       double sum = 0.0;
-      for (guint e = lo; e < hi; e++)
-        sum += expf(S->data[(gsize)e * H + h] - m);
-      float inv = (float)(1.0 / sum);
       for (guint e = lo; e < hi; e++) {
         gsize k = (gsize)e * H + h;
-        out->data[k] = expf(S->data[k] - m) * inv;
+        out->data[k] = expf(S->data[k] - m);
+        sum += out->data[k];
       }
+      float inv = (float)(1.0 / sum);
+      for (guint e = lo; e < hi; e++)
+        out->data[(gsize)e * H + h] *= inv;
     }
   }
   LdpVar *v = ldp_var_record(tape, out, &scores, 1, edge_softmax_backward);
   graph_save(v, g, LDP_EDGE_DST);
-  return v;
+  return memo_put(tape, &key, v);
+}
+
+/* ---- attention scores: leaky(gather src + gather dst), fused ---- */
+
+typedef struct {
+  LdpGraph *g;   /* reference held */
+  float slope;
+} ScoresSaved;
+
+static void scores_saved_free(gpointer data)
+{
+  ScoresSaved *s = data;
+  ldp_graph_unref(s->g);
+  g_free(s);
+}
+
+/* The composed ops' backward, in their order: the edge gradient de = g * leaky'(x)
+ * (x = src[j] + dst[i] recomputed, the same bits), then dst's rows collect their edges
+ * in storage order (the DST gather), then src's rows theirs in transposed order (the
+ * SRC gather; a scatter in storage order when serial, see graph_serial). */
+static void edge_scores_backward(LdpVar *self)
+{
+  const ScoresSaved *s = self->saved;
+  const LdpCsr *A = ldp_graph_csr(s->g);
+  LdpVar *src = self->parents[0], *dst = self->parents[1];
+  const guint H = self->grad->cols;
+  const float slope = s->slope;
+  const float *restrict G = self->grad->data, *restrict S = src->value->data, *restrict D = dst->value->data;
+  float *restrict de = g_new(float, MAX((gsize)A->nnz * H, 1));
+  float *ddst = dst->needs_grad ? ldp_var_grad_buf(dst)->data : NULL;
+  /* dst's sum runs in a register beside the edge gradients (the same additions in the
+   * same order as adding to memory edge by edge). */
+  LDP_OMP_FOR(ldp_par((gsize)A->nnz * H))
+  for (guint i = 0; i < A->rows; i++) {
+    for (guint h = 0; h < H; h++) {
+      const float di = D[(gsize)i * H + h];
+      float acc = ddst ? ddst[(gsize)i * H + h] : 0.0f;
+      for (guint e = A->indptr[i]; e < A->indptr[i + 1]; e++) {
+        const float x = S[(gsize)A->indices[e] * H + h] + di;
+        const float d = G[(gsize)e * H + h] * (x > 0.0f ? 1.0f : slope);
+        de[(gsize)e * H + h] = d;
+        acc += d;
+      }
+      if (ddst)
+        ddst[(gsize)i * H + h] = acc;
+    }
+  }
+  if (src->needs_grad) {
+    float *dsrc = ldp_var_grad_buf(src)->data;
+    if (graph_serial((gsize)A->nnz * H)) {
+      for (guint e = 0; e < A->nnz; e++)
+        for (guint h = 0; h < H; h++)
+          dsrc[(gsize)A->indices[e] * H + h] += de[(gsize)e * H + h];
+    } else {
+      const LdpCsr *At = ldp_graph_csr_t(s->g);
+      const guint *map = ldp_graph_transpose_edge_map(s->g);
+      LDP_OMP_FOR(ldp_par((gsize)A->nnz * H))
+      for (guint j = 0; j < At->rows; j++)
+        for (guint t = At->indptr[j]; t < At->indptr[j + 1]; t++)
+          for (guint h = 0; h < H; h++)
+            dsrc[(gsize)j * H + h] += de[(gsize)map[t] * H + h];
+    }
+  }
+  g_free(de);
+}
+
+LdpVar *ldp_op_edge_scores(LdpTape *tape, LdpGraph *g, LdpVar *src, LdpVar *dst, float slope)
+{
+  g_return_val_if_fail(tape != NULL && g != NULL, NULL);
+  CHECK_VAR(tape, src, NULL);
+  CHECK_VAR(tape, dst, NULL);
+  const LdpCsr *A = ldp_graph_csr(g);
+  g_return_val_if_fail(A->rows == A->cols && src->value->rows == A->rows && same_shape(src, dst), NULL);
+  const MemoKey key = memo_key(MEMO_EDGE_SCORES, 0, 0, slope, g, src, dst);
+  LdpVar *hit = memo_find(tape, &key);
+  if (hit)
+    return hit;
+  const guint H = src->value->cols;
+  LdpTensor *out = ldp_tensor_new_uninit(A->nnz, H);
+  const float *restrict S = src->value->data, *restrict D = dst->value->data;
+  float *restrict o = out->data;
+  LDP_OMP_FOR(ldp_par((gsize)A->nnz * H))
+  for (guint i = 0; i < A->rows; i++)
+    for (guint e = A->indptr[i]; e < A->indptr[i + 1]; e++) {
+      const guint j = A->indices[e];
+      for (guint h = 0; h < H; h++) {
+        const float x = S[(gsize)j * H + h] + D[(gsize)i * H + h];
+        o[(gsize)e * H + h] = x > 0.0f ? x : slope * x;
+      }
+    }
+  LdpVar *parents[2] = { src, dst };
+  LdpVar *v = ldp_var_record(tape, out, parents, 2, edge_scores_backward);
+  ScoresSaved *s = g_new(ScoresSaved, 1);
+  s->g = ldp_graph_ref(g);
+  s->slope = slope;
+  ldp_var_save(v, s, scores_saved_free);
+  return memo_put(tape, &key, v);
 }
 
 /* ---- readout ---- */

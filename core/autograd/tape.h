@@ -81,6 +81,9 @@ typedef enum {
   MEMO_SLICE,
   MEMO_CONCAT,
   MEMO_INTERNAL, /* ops of other core files, see autograd.h */
+  MEMO_EDGE_GATHER,
+  MEMO_EDGE_SOFTMAX,
+  MEMO_EDGE_SCORES,
 } MemoOp;
 
 typedef struct {

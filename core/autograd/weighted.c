@@ -9,6 +9,7 @@
 #include <ldpgnn/ldpgnn.h>
 
 #include "numerics/numerics.h"
+#include "numerics/multiversion.h"
 
 #include <math.h>
 #include <string.h>
@@ -36,6 +37,13 @@ static void gather_rows_backward(gpointer state, LdpVar *const *inputs, guint n_
   LdpTensor *dx = in_grads[0];
   const guint c = out_grad->cols;
   /* Sequential in k: rows repeated in @idx receive their terms in a fixed order. */
+  if (c == 1) { /* per-edge coefficients: the same terms without a row lookup each */
+    float *restrict d = dx->data;
+    const float *restrict g = out_grad->data;
+    for (guint k = 0; k < out_grad->rows; k++)
+      d[idx[k]] += g[k];
+    return;
+  }
   for (guint k = 0; k < out_grad->rows; k++) {
     float *restrict dr = ldp_tensor_row(dx, idx[k]);
     const float *restrict gr = ldp_tensor_row(out_grad, k);
@@ -55,9 +63,17 @@ LdpVar *ldp_op_gather_rows(LdpTape *tape, LdpVar *x, const guint *idx, guint n)
   if (hit)
     return hit;
   LdpTensor *out = ldp_tensor_new_uninit(n, X->cols);
-  LDP_OMP_FOR(weighted_par((gsize)n * X->cols))
-  for (guint k = 0; k < n; k++)
-    memcpy(ldp_tensor_row(out, k), ldp_tensor_row(X, idx[k]), X->cols * sizeof(float));
+  if (X->cols == 1) { /* per-edge coefficients: a plain gather, no memcpy call per element */
+    float *restrict o = out->data;
+    const float *restrict xd = X->data;
+    LDP_OMP_FOR(weighted_par(n))
+    for (guint k = 0; k < n; k++)
+      o[k] = xd[idx[k]];
+  } else {
+    LDP_OMP_FOR(weighted_par((gsize)n * X->cols))
+    for (guint k = 0; k < n; k++)
+      memcpy(ldp_tensor_row(out, k), ldp_tensor_row(X, idx[k]), X->cols * sizeof(float));
+  }
   LdpVar *v = ldp_tape_custom_op(tape, "gather_rows", &x, 1, out, gather_rows_backward, (gpointer)idx, NULL);
   return ldp_tape_memo_put(tape, AUTOGRAD_MEMO_GATHER_ROWS, n, 0.0f, x, idx, NULL, v);
 }
@@ -190,6 +206,61 @@ LdpVar *ldp_op_scale_rows(LdpTape *tape, LdpVar *x, LdpVar *s)
 
 /* ---- propagate_values ---- */
 
+/* dv[e] += <g, X[src(e)]> for the edges [0, n) of one row, n <= EDGE_DOTS_BLOCK, their
+ * sources' offsets in @x given (src(e) * c), each dot summed in double over
+ * j = 0 .. c - 1 from 0: the terms and order of one serial sum per edge, but with j
+ * outside, so the edges' sums are independent and the loop over them vectorises
+ * (gathers). A float product is exact in double, so a fused multiply-add rounds
+ * as the separate product and sum do: every build gives the same bits. */
+#define EDGE_DOTS_BLOCK 256
+
+LDP_MULTIVERSION
+static void edge_dots_block(const float *restrict g, const float *restrict x, guint c, const guint *restrict off,
+                            guint n, float *restrict dv)
+{
+  double acc[EDGE_DOTS_BLOCK];
+  for (guint k = 0; k < n; k++)
+    acc[k] = 0.0;
+  for (guint j = 0; j < c; j++) {
+    const double gj = g[j];
+    const float *restrict xj = x + j;
+    for (guint k = 0; k < n; k++)
+      acc[k] += gj * xj[off[k]];
+  }
+  for (guint k = 0; k < n; k++)
+    dv[k] += (float)acc[k];
+}
+
+/* The same for edges of several rows: row offsets (dst(e) * c) into @g per edge too.
+ * For sparse rows, where a row's few edges fill little of a vector. */
+LDP_MULTIVERSION
+static void edge_dots_rows_block(const float *restrict g, const float *restrict x, guint c,
+                                 const guint *restrict goff, const guint *restrict off, guint n, float *restrict dv)
+{
+  double acc[EDGE_DOTS_BLOCK];
+  for (guint k = 0; k < n; k++)
+    acc[k] = 0.0;
+  for (guint j = 0; j < c; j++) {
+    const float *restrict gj = g + j, *restrict xj = x + j;
+    for (guint k = 0; k < n; k++)
+      acc[k] += (double)gj[goff[k]] * xj[off[k]];
+  }
+  for (guint k = 0; k < n; k++)
+    dv[k] += (float)acc[k];
+}
+
+/* The same for all edges of row @i of @a, by blocks. */
+static void edge_dots_row(const LdpCsr *a, guint i, const float *g, const float *x, guint c, float *dv)
+{
+  guint off[EDGE_DOTS_BLOCK];
+  for (guint e0 = a->indptr[i]; e0 < a->indptr[i + 1]; e0 += EDGE_DOTS_BLOCK) {
+    const guint n = MIN(EDGE_DOTS_BLOCK, a->indptr[i + 1] - e0);
+    for (guint k = 0; k < n; k++)
+      off[k] = a->indices[e0 + k] * c;
+    edge_dots_block(g, x, c, off, n, dv + e0);
+  }
+}
+
 static void propagate_values_backward(gpointer state, LdpVar *const *inputs, guint n_inputs,
                                       const LdpTensor *out_value, const LdpTensor *out_grad,
                                       LdpTensor *const *in_grads)
@@ -204,8 +275,13 @@ static void propagate_values_backward(gpointer state, LdpVar *const *inputs, gui
     const LdpCsr *at = ldp_graph_csr_t(g);
     const guint *map = ldp_graph_transpose_edge_map(g);
     float *vt = g_new(float, MAX(at->nnz, 1));
-    for (guint t = 0; t < at->nnz; t++)
+    /* A gather at scattered positions of an E-sized array: fetched ahead, as the
+     * hardware cannot guess them. */
+    for (guint t = 0; t < at->nnz; t++) {
+      if (t + 64 < at->nnz)
+        __builtin_prefetch(vals + map[t + 64]);
       vt[t] = vals[map[t]];
+    }
     LdpCsr m = *at;
     m.values = vt;
     ldp_csr_spmm_ordered(1.0f, &m, NULL, G, 1.0f, in_grads[1]); /* storage order, as ldp_graph_spmm */
@@ -214,15 +290,34 @@ static void propagate_values_backward(gpointer state, LdpVar *const *inputs, gui
   if (in_grads[0]) {
     /* d values_e += <G[i], X[src(e)]>: edge e belongs to row i only. */
     float *restrict dv = in_grads[0]->data;
-    LDP_OMP_FOR(weighted_par((gsize)a->nnz * c))
-    for (guint i = 0; i < a->rows; i++) {
-      const float *restrict gr = ldp_tensor_row(G, i);
-      for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++) {
-        const float *restrict xr = ldp_tensor_row(X, a->indices[e]);
-        double dot = 0.0;
-        for (guint j = 0; j < c; j++)
-          dot += (double)gr[j] * xr[j];
-        dv[e] += (float)dot;
+    if ((gsize)MAX(a->cols, a->rows) * c > G_MAXUINT) { /* offsets past 32 bits: the serial loop */
+      LDP_OMP_FOR(weighted_par((gsize)a->nnz * c))
+      for (guint i = 0; i < a->rows; i++) {
+        const float *restrict gr = ldp_tensor_row(G, i);
+        for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++) {
+          const float *restrict xr = ldp_tensor_row(X, a->indices[e]);
+          double dot = 0.0;
+          for (guint j = 0; j < c; j++)
+            dot += (double)gr[j] * xr[j];
+          dv[e] += (float)dot;
+        }
+      }
+    } else if (a->nnz >= (gsize)32 * a->rows) { /* dense rows: one row's edges per block */
+      LDP_OMP_FOR(weighted_par((gsize)a->nnz * c))
+      for (guint i = 0; i < a->rows; i++)
+        edge_dots_row(a, i, ldp_tensor_row(G, i), X->data, c, dv);
+    } else { /* sparse rows: blocks of consecutive edges across rows */
+      const guint *dst = ldp_graph_edge_dst(g);
+      const guint n_blocks = (a->nnz + EDGE_DOTS_BLOCK - 1) / EDGE_DOTS_BLOCK;
+      LDP_OMP_FOR(weighted_par((gsize)a->nnz * c))
+      for (guint b = 0; b < n_blocks; b++) {
+        guint goff[EDGE_DOTS_BLOCK], off[EDGE_DOTS_BLOCK];
+        const guint e0 = b * EDGE_DOTS_BLOCK, n = MIN(EDGE_DOTS_BLOCK, a->nnz - e0);
+        for (guint k = 0; k < n; k++) {
+          goff[k] = dst[e0 + k] * c;
+          off[k] = a->indices[e0 + k] * c;
+        }
+        edge_dots_rows_block(G->data, X->data, c, goff, off, n, dv + e0);
       }
     }
   }
@@ -406,6 +501,97 @@ static LdpVar *edge_lift(LdpTape *tape, LdpGraph *g, LdpGraph *derived, LdpVar *
   return ldp_tape_memo_put(tape, AUTOGRAD_MEMO_EDGE_LIFT, 0, 0.0f, g, derived, w, v);
 }
 
+/* ---- edge_scale: per-edge values times node scales at their ends ----
+ * One op for what the normalisations compute as gathers and products,
+ *   both ends (GCN, SYM): out_e = (v_e s_dst(e)) s_src(e), as mul(mul(v, gather(s, dst)), gather(s, src)),
+ *   destination (MEAN):   out_e = v_e s_dst(e),              as mul(v, gather(s, dst)),
+ * with the same forward products and, in the backward, the same terms added in the
+ * same order as those ops' backwards (a product's gradient buffer starts at 0, hence
+ * the explicit 0 + ...; the gathers scatter the source terms of every edge in edge
+ * order, then the destination terms): so the same bits, without the E-sized
+ * intermediate values and gradients that the four ops materialise. */
+
+typedef struct {
+  LdpGraph *g;   /* the graph of the edges (reference held) */
+  gboolean both; /* scales at both ends (else the destination only) */
+} EdgeScaleState;
+
+static void edge_scale_state_free(gpointer data)
+{
+  EdgeScaleState *s = data;
+  ldp_graph_unref(s->g);
+  g_free(s);
+}
+
+static void edge_scale_backward(gpointer state, LdpVar *const *inputs, guint n_inputs, const LdpTensor *out_value,
+                                const LdpTensor *out_grad, LdpTensor *const *in_grads)
+{
+  const EdgeScaleState *st = state;
+  const LdpCsr *a = ldp_graph_csr(st->g);
+  const guint *src = ldp_graph_edge_src(st->g);
+  const float *restrict v = ldp_var_value(inputs[0])->data, *restrict sc = ldp_var_value(inputs[1])->data;
+  const float *restrict g = out_grad->data;
+  float *restrict dv = in_grads[0] ? in_grads[0]->data : NULL;
+  float *restrict ds = in_grads[1] ? in_grads[1]->data : NULL;
+  /* The destination of edge e is its CSR row i: its terms go to ds[i] through a
+   * register, in edge order, as the gather's scatter adds them. */
+  if (!st->both) {
+    /* mul(v, at_dst): dv += g at_dst, d at_dst = 0 + g v; gather: ds[dst] += d at_dst */
+    for (guint i = 0; i < a->rows; i++) {
+      float acc = ds ? ds[i] : 0.0f;
+      for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++) {
+        if (dv)
+          dv[e] += g[e] * sc[i];
+        acc += 0.0f + g[e] * v[e];
+      }
+      if (ds)
+        ds[i] = acc;
+    }
+    return;
+  }
+  /* mul(p, at_src) with p = v at_dst: dp = 0 + g at_src, d at_src = 0 + g p;
+   * mul(v, at_dst): dv += dp at_dst, d at_dst = 0 + dp v; then the gather of at_src
+   * scatters (all edges), then the gather of at_dst. */
+  if (ds)
+    for (guint i = 0; i < a->rows; i++)
+      for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++) {
+        const float p = v[e] * sc[i];
+        ds[src[e]] += 0.0f + g[e] * p;
+      }
+  for (guint i = 0; i < a->rows; i++) {
+    float acc = ds ? ds[i] : 0.0f;
+    for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++) {
+      const float dp = 0.0f + g[e] * sc[src[e]];
+      if (dv)
+        dv[e] += dp * sc[i];
+      acc += 0.0f + dp * v[e];
+    }
+    if (ds)
+      ds[i] = acc;
+  }
+}
+
+static LdpVar *edge_scale(LdpTape *tape, LdpGraph *g, LdpVar *v, LdpVar *s, gboolean both)
+{
+  LdpVar *hit = ldp_tape_memo_find(tape, AUTOGRAD_MEMO_EDGE_SCALE, both, 0.0f, g, v, s);
+  if (hit)
+    return hit;
+  const guint m = ldp_graph_n_edges(g);
+  const guint *dst = ldp_graph_edge_dst(g), *src = ldp_graph_edge_src(g);
+  const float *vd = ldp_var_value(v)->data, *sd = ldp_var_value(s)->data;
+  LdpTensor *out = ldp_tensor_new_uninit(m, 1);
+  float *restrict o = out->data;
+  LDP_OMP_FOR(weighted_par(m))
+  for (guint e = 0; e < m; e++)
+    o[e] = both ? vd[e] * sd[dst[e]] * sd[src[e]] : vd[e] * sd[dst[e]];
+  EdgeScaleState *st = g_new(EdgeScaleState, 1);
+  st->g = ldp_graph_ref(g);
+  st->both = both;
+  LdpVar *in[2] = { v, s };
+  LdpVar *r = ldp_tape_custom_op(tape, "edge_scale", in, 2, out, edge_scale_backward, st, edge_scale_state_free);
+  return ldp_tape_memo_put(tape, AUTOGRAD_MEMO_EDGE_SCALE, both, 0.0f, g, v, s, r);
+}
+
 LdpVar *ldp_op_edge_norm(LdpTape *tape, LdpGraph *g, LdpVar *w, LdpNorm norm)
 {
   g_return_val_if_fail(tape != NULL && g != NULL && ldp_var_is_dense_on(w, tape), NULL);
@@ -420,16 +606,10 @@ LdpVar *ldp_op_edge_norm(LdpTape *tape, LdpGraph *g, LdpVar *w, LdpNorm norm)
   LdpVar *lifted = edge_lift(tape, g, n, w);
   if (norm == LDP_NORM_SUM || norm == LDP_NORM_SELF)
     return lifted;
-  const guint m = ldp_graph_n_edges(n);
   /* GCN: n has the weight-1 loops in place of the diagonal, so its row sums are
    * 1 + the off-diagonal weights; SYM and MEAN: n has g's structure. */
   LdpVar *deg = ldp_op_edge_row_sum(tape, n, lifted);
-  if (norm == LDP_NORM_MEAN) {
-    LdpVar *inv = ldp_op_pow(tape, clamp_min_one(tape, deg), -1.0f);
-    return ldp_op_mul(tape, lifted, ldp_op_gather_rows(tape, inv, ldp_graph_edge_dst(n), m));
-  }
-  LdpVar *dinv = ldp_op_pow(tape, deg, -0.5f);
-  LdpVar *at_dst = ldp_op_gather_rows(tape, dinv, ldp_graph_edge_dst(n), m);
-  LdpVar *at_src = ldp_op_gather_rows(tape, dinv, ldp_graph_edge_src(n), m);
-  return ldp_op_mul(tape, ldp_op_mul(tape, lifted, at_dst), at_src);
+  if (norm == LDP_NORM_MEAN)
+    return edge_scale(tape, n, lifted, ldp_op_pow(tape, clamp_min_one(tape, deg), -1.0f), FALSE);
+  return edge_scale(tape, n, lifted, ldp_op_pow(tape, deg, -0.5f), TRUE);
 }

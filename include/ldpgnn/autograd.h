@@ -166,6 +166,12 @@ LDP_API LdpVar *ldp_op_edge_gather(LdpTape *tape, LdpGraph *g, LdpVar *x, LdpEdg
 /* Softmax of edge scores (n_edges(g) x h) over the incoming edges of each node
  * (each CSR row), independently per column. */
 LDP_API LdpVar *ldp_op_edge_softmax(LdpTape *tape, LdpGraph *g, LdpVar *scores);
+/* Attention scores (n_edges(g) x h): row e = LeakyReLU_slope(src[j] + dst[i]) for the
+ * edge e = (i <- j), @src and @dst n x h. The values and gradients, bit for bit, of
+ * ldp_op_leaky_relu(ldp_op_add(es, ed), slope) with es = ldp_op_edge_gather(g, src,
+ * LDP_EDGE_SRC) recorded before ed = ldp_op_edge_gather(g, dst, LDP_EDGE_DST), in one
+ * pass each way and one edge tensor instead of four. Memoised. (1.2) */
+LDP_API LdpVar *ldp_op_edge_scores(LdpTape *tape, LdpGraph *g, LdpVar *src, LdpVar *dst, float slope);
 
 /* Mean over the @n rows listed in @rows of -logp[row][labels[row]] (1 x 1).
  * @labels is indexed by row; @rows and @labels are borrowed for the tape's life.

@@ -194,9 +194,7 @@ static LdpVar *gat_forward(gpointer inst, LdpTape *tape, const LdpBatch *batch, 
     LdpVar *z = ldp_op_matmul(tape, h, ldp_tape_param(tape, c->weight));
     LdpVar *s_src = gat_head_scores(tape, c, z, ldp_tape_param(tape, c->att_src));
     LdpVar *s_dst = gat_head_scores(tape, c, z, ldp_tape_param(tape, c->att_dst));
-    LdpVar *e = ldp_op_add(tape, ldp_op_edge_gather(tape, ag, s_src, LDP_EDGE_SRC),
-                           ldp_op_edge_gather(tape, ag, s_dst, LDP_EDGE_DST));
-    e = ldp_op_leaky_relu(tape, e, 0.2f);
+    LdpVar *e = ldp_op_edge_scores(tape, ag, s_src, s_dst, 0.2f);
     if (logw)
       e = gat_add_log_weights(tape, e, logw);
     LdpVar *alpha = ldp_op_edge_softmax(tape, ag, e);
