@@ -6,7 +6,9 @@
  *  - parameter groups: the proximal step against a hand computation;
  *  - calibrator phases: an alternating optimisation (one backbone step, then tau steps
  *    of the calibrator's edge weights) steps only the calibrator's group inside its
- *    phase and keeps its weights in [0, 1]. */
+ *    phase and keeps its weights in [0, 1];
+ *  - ABI 1.3: the dataset slot level, declared by the in-tree loaders and absent for
+ *    a 1.2 plugin. */
 #include "config.h"
 
 #include <math.h>
@@ -302,6 +304,39 @@ static void test_phases(void)
   ldp_dataset_free(ds);
 }
 
+/* ---- ABI 1.3: the dataset slot level ---- */
+
+static LdpTaskLevel fixture_level(const LdpParams *params)
+{
+  (void)params;
+  return LDP_TASK_GRAPH;
+}
+
+/* The in-tree loaders declare their level; a dataset plugin of minor 1.2 (whose
+ * vtable ends before level) reads as declaring none, whatever lies past its end. */
+static void test_dataset_level(void)
+{
+  static const struct {
+    const char *name;
+    LdpTaskLevel level;
+  } loaders[] = { { "linqs", LDP_TASK_NODE },  { "musae", LDP_TASK_NODE }, { "pubmed", LDP_TASK_NODE },
+                  { "synthetic", LDP_TASK_NODE }, { "tu", LDP_TASK_GRAPH }, { "gin_text", LDP_TASK_GRAPH } };
+  for (guint i = 0; i < G_N_ELEMENTS(loaders); i++) {
+    const LdpPlugin *p = ldp_registry_lookup(registry, loaders[i].name);
+    g_assert_nonnull(p);
+    const LdpPluginDesc *d = ldp_plugin_desc(p);
+    LdpTaskLevel (*level)(const LdpParams *) = LDP_DATASET_SLOT(d, level);
+    g_assert_nonnull(level);
+    g_assert_cmpint(level(NULL), ==, loaders[i].level);
+  }
+  static const LdpDatasetVTable vt = { .load = NULL, .level = fixture_level };
+  LdpPluginDesc d = { .abi_major = 1, .abi_minor = 3, .kind = LDP_PLUGIN_DATASET, .name = "fixture",
+                      .vtable.dataset = &vt };
+  g_assert_true(LDP_DATASET_SLOT(&d, level) == fixture_level);
+  d.abi_minor = 2;
+  g_assert_null(LDP_DATASET_SLOT(&d, level));
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -315,6 +350,7 @@ int main(int argc, char **argv)
   g_test_add_func("/abi/1.1/param-spec-unit", test_spec_unit);
   g_test_add_func("/abi/1.1/group-prox", test_group_prox);
   g_test_add_func("/abi/1.1/phases", test_phases);
+  g_test_add_func("/abi/1.3/dataset-level", test_dataset_level);
   int rc = g_test_run();
   ldp_registry_free(registry);
   return rc;

@@ -130,6 +130,89 @@ static void test_unbalanced(gconstpointer data)
   g_clear_error(&err);
 }
 
+/* A star (centre 0, leaves 1..40) beside a matching (41-42, 43-44, ..., 79-80): 60
+ * edges, 40 of them at the centre, and C(81, 2) - 60 = 3180 non-adjacent pairs. */
+#define STAR_N 81
+
+static LdpGraph *star_graph(void)
+{
+  guint src[60], dst[60], e = 0;
+  for (guint i = 1; i <= 40; i++)
+    src[e] = 0, dst[e++] = i;
+  for (guint i = 41; i < STAR_N; i += 2)
+    src[e] = i, dst[e++] = i + 1;
+  GError *err = NULL;
+  LdpGraph *g = ldp_graph_new_from_edges(STAR_N, src, dst, e, TRUE, &err);
+  g_assert_no_error(err);
+  return g;
+}
+
+static void test_distinct(void)
+{
+  g_autoptr(LdpGraph) g = star_graph();
+  const LdpAttackSampling s = { .mode = LDP_ATTACK_PAIRS_DISTINCT, .n_pairs = 30,
+                                .negatives = LDP_ATTACK_NEG_UNIFORM };
+  const LdpAttackSampling by_node = { .mode = LDP_ATTACK_PAIRS_BALANCED, .n_pairs = 30,
+                                      .negatives = LDP_ATTACK_NEG_UNIFORM };
+  const guint reps = 200;
+  guint star_distinct = 0, star_by_node = 0, centre_negatives = 0;
+  GError *err = NULL;
+  for (guint r = 0; r < reps; r++) {
+    g_autofree gboolean *labels = NULL;
+    LdpAttackPairs *p = sample(g, &s, 100 + r, &labels, &err);
+    g_assert_no_error(err);
+    g_assert_cmpuint(ldp_attack_pairs_count(p), ==, 60);
+    g_autoptr(GHashTable) seen = g_hash_table_new(g_direct_hash, g_direct_equal);
+    guint n_pos = 0;
+    for (guint i = 0; i < 60; i++) {
+      guint u, v;
+      ldp_attack_pairs_get(p, i, &u, &v);
+      g_assert_cmpuint(u, <, v); /* unordered pairs, listed u < v as Attack-0 */
+      g_assert_cmpuint(v, <, STAR_N);
+      g_assert_cmpint(labels[i], ==, ldp_attack_adjacent(g, u, v));
+      g_assert_true(g_hash_table_add(seen, GUINT_TO_POINTER(u * STAR_N + v + 1))); /* distinct */
+      n_pos += labels[i] != 0;
+      star_distinct += labels[i] && u == 0;
+      centre_negatives += !labels[i] && u == 0;
+    }
+    g_assert_cmpuint(n_pos, ==, 30);
+    ldp_attack_pairs_free(p);
+    g_autofree gboolean *l2 = NULL;
+    LdpAttackPairs *q = sample(g, &by_node, 100 + r, &l2, &err);
+    g_assert_no_error(err);
+    for (guint i = 0; i < 60; i++) {
+      guint u, v;
+      ldp_attack_pairs_get(q, i, &u, &v);
+      star_by_node += l2[i] && (u == 0 || v == 0);
+    }
+    ldp_attack_pairs_free(q);
+  }
+  /* Uniform over the edge set: 30 of the 60 edges without replacement, so the star
+   * edges drawn per repeat are hypergeometric with mean 30 * 40/60 = 20 and variance
+   * 30 (2/3)(1/3)(60 - 30)/(60 - 1) = 3.39; their mean over 200 repeats has standard
+   * deviation sqrt(3.39 / 200) = 0.130. Allow 5 of them. */
+  g_assert_cmpfloat(fabs((double)star_distinct / reps - 20.0), <, 5 * 0.130);
+  /* Balanced (u uniform among the 81 nodes with a neighbour, then v in N(u)) draws a
+   * star edge exactly when u is in the star: p = 41/81, binomial over 6000 draws, mean
+   * count per repeat 30 p = 15.19 with standard deviation sqrt(30 p (1-p) / 200) =
+   * 0.194 for the mean. The two protocols differ by 4.8 edges per repeat. */
+  g_assert_cmpfloat(fabs((double)star_by_node / reps - 30.0 * 41 / 81), <, 5 * 0.194);
+  /* Non-edges uniform over the 3180 non-adjacent pairs: the 40 (0, v) of them (v in the
+   * matching) are drawn with probability 40/3180 each time, so 6000 draws give about
+   * 75.5 with standard deviation sqrt(6000 p (1-p)) = 8.6 (without replacement within a
+   * repeat: a little less). Allow 5 of them. */
+  g_assert_cmpfloat(fabs((double)centre_negatives - 6000.0 * 40 / 3180), <, 5 * 8.6);
+  /* more edges than the graph has: an error naming both counts */
+  LdpAttackSampling big = s;
+  big.n_pairs = 61;
+  g_autofree gboolean *l3 = NULL;
+  g_assert_null(sample(g, &big, 1, &l3, &err));
+  g_assert_error(err, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED);
+  g_assert_nonnull(strstr(err->message, "n_pairs = 61"));
+  g_assert_nonnull(strstr(err->message, "60 edges"));
+  g_clear_error(&err);
+}
+
 /* ---- metrics against brute force ---- */
 
 static double brute_auc(const double *s, const gboolean *y, guint n)
@@ -610,6 +693,8 @@ static void test_pipeline_errors(void)
     { "backbone: {plugin: gcn}\nattacks:\n  - {plugin: linkteller, dleta: 0.1}\n", "delta", ":7:" },
     { "backbone: {plugin: gcn}\nattacks:\n  - plugin: gcn\n", "attack", ":7:" },
     { "backbone: {plugin: gcn}\nattacks: linkteller\n", "list", ":6:" },
+    { "backbone: {plugin: gcn}\nattacks:\n  - {plugin: lpa, pairs: balanced_distinct, negatives: two_hop}\n",
+      "negatives 'two_hop' is only for pairs balanced", ":7:" },
   };
   g_autofree char *dir = g_dir_make_tmp("ldp-attack-XXXXXX", NULL);
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
@@ -628,6 +713,50 @@ static void test_pipeline_errors(void)
   g_rmdir(dir);
 }
 
+/* Graph-level datasets and tasks other than node classification have no node pairs to
+ * attack: refused when the pipeline is loaded, at the `attacks:` list, before
+ * any data is read (the tu and gin_text data are not needed). */
+static void test_graph_level_refused(void)
+{
+  static const struct {
+    const char *yaml;
+    const char *want;
+  } cases[] = {
+    { "dataset: {plugin: tu, name: mutag}\nbackbone: {plugin: gin}\n", "dataset 'tu' is graph-level" },
+    { "dataset: {plugin: gin_text, name: reddit_binary}\nbackbone: {plugin: gin}\n",
+      "dataset 'gin_text' is graph-level" },
+    { "dataset: {plugin: synthetic}\nbackbone: {plugin: gcn}\ntrain: {task: graph_classification}\n",
+      "train.task is 'graph_classification'" },
+    { "dataset: {plugin: synthetic}\nbackbone: {plugin: gcn}\ntrain: {task: node_regression}\n",
+      "train.task is 'node_regression'" },
+  };
+  g_autofree char *dir = g_dir_make_tmp("ldp-attack-XXXXXX", NULL);
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    /* `attacks:` follows the seed and the case's lines; its list starts on the next line */
+    guint line = 2;
+    for (const char *c = cases[i].yaml; *c; c++)
+      line += *c == '\n';
+    g_autofree char *text = g_strconcat("seed: 1\n", cases[i].yaml, "attacks:\n  - plugin: linkteller\n", NULL);
+    g_autofree char *path = write_pipeline(dir, "graph.yaml", text);
+    g_autofree char *where = g_strdup_printf("%s:%u:", path, line + 1);
+    GError *err = NULL;
+    g_assert_null(ldp_pipeline_load(path, registry, NULL, &err));
+    g_assert_nonnull(err);
+    g_test_message("%s", err->message);
+    g_assert_true(g_str_has_prefix(err->message, where));
+    g_assert_nonnull(strstr(err->message, cases[i].want));
+    g_clear_error(&err);
+    /* the same pipeline without attacks loads */
+    g_autofree char *plain = g_strconcat("seed: 1\n", cases[i].yaml, NULL);
+    g_autofree char *ppath = write_pipeline(dir, "plain.yaml", plain);
+    g_autoptr(LdpPipeline) p = ldp_pipeline_load(ppath, registry, NULL, &err);
+    g_assert_no_error(err);
+    g_unlink(path);
+    g_unlink(ppath);
+  }
+  g_rmdir(dir);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -637,6 +766,7 @@ int main(int argc, char **argv)
   g_test_add_data_func("/attack/pairs/unbalanced", GUINT_TO_POINTER(LDP_ATTACK_DEGREE_ALL), test_unbalanced);
   g_test_add_data_func("/attack/pairs/unbalanced-low", GUINT_TO_POINTER(LDP_ATTACK_DEGREE_LOW), test_unbalanced);
   g_test_add_data_func("/attack/pairs/unbalanced-high", GUINT_TO_POINTER(LDP_ATTACK_DEGREE_HIGH), test_unbalanced);
+  g_test_add_func("/attack/pairs/balanced-distinct", test_distinct);
   g_test_add_func("/attack/metrics", test_metrics);
   for (guint i = 0; i < G_N_ELEMENTS(khop_cases); i++) {
     g_autofree char *name = g_strdup_printf("/attack/khop/%s-%s%s", khop_cases[i].backbone, khop_cases[i].sets[0],
@@ -646,6 +776,7 @@ int main(int argc, char **argv)
   g_test_add_func("/attack/background", test_background);
   g_test_add_func("/attack/end-to-end", test_end_to_end);
   g_test_add_func("/attack/pipeline-errors", test_pipeline_errors);
+  g_test_add_func("/attack/graph-level-refused", test_graph_level_refused);
   int status = g_test_run();
   ldp_registry_free(registry);
   return status;

@@ -1,7 +1,8 @@
 /* model.c: the trained model as a black box (LdpAttackModel, include/ldpgnn/attack.h).
  *
  * The box holds the backbone, its weights, the graph the server trained on and the
- * server's features; the attack sees logits only. A changed feature row x_v reaches,
+ * features the model ran on (the server's, or a calibrator's transform of them); the
+ * attack sees logits only. A changed feature row x_v reaches,
  * in a k-layer message-passing model, only the nodes within k hops of v (along the
  * direction messages travel), so ldp_attack_model_change computes the change of the
  * rows asked for on a small induced subgraph instead of the whole graph:
@@ -65,7 +66,20 @@ static LdpTensor *model_run(LdpAttackModel *m, LdpGraph *g, const LdpTensor *xd,
 LdpAttackModel *ldp_attack_model_new(const LdpPluginDesc *bb, gpointer model, const LdpDataset *data,
                                      const LdpTensor *edge_w, guint hops, GError **error)
 {
+  return ldp_attack_model_new_input(bb, model, data, NULL, edge_w, hops, error);
+}
+
+LdpAttackModel *ldp_attack_model_new_input(const LdpPluginDesc *bb, gpointer model, const LdpDataset *data,
+                                           const LdpTensor *input, const LdpTensor *edge_w, guint hops,
+                                           GError **error)
+{
   g_return_val_if_fail(bb != NULL && data != NULL, NULL);
+  if (input && input->rows != ldp_dataset_n_nodes(data)) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_INCOMPATIBLE,
+                "attack model: the input features have %u rows for %u nodes", input->rows,
+                ldp_dataset_n_nodes(data));
+    return NULL;
+  }
   if (ldp_dataset_level(data) != LDP_TASK_NODE) {
     g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_INCOMPATIBLE,
                 "attacks need a node-level task; dataset '%s' is graph-level", ldp_dataset_name(data));
@@ -75,11 +89,12 @@ LdpAttackModel *ldp_attack_model_new(const LdpPluginDesc *bb, gpointer model, co
   m->bb = bb;
   m->inst = model;
   m->graph = ldp_graph_ref(ldp_dataset_graph(data));
-  m->x_sparse = ldp_dataset_features_sparse(data);
-  m->x_dense = m->x_sparse ? NULL : ldp_dataset_features_dense(data);
+  /* the features the model ran on: a calibrator's transformed input, else the dataset's */
+  m->x_sparse = input ? NULL : ldp_dataset_features_sparse(data);
+  m->x_dense = input ? input : m->x_sparse ? NULL : ldp_dataset_features_dense(data);
   m->edge_w = edge_w;
   m->n = ldp_dataset_n_nodes(data);
-  m->d = ldp_dataset_n_features(data);
+  m->d = input ? input->cols : ldp_dataset_n_features(data);
   m->c = ldp_dataset_n_classes(data);
   m->hops = ldp_graph_has_background(m->graph) ? 0 : hops; /* a dense background reaches everyone */
   m->reach_mark = g_new0(guint, m->n ? m->n : 1);

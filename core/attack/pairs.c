@@ -1,6 +1,7 @@
 /* pairs.c: the pairs an attack scores, sampled and labelled on the true graph
- * (doc/attacks.md, "Sampling"; LinkTeller's utils/load.py and LPGNet's
- * utils_linkteller.py as summarised in doc/algorithms.md §18.2 and §18.5). */
+ * (doc/attacks.md, "Sampling"; LinkTeller's utils/load.py, LPGNet's
+ * utils_linkteller.py and He et al.'s partial_graph_generation.py as summarised in
+ * doc/algorithms.md §18). */
 #include "config.h"
 
 #include <string.h>
@@ -110,8 +111,10 @@ guint ldp_attack_degree(LdpGraph *g, guint u)
 void ldp_attack_sampling_from_params(const LdpParams *core, LdpAttackSampling *out)
 {
   memset(out, 0, sizeof *out);
-  out->mode = strcmp(ldp_params_get_string(core, "pairs"), "unbalanced") == 0 ? LDP_ATTACK_PAIRS_UNBALANCED
-                                                                               : LDP_ATTACK_PAIRS_BALANCED;
+  const char *mode = ldp_params_get_string(core, "pairs");
+  out->mode = strcmp(mode, "unbalanced") == 0          ? LDP_ATTACK_PAIRS_UNBALANCED
+              : strcmp(mode, "balanced_distinct") == 0 ? LDP_ATTACK_PAIRS_DISTINCT
+                                                       : LDP_ATTACK_PAIRS_BALANCED;
   out->n_pairs = (guint)ldp_params_get_int(core, "n_pairs");
   out->negatives = strcmp(ldp_params_get_string(core, "negatives"), "two_hop") == 0 ? LDP_ATTACK_NEG_TWO_HOP
                                                                                     : LDP_ATTACK_NEG_UNIFORM;
@@ -125,6 +128,8 @@ void ldp_attack_sampling_from_params(const LdpParams *core, LdpAttackSampling *o
 }
 
 /* ---- balanced ---- */
+
+static void pairs_shuffle(LdpRng *rng, GArray *us, GArray *vs, GArray *labels);
 
 /* Draws attempts per negative before giving up: with at least one admissible v among
  * n - 1 candidates, each uniform draw succeeds with probability >= 1/n. */
@@ -197,7 +202,13 @@ static gboolean pairs_balanced(LdpGraph *g, const LdpAttackSampling *s, LdpRng *
       return FALSE;
     }
   }
-  /* The order must not tell edges from non-edges: shuffle the pairs. */
+  pairs_shuffle(rng, us, vs, labels);
+  return TRUE;
+}
+
+/* The order must not tell edges from non-edges: shuffles the pairs. */
+static void pairs_shuffle(LdpRng *rng, GArray *us, GArray *vs, GArray *labels)
+{
   const guint total = us->len;
   g_autofree guint *perm = g_new(guint, total ? total : 1);
   for (guint i = 0; i < total; i++)
@@ -211,6 +222,75 @@ static gboolean pairs_balanced(LdpGraph *g, const LdpAttackSampling *s, LdpRng *
     g_array_index(vs, guint, i) = v0[perm[i]];
     g_array_index(labels, gboolean, i) = l0[perm[i]];
   }
+}
+
+/* ---- balanced, distinct pairs (He et al.'s Attack-0) ---- */
+
+/* Attack-0 scores a tenth of all edges u < v and as many distinct random non-edges
+ * (partial_graph_generation.py): every edge equally likely, where the balanced mode's
+ * draw (u uniform, then v in N(u)) favours the edges of low-degree nodes. */
+static gboolean pairs_distinct(LdpGraph *g, const LdpAttackSampling *s, LdpRng *rng, GArray *us, GArray *vs,
+                               GArray *labels, GError **error)
+{
+  const guint n = ldp_graph_n_nodes(g);
+  g_autofree guint *mark = g_new0(guint, n);
+  g_autoptr(GArray) nb = g_array_new(FALSE, FALSE, sizeof(guint));
+  /* the edge set: each undirected edge once, as (u, v) with u < v */
+  g_autoptr(GArray) eu = g_array_new(FALSE, FALSE, sizeof(guint));
+  g_autoptr(GArray) ev = g_array_new(FALSE, FALSE, sizeof(guint));
+  for (guint u = 0; u < n; u++) {
+    g_array_set_size(nb, 0);
+    pairs_neighbours(g, u, mark, u + 1, nb);
+    for (guint k = 0; k < nb->len; k++) {
+      guint v = g_array_index(nb, guint, k);
+      if (u < v) {
+        g_array_append_val(eu, u);
+        g_array_append_val(ev, v);
+      }
+    }
+  }
+  const guint64 n_pairs_all = (guint64)n * (n - 1) / 2;
+  if (eu->len < s->n_pairs || n_pairs_all - eu->len < s->n_pairs) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
+                "attack pairs: balanced_distinct needs n_pairs = %u distinct edges and as many non-edges, but the "
+                "graph has %u edges and %" G_GUINT64_FORMAT " non-adjacent pairs",
+                s->n_pairs, eu->len, n_pairs_all - eu->len);
+    return FALSE;
+  }
+  const gboolean yes = TRUE, no = FALSE;
+  g_autofree guint *pick = g_new(guint, s->n_pairs);
+  ldp_rng_sample(rng, eu->len, s->n_pairs, pick);
+  for (guint i = 0; i < s->n_pairs; i++) {
+    g_array_append_val(us, g_array_index(eu, guint, pick[i]));
+    g_array_append_val(vs, g_array_index(ev, guint, pick[i]));
+    g_array_append_val(labels, yes);
+  }
+  /* Non-edges: u and v independent and uniform, u != v, is uniform over unordered
+   * pairs; rejecting edges and repeats leaves the uniform draw without replacement
+   * among the non-adjacent pairs. */
+  g_autoptr(GHashTable) seen = g_hash_table_new(g_int64_hash, g_int64_equal);
+  g_autofree gint64 *keys = g_new(gint64, s->n_pairs);
+  guint found = 0;
+  for (guint64 tries = 0; found < s->n_pairs && tries < (guint64)PAIRS_MAX_TRIES_PER_NODE * n * s->n_pairs; tries++) {
+    guint a = (guint)ldp_rng_below(rng, n), b = (guint)ldp_rng_below(rng, n);
+    if (a == b || ldp_attack_adjacent(g, a, b))
+      continue;
+    const guint u = MIN(a, b), v = MAX(a, b);
+    keys[found] = (gint64)u * n + v;
+    if (!g_hash_table_add(seen, &keys[found]))
+      continue;
+    g_array_append_val(us, u);
+    g_array_append_val(vs, v);
+    g_array_append_val(labels, no);
+    found++;
+  }
+  if (found < s->n_pairs) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
+                "attack pairs: found only %u of %u distinct non-edges (the graph of %u nodes is too dense)", found,
+                s->n_pairs, n);
+    return FALSE;
+  }
+  pairs_shuffle(rng, us, vs, labels);
   return TRUE;
 }
 
@@ -262,6 +342,7 @@ LdpAttackPairs *ldp_attack_pairs_sample(LdpGraph *truth, const LdpAttackSampling
   g_autoptr(GArray) vs = g_array_new(FALSE, FALSE, sizeof(guint));
   g_autoptr(GArray) lab = g_array_new(FALSE, FALSE, sizeof(gboolean));
   gboolean ok = s->mode == LDP_ATTACK_PAIRS_UNBALANCED ? pairs_unbalanced(truth, s, rng, us, vs, lab, error)
+                : s->mode == LDP_ATTACK_PAIRS_DISTINCT ? pairs_distinct(truth, s, rng, us, vs, lab, error)
                                                        : pairs_balanced(truth, s, rng, us, vs, lab, error);
   if (!ok)
     return NULL;

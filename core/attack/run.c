@@ -121,15 +121,24 @@ gboolean ldp_attacks_run_weighted(const GPtrArray *attacks, const LdpPluginDesc 
   g_return_val_if_fail(attacks != NULL && bb != NULL && data != NULL && truth != NULL && metrics != NULL, FALSE);
   if (attacks->len == 0)
     return TRUE;
-  if (ldp_graph_n_nodes(truth) != ldp_dataset_n_nodes(data)) {
-    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_INCOMPATIBLE,
-                "attacks: the true graph has %u nodes but the trained model's %u", ldp_graph_n_nodes(truth),
-                ldp_dataset_n_nodes(data));
-    return FALSE;
-  }
   LdpAttackModel *box = ldp_attack_model_new(bb, model, data, edge_w, hops, error);
   if (!box)
     return FALSE;
+  gboolean ok = ldp_attacks_run_model(attacks, box, truth, key, metrics, error);
+  ldp_attack_model_free(box);
+  return ok;
+}
+
+gboolean ldp_attacks_run_model(const GPtrArray *attacks, LdpAttackModel *box, LdpGraph *truth, guint64 key,
+                               GArray *metrics, GError **error)
+{
+  g_return_val_if_fail(attacks != NULL && box != NULL && truth != NULL && metrics != NULL, FALSE);
+  if (ldp_graph_n_nodes(truth) != ldp_attack_model_n_nodes(box)) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_INCOMPATIBLE,
+                "attacks: the true graph has %u nodes but the trained model's %u", ldp_graph_n_nodes(truth),
+                ldp_attack_model_n_nodes(box));
+    return FALSE;
+  }
   gboolean ok = TRUE;
   for (guint a = 0; ok && a < attacks->len; a++) {
     const LdpStageSpec *st = attacks->pdata[a];
@@ -199,6 +208,5 @@ gboolean ldp_attacks_run_weighted(const GPtrArray *attacks, const LdpPluginDesc 
     ldp_attack_scores_free(scores);
     ldp_attack_pairs_free(pairs);
   }
-  ldp_attack_model_free(box);
   return ok;
 }

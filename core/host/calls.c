@@ -34,9 +34,27 @@ LdpDataset *ldp_host_dataset_load(const LdpPluginDesc *d, const LdpParams *param
 {
   g_return_val_if_fail(d != NULL && d->kind == LDP_PLUGIN_DATASET && d->vtable.dataset != NULL, NULL);
   LdpDataset *ds = d->vtable.dataset->load(params, env, error);
-  if (!ds)
+  if (!ds) {
     fail_unless_set(d, error, "load");
+    return NULL;
+  }
+  /* validation trusted the declared level: a loader that contradicts it is a bug */
+  const LdpTaskLevel declared = ldp_host_dataset_level(d, params);
+  if (declared != 0 && declared != ldp_dataset_level(ds)) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
+                "dataset plugin '%s' declares a %s-level dataset but loaded a %s-level one", d->name,
+                declared == LDP_TASK_GRAPH ? "graph" : "node", ldp_dataset_level(ds) == LDP_TASK_GRAPH ? "graph" : "node");
+    ldp_dataset_free(ds);
+    return NULL;
+  }
   return ds;
+}
+
+LdpTaskLevel ldp_host_dataset_level(const LdpPluginDesc *d, const LdpParams *params)
+{
+  g_return_val_if_fail(d != NULL && d->kind == LDP_PLUGIN_DATASET && d->vtable.dataset != NULL, 0);
+  LdpTaskLevel (*level)(const LdpParams *) = LDP_DATASET_SLOT(d, level);
+  return level ? level(params) : 0;
 }
 
 LdpDataset *ldp_plugin_load_dataset(const LdpPlugin *plugin, const LdpParams *params, const LdpDatasetEnv *env,

@@ -79,6 +79,9 @@ void ldp_host_prefix_error(const LdpPluginDesc *d, GError **error);
 gboolean ldp_host_plugin_has_vtable(const LdpPluginDesc *d);
 LdpDataset *ldp_host_dataset_load(const LdpPluginDesc *d, const LdpParams *params, const LdpDatasetEnv *env,
                                   GError **error);
+/* The level the dataset plugin declares for @params (the 1.3 slot level), or 0 when it
+ * does not declare one. */
+LdpTaskLevel ldp_host_dataset_level(const LdpPluginDesc *d, const LdpParams *params);
 LdpTarget ldp_host_mechanism_target(const LdpPluginDesc *d);
 gpointer ldp_host_mechanism_create(const LdpPluginDesc *d, const LdpParams *params, const LdpMechanismShape *shape,
                                    GError **error);

@@ -135,7 +135,7 @@ static const LdpParamSpec train_specs[] = {
            "-log(sigmoid + 1e-15) in float32 (pyg), where saturated pairs pass no gradient" },
 };
 
-static const char *const attack_pairs_choices[] = { "balanced", "unbalanced", NULL };
+static const char *const attack_pairs_choices[] = { "balanced", "unbalanced", "balanced_distinct", NULL };
 static const char *const attack_negatives_choices[] = { "two_hop", "uniform", NULL };
 static const char *const attack_degree_choices[] = { "all", "low", "high", NULL };
 static const char *const attack_model_choices[] = { "selected", "last", NULL };
@@ -143,12 +143,15 @@ static const char *const attack_model_choices[] = { "selected", "last", NULL };
 /* Pair sampling for an attack (core/attack/pairs.c, doc/attacks.md). */
 static const LdpParamSpec attack_specs[] = {
   { .name = "pairs", .type = LDP_PARAM_ENUM, .default_value = "balanced", .choices = attack_pairs_choices,
-    .doc = "balanced: n_pairs edges and n_pairs non-edges; unbalanced: all pairs among n_test sampled nodes" },
+    .doc = "balanced: n_pairs edges and n_pairs non-edges (LPGNet); unbalanced: all pairs among n_test sampled "
+           "nodes (LinkTeller); balanced_distinct: n_pairs distinct edges, uniform over the edge set, and n_pairs "
+           "distinct uniform non-edges (He et al.'s Attack-0)" },
   { .name = "n_pairs", .type = LDP_PARAM_INTEGER, .default_value = "500", .min = 1, .max = 10000000,
-    .doc = "balanced: edges drawn (u uniform, v uniform in N(u), with replacement), and as many non-edges" },
+    .doc = "balanced: edges drawn (u uniform, v uniform in N(u), with replacement), and as many non-edges; "
+           "balanced_distinct: edges drawn without replacement, and as many non-edges" },
   { .name = "negatives", .type = LDP_PARAM_ENUM, .default_value = "uniform", .choices = attack_negatives_choices,
     .doc = "balanced: non-edges (u, v) with v uniform among the non-neighbours of u (uniform, as LPGNet) or "
-           "among the nodes at distance 2 (two_hop, as LinkTeller)" },
+           "among the nodes at distance 2 (two_hop, as LinkTeller); balanced_distinct: uniform only" },
   { .name = "n_test", .type = LDP_PARAM_INTEGER, .default_value = "500", .min = 2, .max = 100000,
     .doc = "unbalanced: nodes drawn without replacement; all their pairs are scored" },
   { .name = "degree", .type = LDP_PARAM_ENUM, .default_value = "all", .choices = attack_degree_choices,

@@ -17,7 +17,8 @@ gsize ldp_vtable_size(LdpPluginKind kind, guint minor)
 {
   switch (kind) {
   case LDP_PLUGIN_DATASET:
-    return sizeof(LdpDatasetVTable);
+    /* 1.3 appended level */
+    return minor >= 3 ? sizeof(LdpDatasetVTable) : G_STRUCT_OFFSET(LdpDatasetVTable, level);
   case LDP_PLUGIN_MECHANISM:
     /* 1.1 appended audit_pair; 1.2 side_releases, n_side_releases, post_processes */
     return minor >= 2   ? sizeof(LdpMechanismVTable)

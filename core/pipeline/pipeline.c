@@ -593,6 +593,27 @@ static gboolean check_side_reads(const Ctx *c, const LdpRunSpec *r, const LdpYam
   return TRUE;
 }
 
+/* Attacks need a node-classification model: a graph-level dataset (graph
+ * classification) has no node pairs to score, and the other tasks run no attacks.
+ * Refused at the `attacks:` list, before any data is read; a dataset plugin that does
+ * not declare its level (ABI < 1.3) is checked when the black box is built. */
+static gboolean check_attack_task(const LdpRunSpec *r, const LdpYamlNode *attacks, GError **error)
+{
+  const LdpPluginDesc *ds = ldp_plugin_desc(r->dataset.plugin);
+  if (ldp_host_dataset_level(ds, r->dataset.params) == LDP_TASK_GRAPH)
+    return ldp_yaml_error(error, attacks, LDP_PIPELINE_ERROR_INVALID,
+                          "attacks need a node-level task, but dataset '%s' is graph-level (graph "
+                          "classification): link-stealing attacks score node pairs of one graph; remove "
+                          "'attacks' or use a node-level dataset",
+                          ds->name);
+  if (ldp_params_has(r->train, "task") && strcmp(ldp_params_get_string(r->train, "task"), "node_classification") != 0)
+    return ldp_yaml_error(error, attacks, LDP_PIPELINE_ERROR_INVALID,
+                          "attacks run after node classification only, but train.task is '%s'; remove "
+                          "'attacks' or the task",
+                          ldp_params_get_string(r->train, "task"));
+  return TRUE;
+}
+
 static LdpRunSpec *build_run(const Ctx *c, const char *name, const LdpYamlNode *variant, GError **error)
 {
   const LdpYamlNode *root = c->root;
@@ -648,6 +669,19 @@ static LdpRunSpec *build_run(const Ctx *c, const char *name, const LdpYamlNode *
     goto fail;
   if (!(r->attacks = build_stage_list(c, attacks, "attacks", LDP_PLUGIN_ATTACK, SLOT_SPECS(LDP_SLOT_ATTACK), error)))
     goto fail;
+  /* He et al.'s distinct pairs have uniform non-edges only */
+  for (guint a = 0; a < r->attacks->len; a++) {
+    const LdpStageSpec *st = r->attacks->pdata[a];
+    if (strcmp(ldp_params_get_string(st->core, "pairs"), "balanced_distinct") == 0 &&
+        strcmp(ldp_params_get_string(st->core, "negatives"), "uniform") != 0) {
+      const LdpYamlNode *item = attacks->items->pdata[a], *neg = ldp_yaml_mapping_get(item, "negatives", NULL);
+      ldp_yaml_error(error, neg ? neg : item, LDP_PIPELINE_ERROR_INVALID,
+                     "attack %u ('%s'): pairs balanced_distinct draws uniform non-edges; negatives '%s' is "
+                     "only for pairs balanced",
+                     a + 1, ldp_plugin_desc(st->plugin)->name, ldp_params_get_string(st->core, "negatives"));
+      goto fail;
+    }
+  }
   /* One trained model per seed is attacked: its selected or its last weights. */
   for (guint a = 1; a < r->attacks->len; a++) {
     const LdpStageSpec *first = r->attacks->pdata[0], *st = r->attacks->pdata[a];
@@ -666,6 +700,8 @@ static LdpRunSpec *build_run(const Ctx *c, const char *name, const LdpYamlNode *
                    "attacks are not supported with split kind edges (link prediction)");
     goto fail;
   }
+  if (r->attacks->len > 0 && !check_attack_task(r, attacks, error))
+    goto fail;
   return r;
 
 fail:

@@ -98,6 +98,7 @@ static gboolean classify_run_seed(const LdpSeedInput *in, LdpSeedOutcome *out, G
   GString *method = NULL;
   LdpTrainResult result = { 0 };
   LdpParamSnapshot *selected = NULL; /* the selected epoch's weights, for attacks (owned) */
+  LdpParamSnapshot *last = NULL;     /* the input after the last epoch, for attacks (owned) */
   if (!ldp_task_apply_mechanisms(spec, rc, data, key, in->ledger, error))
     goto out;
   /* Reporting only (degrees.csv): each user's degree after the edge mechanisms,
@@ -148,7 +149,10 @@ static gboolean classify_run_seed(const LdpSeedInput *in, LdpSeedOutcome *out, G
     g_strcmp0(ldp_params_get_string(((const LdpStageSpec *)spec->attacks->pdata[0])->core, "model"), "selected") == 0;
   if (attack_selected)
     selected = ldp_param_snapshot_new();
-  ok = ldp_train_watched(&cfg, data, roles, clean, bb, model, cals, &train_rng, in->watch, selected, &result, error);
+  else if (spec->attacks && spec->attacks->len)
+    last = ldp_param_snapshot_new();
+  ok = ldp_train_watched(&cfg, data, roles, clean, bb, model, cals, &train_rng, in->watch, selected, last, &result,
+                         error);
   /* Reporting only: the graph before the mechanisms reaches the calibrators after
    * training is over. */
   for (guint c = 0; ok && in->diagnostics && c < cals->len; c++) {
@@ -167,9 +171,29 @@ static gboolean classify_run_seed(const LdpSeedInput *in, LdpSeedOutcome *out, G
     g_array_set_clear_func(am, ldp_attack_metric_clear);
     if (selected)
       ldp_param_snapshot_restore(selected);
+    /* the box runs on what the model ran on: the weighted graph and, when a calibrator
+     * transformed the features (transform_input), the transformed features of the
+     * attacked epoch */
+    const LdpTensor *input = ldp_param_snapshot_input(selected ? selected : last);
     g_autoptr(LdpTensor) edge_w = classify_trained_edge_weights(cals);
-    ok = ldp_attacks_run_weighted(spec->attacks, bb, model, data, edge_w, ldp_attack_backbone_hops(&spec->backbone),
-                                  ldp_dataset_graph(base), key, am, error);
+    LdpAttackModel *box = ldp_attack_model_new_input(bb, model, data, input, edge_w,
+                                                     ldp_attack_backbone_hops(&spec->backbone), error);
+    ok = box != NULL;
+    if (ok) {
+      /* The test accuracy of the model the attacks query, from the box's clean logits:
+       * with model selected it is the row's test_accuracy (the box runs the selected
+       * epoch's weights on what that epoch ran on), with model last the last epoch's. */
+      guint n_test = 0;
+      g_autofree guint *test_rows = g_new(guint, n_items ? n_items : 1);
+      for (guint i = 0; i < n_items; i++)
+        if (roles[i] == LDP_ROLE_TEST)
+          test_rows[n_test++] = i;
+      LdpAttackMetric acc = { g_strdup("attack.model.test_accuracy"),
+                              ldp_metric_accuracy(ldp_attack_model_logits(box), clean, test_rows, n_test) };
+      g_array_append_val(am, acc);
+      ok = ldp_attacks_run_model(spec->attacks, box, ldp_dataset_graph(base), key, am, error);
+      ldp_attack_model_free(box);
+    }
     for (guint i = 0; ok && i < am->len; i++) {
       const LdpAttackMetric *m = &g_array_index(am, LdpAttackMetric, i);
       if (!g_str_has_suffix(m->name, ".seconds"))
@@ -179,6 +203,7 @@ static gboolean classify_run_seed(const LdpSeedInput *in, LdpSeedOutcome *out, G
 
 out:
   ldp_param_snapshot_free(selected);
+  ldp_param_snapshot_free(last);
   ldp_train_result_clear(&result);
   if (model)
     ldp_host_backbone_destroy(bb, model);

@@ -29,14 +29,22 @@ void ldp_param_snapshot_free(LdpParamSnapshot *s);
 void ldp_param_snapshot_take(LdpParamSnapshot *s, const GPtrArray *params);
 /* Writes the copied values back into their parameters; FALSE when @s holds none. */
 gboolean ldp_param_snapshot_restore(const LdpParamSnapshot *s);
+/* Copies @input (nullable: none) as the input features the model was run on at that
+ * moment, when a calibrator replaced the dataset's (transform_input). */
+void ldp_param_snapshot_set_input(LdpParamSnapshot *s, const LdpTensor *input);
+/* (transfer none, nullable) The input set last: NULL when the model ran on the
+ * dataset's own features. */
+const LdpTensor *ldp_param_snapshot_input(const LdpParamSnapshot *s);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(LdpParamSnapshot, ldp_param_snapshot_free)
 
 /* ldp_train, its epochs reported to @watch (nullable); @selected (nullable) receives
- * the trained parameters' values at the selected epoch. */
+ * the trained parameters' values and the input features at the selected epoch, @last
+ * (nullable) the same after the last epoch. */
 gboolean ldp_train_watched(const LdpTrainConfig *cfg, const LdpDataset *data, const guint8 *roles,
                            const gint *test_labels, const LdpPluginDesc *backbone, gpointer model,
                            GArray *calibrators, LdpRng *rng, const LdpTrainWatch *watch,
-                           LdpParamSnapshot *selected, LdpTrainResult *result, GError **error);
+                           LdpParamSnapshot *selected, LdpParamSnapshot *last, LdpTrainResult *result,
+                           GError **error);
 
 /* One forward unit: the whole graph (node tasks) or a mini-batch of graphs. */
 typedef struct {

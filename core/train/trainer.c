@@ -309,12 +309,14 @@ typedef struct {
   double best_f1_micro, best_f1_macro, best_auc;
   LdpStopState stop;
   const GPtrArray *params;     /* every trained parameter (borrowed) */
-  LdpParamSnapshot *keep;      /* nullable: gets their values at each accepted epoch */
+  LdpTensor *const *input;     /* the calibrators' current input (the context's x_override) */
+  LdpParamSnapshot *keep;      /* nullable: gets their values and the input at each accepted epoch */
 } Selection;
 
 struct _LdpParamSnapshot {
   GPtrArray *params;  /* LdpParam * (borrowed) */
   GPtrArray *values;  /* LdpTensor * (owned), one per parameter */
+  LdpTensor *input;   /* (owned, nullable) the transformed input features */
 };
 
 LdpParamSnapshot *ldp_param_snapshot_new(void)
@@ -331,7 +333,27 @@ void ldp_param_snapshot_free(LdpParamSnapshot *s)
     return;
   g_ptr_array_unref(s->params);
   g_ptr_array_unref(s->values);
+  if (s->input)
+    ldp_tensor_free(s->input);
   g_free(s);
+}
+
+void ldp_param_snapshot_set_input(LdpParamSnapshot *s, const LdpTensor *input)
+{
+  g_return_if_fail(s != NULL);
+  if (input && s->input && s->input->rows == input->rows && s->input->cols == input->cols) {
+    memcpy(s->input->data, input->data, sizeof(float) * ldp_tensor_size(input));
+    return;
+  }
+  g_clear_pointer(&s->input, ldp_tensor_free);
+  if (input)
+    s->input = ldp_tensor_copy(input);
+}
+
+const LdpTensor *ldp_param_snapshot_input(const LdpParamSnapshot *s)
+{
+  g_return_val_if_fail(s != NULL, NULL);
+  return s->input;
 }
 
 void ldp_param_snapshot_take(LdpParamSnapshot *s, const GPtrArray *params)
@@ -394,8 +416,10 @@ static gboolean selection_record(Selection *sel, const LdpTrainConfig *cfg, LdpT
     sel->best_f1_micro = ldp_metric_f1_micro(z, score_labels, score_rows, n_test, n_classes);
     sel->best_f1_macro = ldp_metric_f1_macro(z, score_labels, score_rows, n_test, n_classes);
     sel->best_auc = binary_auc(z, score_labels, score_rows, n_test);
-    if (sel->keep)
+    if (sel->keep) {
       ldp_param_snapshot_take(sel->keep, sel->params);
+      ldp_param_snapshot_set_input(sel->keep, *sel->input);
+    }
   }
   if (sel->watch) {
     const LdpEpochEvent ev = { .run = sel->watch->run, .seed = sel->watch->seed, .epochs = cfg->epochs,
@@ -695,7 +719,7 @@ static void context_clear(LdpTrainContext *c)
 static gboolean train_run(const LdpTrainConfig *cfg, const LdpDataset *data, const guint8 *roles,
                           const gint *test_labels, const LdpPluginDesc *backbone, gpointer model,
                           GArray *calibrators, LdpRng *rng, const LdpTrainWatch *watch, LdpParamSnapshot *keep,
-                          LdpTrainResult *result, GError **error)
+                          LdpParamSnapshot *last, LdpTrainResult *result, GError **error)
 {
   memset(result, 0, sizeof *result);
   result->history = g_array_new(FALSE, TRUE, sizeof(LdpEpochStats));
@@ -747,7 +771,7 @@ static gboolean train_run(const LdpTrainConfig *cfg, const LdpDataset *data, con
   Selection sel = { .watch = watch,
                     .select_last = cfg->selection == LDP_SELECT_LAST || r.n_val == 0,
                     .accept_cal = FIRST_WITH(calibrators, accept), .best_auc = NAN,
-                    .params = c.params, .keep = keep };
+                    .params = c.params, .input = &c.x_override, .keep = keep };
   ldp_stop_state_init(&sel.stop);
   gint64 t0 = g_get_monotonic_time();
   guint epochs_run = 0;
@@ -760,6 +784,10 @@ static gboolean train_run(const LdpTrainConfig *cfg, const LdpDataset *data, con
     result->test_f1_macro = sel.best_f1_macro;
     result->test_auc = sel.best_auc;
     result->seconds = (g_get_monotonic_time() - t0) / 1e6;
+    if (last) {
+      ldp_param_snapshot_take(last, c.params);
+      ldp_param_snapshot_set_input(last, c.x_override);
+    }
   }
   context_clear(&c);
   split_rows_clear(&r);
@@ -769,12 +797,13 @@ static gboolean train_run(const LdpTrainConfig *cfg, const LdpDataset *data, con
 gboolean ldp_train_watched(const LdpTrainConfig *cfg, const LdpDataset *data, const guint8 *roles,
                            const gint *test_labels, const LdpPluginDesc *backbone, gpointer model,
                            GArray *calibrators, LdpRng *rng, const LdpTrainWatch *watch,
-                           LdpParamSnapshot *selected, LdpTrainResult *result, GError **error)
+                           LdpParamSnapshot *selected, LdpParamSnapshot *last, LdpTrainResult *result,
+                           GError **error)
 {
   g_return_val_if_fail(cfg && data && roles && backbone && result, FALSE);
   g_return_val_if_fail(backbone->kind == LDP_PLUGIN_BACKBONE, FALSE);
   const guint saved = ldp_train_flush_denormals_begin(cfg->flush_denormals);
-  gboolean ok = train_run(cfg, data, roles, test_labels, backbone, model, calibrators, rng, watch, selected,
+  gboolean ok = train_run(cfg, data, roles, test_labels, backbone, model, calibrators, rng, watch, selected, last,
                           result, error);
   ldp_train_flush_denormals_end(cfg->flush_denormals, saved);
   return ok;
@@ -784,8 +813,8 @@ gboolean ldp_train(const LdpTrainConfig *cfg, const LdpDataset *data, const guin
                    const gint *test_labels, const LdpPluginDesc *backbone, gpointer model,
                    GArray *calibrators, LdpRng *rng, LdpTrainResult *result, GError **error)
 {
-  return ldp_train_watched(cfg, data, roles, test_labels, backbone, model, calibrators, rng, NULL, NULL, result,
-                           error);
+  return ldp_train_watched(cfg, data, roles, test_labels, backbone, model, calibrators, rng, NULL, NULL, NULL,
+                           result, error);
 }
 
 gboolean ldp_train_observed(const LdpTrainConfig *cfg, const LdpDataset *data, const guint8 *roles,
@@ -795,7 +824,7 @@ gboolean ldp_train_observed(const LdpTrainConfig *cfg, const LdpDataset *data, c
 {
   const LdpTrainWatch watch = { .obs = obs };
   return ldp_train_watched(cfg, data, roles, test_labels, backbone, model, calibrators, rng, obs ? &watch : NULL,
-                           NULL, result, error);
+                           NULL, NULL, result, error);
 }
 
 void ldp_train_result_clear(LdpTrainResult *result)

@@ -11,7 +11,10 @@ G_BEGIN_DECLS
 
 typedef enum {
   LDP_ATTACK_PAIRS_BALANCED = 1, /* n_pairs edges + n_pairs non-edges, shuffled */
-  LDP_ATTACK_PAIRS_UNBALANCED    /* all C(n_test, 2) pairs among n_test drawn nodes */
+  LDP_ATTACK_PAIRS_UNBALANCED,   /* all C(n_test, 2) pairs among n_test drawn nodes */
+  LDP_ATTACK_PAIRS_DISTINCT      /* n_pairs distinct edges, uniform over the edge set, and n_pairs
+                                    distinct uniform non-edges, each pair as (u, v) with u < v,
+                                    shuffled (He et al.'s Attack-0) */
 } LdpAttackPairMode;
 
 typedef enum {
@@ -40,7 +43,7 @@ LDP_API void ldp_attack_sampling_from_params(const LdpParams *core, LdpAttackSam
 /* (transfer full) Samples pairs on the true graph @truth (an entry in either direction
  * is an edge; self-loops are ignored) and writes their labels to *@labels (transfer
  * full, one per pair). Balanced pairs may repeat (draws with replacement); unbalanced
- * pairs are distinct. Fails (LDP_RUN_ERROR) when the graph cannot supply them. */
+ * and balanced_distinct pairs are distinct. Fails (LDP_RUN_ERROR) when the graph cannot supply them. */
 LDP_API LdpAttackPairs *ldp_attack_pairs_sample(LdpGraph *truth, const LdpAttackSampling *s, LdpRng *rng,
                                         gboolean **labels, GError **error);
 /* (transfer full) Pairs given explicitly (tests, drivers); @u, @v copied. */
@@ -85,6 +88,14 @@ LDP_API void ldp_attack_prf_at(const double *score, const gboolean *positive, gu
  * borrowed and must outlive the result. Node-level datasets only. */
 LDP_API LdpAttackModel *ldp_attack_model_new(const LdpPluginDesc *bb, gpointer model, const LdpDataset *data,
                                              const LdpTensor *edge_w, guint hops, GError **error);
+/* ldp_attack_model_new with the input features @input (nullable: @data's; dense, one
+ * row per node, borrowed: it must outlive the result) in place of @data's: the features
+ * a calibrator's transform_input handed the model (the structure calibrator with
+ * feature_steps > 0), which the model was trained and evaluated on. The box's feature
+ * rows, clean logits and changes are then those of @input. */
+LDP_API LdpAttackModel *ldp_attack_model_new_input(const LdpPluginDesc *bb, gpointer model, const LdpDataset *data,
+                                                   const LdpTensor *input, const LdpTensor *edge_w, guint hops,
+                                                   GError **error);
 LDP_API void ldp_attack_model_free(LdpAttackModel *m);
 /* ldp_attack_model_change computed by a changed forward pass over the whole graph,
  * against the clean logits: the reference for the restricted computation. */
@@ -123,5 +134,10 @@ LDP_API gboolean ldp_attacks_run(const GPtrArray *attacks, const LdpPluginDesc *
 LDP_API gboolean ldp_attacks_run_weighted(const GPtrArray *attacks, const LdpPluginDesc *bb, gpointer model,
                                           const LdpDataset *data, const LdpTensor *edge_w, guint hops,
                                           LdpGraph *truth, guint64 key, GArray *metrics, GError **error);
+/* ldp_attacks_run on the black box @box (borrowed; ldp_attack_model_new_input builds
+ * one on exactly the features and weighted graph the model ran on). @truth must have
+ * the box's node count. */
+LDP_API gboolean ldp_attacks_run_model(const GPtrArray *attacks, LdpAttackModel *box, LdpGraph *truth, guint64 key,
+                                       GArray *metrics, GError **error);
 
 G_END_DECLS

@@ -196,6 +196,12 @@ LDP_API void ldp_data_file_read(const char *path, const void *data, gsize len);
 typedef struct {
   /* Required. (transfer full) the loaded dataset; errors name file and line. */
   LdpDataset *(*load)(const LdpParams *params, const LdpDatasetEnv *env, GError **error);
+  /* ---- ABI 1.3 ---- */
+  /* Optional: the level of the dataset load() returns for @params (LDP_TASK_NODE or
+   * LDP_TASK_GRAPH), so that validation can check what depends on it (attacks need a
+   * node-level task) before any data is read; 0 when it cannot tell without loading.
+   * NULL: unknown until loaded. */
+  LdpTaskLevel (*level)(const LdpParams *params);
 } LdpDatasetVTable;
 
 G_END_DECLS

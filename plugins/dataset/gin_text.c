@@ -211,7 +211,14 @@ out:
   return ds;
 }
 
-static const LdpDatasetVTable gin_vtable = { .load = gin_load };
+/* graph classification: one label per graph, whatever the parameters */
+static LdpTaskLevel gin_level(const LdpParams *params)
+{
+  (void)params;
+  return LDP_TASK_GRAPH;
+}
+
+static const LdpDatasetVTable gin_vtable = { .load = gin_load, .level = gin_level };
 
 static const LdpPluginDesc gin_desc = {
   LDP_PLUGIN_DESC_HEADER,

@@ -319,7 +319,14 @@ out:
   return ds;
 }
 
-static const LdpDatasetVTable linqs_vtable = { .load = linqs_load };
+/* node classification on one graph, whatever the parameters */
+static LdpTaskLevel linqs_level(const LdpParams *params)
+{
+  (void)params;
+  return LDP_TASK_NODE;
+}
+
+static const LdpDatasetVTable linqs_vtable = { .load = linqs_load, .level = linqs_level };
 
 static const LdpPluginDesc linqs_desc = {
   LDP_PLUGIN_DESC_HEADER,

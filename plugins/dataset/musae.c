@@ -347,7 +347,14 @@ static LdpDataset *musae_load(const LdpParams *params, const LdpDatasetEnv *env,
   return ldp_loader_dataset_new(LDP_TASK_NODE, name, n, 1, NULL, src, dst, x, labels, n_classes, NULL, error);
 }
 
-static const LdpDatasetVTable musae_vtable = { .load = musae_load };
+/* node classification on one graph, whatever the parameters */
+static LdpTaskLevel musae_level(const LdpParams *params)
+{
+  (void)params;
+  return LDP_TASK_NODE;
+}
+
+static const LdpDatasetVTable musae_vtable = { .load = musae_load, .level = musae_level };
 
 static const LdpPluginDesc musae_desc = {
   LDP_PLUGIN_DESC_HEADER,

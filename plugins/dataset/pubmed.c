@@ -387,7 +387,14 @@ static LdpDataset *pubmed_load(const LdpParams *params, const LdpDatasetEnv *env
   return pubmed_load_linqs(dir, self_loops, error);
 }
 
-static const LdpDatasetVTable pubmed_vtable = { .load = pubmed_load };
+/* node classification on one graph, whatever the parameters */
+static LdpTaskLevel pubmed_level(const LdpParams *params)
+{
+  (void)params;
+  return LDP_TASK_NODE;
+}
+
+static const LdpDatasetVTable pubmed_vtable = { .load = pubmed_load, .level = pubmed_level };
 
 static const LdpPluginDesc pubmed_desc = {
   LDP_PLUGIN_DESC_HEADER,

@@ -222,7 +222,14 @@ static LdpDataset *synthetic_load(const LdpParams *params, const LdpDatasetEnv *
   return ds;
 }
 
-static const LdpDatasetVTable synthetic_vtable = { .load = synthetic_load };
+/* node classification on one graph, whatever the parameters */
+static LdpTaskLevel synthetic_level(const LdpParams *params)
+{
+  (void)params;
+  return LDP_TASK_NODE;
+}
+
+static const LdpDatasetVTable synthetic_vtable = { .load = synthetic_load, .level = synthetic_level };
 
 static const LdpPluginDesc synthetic_desc = {
   LDP_PLUGIN_DESC_HEADER,

@@ -172,7 +172,14 @@ static LdpDataset *tu_load(const LdpParams *params, const LdpDatasetEnv *env, GE
                                 error);
 }
 
-static const LdpDatasetVTable tu_vtable = { .load = tu_load };
+/* graph classification: one label per graph, whatever the parameters */
+static LdpTaskLevel tu_level(const LdpParams *params)
+{
+  (void)params;
+  return LDP_TASK_GRAPH;
+}
+
+static const LdpDatasetVTable tu_vtable = { .load = tu_load, .level = tu_level };
 
 static const LdpPluginDesc tu_desc = {
   LDP_PLUGIN_DESC_HEADER,
