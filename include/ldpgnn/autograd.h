@@ -170,7 +170,7 @@ LDP_API LdpVar *ldp_op_edge_softmax(LdpTape *tape, LdpGraph *g, LdpVar *scores);
  * edge e = (i <- j), @src and @dst n x h. The values and gradients, bit for bit, of
  * ldp_op_leaky_relu(ldp_op_add(es, ed), slope) with es = ldp_op_edge_gather(g, src,
  * LDP_EDGE_SRC) recorded before ed = ldp_op_edge_gather(g, dst, LDP_EDGE_DST), in one
- * pass each way and one edge tensor instead of four. Memoised. (1.2) */
+ * pass each way and one edge tensor instead of four. Memoised. (1.3) */
 LDP_API LdpVar *ldp_op_edge_scores(LdpTape *tape, LdpGraph *g, LdpVar *src, LdpVar *dst, float slope);
 
 /* Mean over the @n rows listed in @rows of -logp[row][labels[row]] (1 x 1).
