@@ -15,13 +15,8 @@
 #include <string.h>
 
 #include "autograd/autograd.h"
+#include "autograd/tape.h"
 
-
-/* Same threshold as tape.h: below it a parallel region costs more than it saves. */
-static inline int weighted_par(gsize work)
-{
-  return work >= 131072;
-}
 
 static void weighted_graph_unref(gpointer g)
 {
@@ -66,11 +61,11 @@ LdpVar *ldp_op_gather_rows(LdpTape *tape, LdpVar *x, const guint *idx, guint n)
   if (X->cols == 1) { /* per-edge coefficients: a plain gather, no memcpy call per element */
     float *restrict o = out->data;
     const float *restrict xd = X->data;
-    LDP_OMP_FOR(weighted_par(n))
+    LDP_OMP_FOR(ldp_par(n))
     for (guint k = 0; k < n; k++)
       o[k] = xd[idx[k]];
   } else {
-    LDP_OMP_FOR(weighted_par((gsize)n * X->cols))
+    LDP_OMP_FOR(ldp_par((gsize)n * X->cols))
     for (guint k = 0; k < n; k++)
       memcpy(ldp_tensor_row(out, k), ldp_tensor_row(X, idx[k]), X->cols * sizeof(float));
   }
@@ -86,7 +81,7 @@ static void edge_row_sum_backward(gpointer state, LdpVar *const *inputs, guint n
   const LdpCsr *a = ldp_graph_csr(state);
   float *restrict dw = in_grads[0]->data;
   const float *restrict g = out_grad->data;
-  LDP_OMP_FOR(weighted_par(a->nnz))
+  LDP_OMP_FOR(ldp_par(a->nnz))
   for (guint i = 0; i < a->rows; i++)
     for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++)
       dw[e] += g[i];
@@ -102,7 +97,7 @@ LdpVar *ldp_op_edge_row_sum(LdpTape *tape, LdpGraph *g, LdpVar *w)
   if (hit)
     return hit;
   LdpTensor *out = ldp_tensor_new_uninit(a->rows, 1);
-  LDP_OMP_FOR(weighted_par(a->nnz))
+  LDP_OMP_FOR(ldp_par(a->nnz))
   for (guint i = 0; i < a->rows; i++) {
     double s = 0.0; /* in double: a degree is compared with the stored normalisations */
     for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++)
@@ -131,7 +126,7 @@ static void pow_backward(gpointer state, LdpVar *const *inputs, guint n_inputs, 
   const gsize n = ldp_tensor_size(X);
   float *restrict d = in_grads[0]->data;
   const float *restrict g = out_grad->data, *restrict x = X->data;
-  LDP_OMP_FOR(weighted_par(n))
+  LDP_OMP_FOR(ldp_par(n))
   for (gsize i = 0; i < n; i++) {
     if (p == 0.0f || pow_zeroed(x[i], p))
       continue;
@@ -149,7 +144,7 @@ LdpVar *ldp_op_pow(LdpTape *tape, LdpVar *x, float p)
   const LdpTensor *X = ldp_var_value(x);
   const gsize n = ldp_tensor_size(X);
   LdpTensor *out = ldp_tensor_new_uninit(X->rows, X->cols);
-  LDP_OMP_FOR(weighted_par(n))
+  LDP_OMP_FOR(ldp_par(n))
   for (gsize i = 0; i < n; i++)
     out->data[i] = pow_zeroed(X->data[i], p) ? 0.0f : (float)pow(X->data[i], p); /* rounded once */
   float *ps = g_new(float, 1);
@@ -165,7 +160,7 @@ static void scale_rows_backward(gpointer state, LdpVar *const *inputs, guint n_i
 {
   const LdpTensor *X = ldp_var_value(inputs[0]), *S = ldp_var_value(inputs[1]), *G = out_grad;
   const guint c = X->cols;
-  LDP_OMP_FOR(weighted_par(ldp_tensor_size(X)))
+  LDP_OMP_FOR(ldp_par(ldp_tensor_size(X)))
   for (guint i = 0; i < X->rows; i++) {
     const float *restrict gr = ldp_tensor_row(G, i), *restrict xr = ldp_tensor_row(X, i);
     if (in_grads[0]) {
@@ -192,7 +187,7 @@ LdpVar *ldp_op_scale_rows(LdpTape *tape, LdpVar *x, LdpVar *s)
   if (hit)
     return hit;
   LdpTensor *out = ldp_tensor_new_uninit(X->rows, X->cols);
-  LDP_OMP_FOR(weighted_par(ldp_tensor_size(X)))
+  LDP_OMP_FOR(ldp_par(ldp_tensor_size(X)))
   for (guint i = 0; i < X->rows; i++) {
     const float *xr = ldp_tensor_row(X, i);
     float *o = ldp_tensor_row(out, i);
@@ -291,7 +286,7 @@ static void propagate_values_backward(gpointer state, LdpVar *const *inputs, gui
     /* d values_e += <G[i], X[src(e)]>: edge e belongs to row i only. */
     float *restrict dv = in_grads[0]->data;
     if ((gsize)MAX(a->cols, a->rows) * c > G_MAXUINT) { /* offsets past 32 bits: the serial loop */
-      LDP_OMP_FOR(weighted_par((gsize)a->nnz * c))
+      LDP_OMP_FOR(ldp_par((gsize)a->nnz * c))
       for (guint i = 0; i < a->rows; i++) {
         const float *restrict gr = ldp_tensor_row(G, i);
         for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++) {
@@ -303,13 +298,13 @@ static void propagate_values_backward(gpointer state, LdpVar *const *inputs, gui
         }
       }
     } else if (a->nnz >= (gsize)32 * a->rows) { /* dense rows: one row's edges per block */
-      LDP_OMP_FOR(weighted_par((gsize)a->nnz * c))
+      LDP_OMP_FOR(ldp_par((gsize)a->nnz * c))
       for (guint i = 0; i < a->rows; i++)
         edge_dots_row(a, i, ldp_tensor_row(G, i), X->data, c, dv);
     } else { /* sparse rows: blocks of consecutive edges across rows */
       const guint *dst = ldp_graph_edge_dst(g);
       const guint n_blocks = (a->nnz + EDGE_DOTS_BLOCK - 1) / EDGE_DOTS_BLOCK;
-      LDP_OMP_FOR(weighted_par((gsize)a->nnz * c))
+      LDP_OMP_FOR(ldp_par((gsize)a->nnz * c))
       for (guint b = 0; b < n_blocks; b++) {
         guint goff[EDGE_DOTS_BLOCK], off[EDGE_DOTS_BLOCK];
         const guint e0 = b * EDGE_DOTS_BLOCK, n = MIN(EDGE_DOTS_BLOCK, a->nnz - e0);
@@ -581,7 +576,7 @@ static LdpVar *edge_scale(LdpTape *tape, LdpGraph *g, LdpVar *v, LdpVar *s, gboo
   const float *vd = ldp_var_value(v)->data, *sd = ldp_var_value(s)->data;
   LdpTensor *out = ldp_tensor_new_uninit(m, 1);
   float *restrict o = out->data;
-  LDP_OMP_FOR(weighted_par(m))
+  LDP_OMP_FOR(ldp_par(m))
   for (guint e = 0; e < m; e++)
     o[e] = both ? vd[e] * sd[dst[e]] * sd[src[e]] : vd[e] * sd[dst[e]];
   EdgeScaleState *st = g_new(EdgeScaleState, 1);
