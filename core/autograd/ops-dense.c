@@ -673,12 +673,15 @@ static void add_bias_elu_backward(LdpVar *self)
   /* b before a: when a == b, a's flow is the second one and adds. */
   float *db = b->needs_grad ? ldp_var_grad_dst(b, &fresh_b)->data : NULL;
   float *da = a->needs_grad ? ldp_var_grad_dst(a, &fresh_a)->data : NULL;
-  const guint cols = self->grad->cols;
+  const guint rows = self->grad->rows, cols = self->grad->cols;
   double *acc = bias->needs_grad ? g_new0(double, MAX(cols, 1u)) : NULL;
-  float *t = g_new(float, MIN(n, (gsize)VMATH_BLOCK) + 1);
-  guint col = 0;
-  for (gsize k = 0; k < BLOCKS(n); k++) {
-    const gsize lo = k * VMATH_BLOCK, len = BLOCK_LEN(k, n);
+  /* Blocks of whole rows, so that the column sums run over rows as add_bias_grads's do
+   * (a running column index would serialise them on one accumulator). */
+  const guint block_rows = MAX(1u, VMATH_BLOCK / MAX(cols, 1u));
+  float *t = g_new(float, (gsize)MIN(rows, block_rows) * cols + 1);
+  for (guint r0 = 0; r0 < rows; r0 += block_rows) {
+    const guint r1 = MIN(rows, r0 + block_rows);
+    const gsize lo = (gsize)r0 * cols, len = (gsize)(r1 - r0) * cols;
     ldp_velu_backward(t, g + lo, x + lo, y + lo, len, s->pos, s->neg, FALSE);
     if (db) {
       if (fresh_b)
@@ -695,9 +698,10 @@ static void add_bias_elu_backward(LdpVar *self)
           da[lo + i] += t[i];
     }
     if (acc)
-      for (gsize i = 0; i < len; i++) {
-        acc[col] += t[i];
-        col = col + 1 == cols ? 0 : col + 1;
+      for (guint i = 0; i < r1 - r0; i++) {
+        const float *tr = t + (gsize)i * cols;
+        for (guint c = 0; c < cols; c++)
+          acc[c] += tr[c];
       }
   }
   g_free(t);
