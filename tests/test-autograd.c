@@ -2515,6 +2515,19 @@ static void test_weighted_primitives(void)
                     3 * sizeof(float));
   ldp_tape_free(tape);
   free_params(pv, 2);
+  /* Every row width of the gather's copy kernels (one per width up to 8, then the
+   * general one): exact copies of the indexed rows. */
+  for (guint c = 2; c <= 10; c++) {
+    LdpParam *xp = param_away("x", 6, c, &rng);
+    tape = ldp_tape_new(FALSE);
+    const LdpTensor *gw =
+      ldp_var_value(ldp_op_gather_rows(tape, ldp_tape_param(tape, xp), gather_idx, G_N_ELEMENTS(gather_idx)));
+    for (guint k = 0; k < G_N_ELEMENTS(gather_idx); k++)
+      g_assert_cmpmem(ldp_tensor_row(gw, k), c * sizeof(float), ldp_tensor_row(ldp_param_value(xp), gather_idx[k]),
+                      c * sizeof(float));
+    ldp_tape_free(tape);
+    ldp_param_free(xp);
+  }
 
   /* Programmer errors: wrong shapes and sparse inputs. */
   g_autoptr(LdpTensor) ev = ldp_tensor_new(m + 1, 1);
