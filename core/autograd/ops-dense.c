@@ -98,6 +98,29 @@ static LdpTensor *linear_apply_operator(const LdpLinearFeatures *f, const float 
   return local ? linear_permute_rows(x, order, FALSE) : x;
 }
 
+/* linear_apply_operator on a borrowed @x (transposed powers only): when the powers run
+ * in node order without a polynomial, the first product reads @x in place instead of a
+ * copy (the same products, one n x c copy less per backward); else a copy is handed
+ * over. (transfer full) */
+static LdpTensor *linear_apply_operator_borrowed(const LdpLinearFeatures *f, const float *coef, const LdpTensor *x)
+{
+  if (coef || f->steps == 0 || (f->steps >= 2 && (gsize)x->rows * x->cols * sizeof(float) >= LINEAR_LOCAL_MIN_BYTES))
+    return linear_apply_operator(f, coef, TRUE, ldp_tensor_copy(x));
+  LdpTensor *cur = ldp_tensor_new_uninit(x->rows, x->cols);
+  ldp_graph_spmm(f->operator_graph, TRUE, 1.0f, x, 0.0f, cur);
+  if (f->steps > 1) {
+    LdpTensor *t = ldp_tensor_new_uninit(x->rows, x->cols);
+    for (guint k = 1; k < f->steps; k++) {
+      ldp_graph_spmm(f->operator_graph, TRUE, 1.0f, cur, 0.0f, t);
+      LdpTensor *swap = cur;
+      cur = t;
+      t = swap;
+    }
+    ldp_tensor_free(t);
+  }
+  return cur;
+}
+
 static const LdpCsr *product_cache_transpose(LdpProductCache *cache, const LdpCsr *s);
 
 /* Linear constants F = Q (S + 1 c^T), Q = P^K or a polynomial sum_k a_k P^k:
@@ -115,7 +138,7 @@ static void linear_matmul_backward(LdpVar *self)
   LdpTensor *owned = NULL;
   const LdpTensor *cur = g;
   if (f->steps > 0 || a->linear_coef) {
-    owned = linear_apply_operator(f, a->linear_coef, TRUE, ldp_tensor_copy(g));
+    owned = linear_apply_operator_borrowed(f, a->linear_coef, g);
     cur = owned;
   }
   LdpTensor *db = ldp_var_grad_buf(b);
