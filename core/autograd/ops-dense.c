@@ -705,27 +705,26 @@ static void add_bias_elu_backward(LdpVar *self)
   for (guint r0 = 0; r0 < rows; r0 += block_rows) {
     const guint r1 = MIN(rows, r0 + block_rows);
     const gsize lo = (gsize)r0 * cols, len = (gsize)(r1 - r0) * cols;
-    ldp_velu_backward(t, g + lo, x + lo, y + lo, len, s->pos, s->neg, FALSE);
-    if (db) {
-      if (fresh_b)
-        memcpy(db + lo, t, sizeof(float) * len);
-      else
-        for (gsize i = 0; i < len; i++)
-          db[lo + i] += t[i];
-    }
-    if (da) {
-      if (fresh_a)
-        memcpy(da + lo, t, sizeof(float) * len);
-      else
-        for (gsize i = 0; i < len; i++)
-          da[lo + i] += t[i];
-    }
+    /* A fresh b takes the block straight from the kernel (one copy less). */
+    float *blk = db && fresh_b ? db + lo : t;
+    ldp_velu_backward(blk, g + lo, x + lo, y + lo, len, s->pos, s->neg, FALSE);
+    if (db && !fresh_b)
+      for (gsize i = 0; i < len; i++)
+        db[lo + i] += t[i];
+    /* Column sums before a's flow: when a == b, a adds into the block itself. */
     if (acc)
       for (guint i = 0; i < r1 - r0; i++) {
-        const float *tr = t + (gsize)i * cols;
+        const float *tr = blk + (gsize)i * cols;
         for (guint c = 0; c < cols; c++)
           acc[c] += tr[c];
       }
+    if (da) {
+      if (fresh_a)
+        memcpy(da + lo, blk, sizeof(float) * len);
+      else
+        for (gsize i = 0; i < len; i++)
+          da[lo + i] += blk[i];
+    }
   }
   g_free(t);
   if (acc) {
