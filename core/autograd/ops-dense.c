@@ -668,13 +668,13 @@ static void add_bias_elu_saved_free(gpointer data)
   g_free(s);
 }
 
-/* The unfused chain's backward element for element: ldp_velu_backward into a block
- * (what the sum's gradient would hold), then that block to b and to a (stored on the
- * first flow, else added; b first, as add_bias_grads does) and into the bias's column
- * sums in double, in row order. A block of VMATH_BLOCK elements stays in L1, so three
- * passes over n x c tensors become one. When the element-wise work is large enough for
- * threads, the column sums (sequential, so that their order never depends on the
- * thread count) go through the unfused helper instead. */
+/* The unfused chain's backward element for element: ldp_velu_backward into a block of
+ * rows (what the sum's gradient would hold), then that block to b and to a (stored on
+ * the first flow, else added; b first, as add_bias_grads does) and into the bias's
+ * column sums in double, in row order. A block (about VMATH_BLOCK elements) stays in
+ * L1, so three passes over n x c tensors become one. When the element-wise work is
+ * large enough for threads, the column sums (sequential, so that their order never
+ * depends on the thread count) go through the unfused helper instead. */
 static void add_bias_elu_backward(LdpVar *self)
 {
   const AddBiasEluSaved *s = self->saved;
