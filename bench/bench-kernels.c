@@ -6,7 +6,9 @@
  * entries of its own graph (RR at epsilon = 1), 64 columns; rows in storage order and
  * by length, in µs per call and million entries per second; on the same batch, the
  * transpose the SpMM backward reads, and GIN's colour refinement of it (level 1 = the
- * row lengths, then the exit step: each row summed per level-1 class).
+ * row lengths, then the exit step: each row summed per level-1 class). Last, autograd
+ * ops forward + backward on Cora's sizes: SAGE's hidden-layer tail (sum, bias, root
+ * term, SELU) chained and fused, and Drop's K_y = 8 propagation.
  *
  * Each line: kernel, shape, median µs per call over REPS calls after a warm-up (and,
  * for the products, the OpenBLAS figure and the ratio). Run with OMP_NUM_THREADS=1 to
@@ -18,6 +20,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include <ldpgnn/ldpgnn.h>
@@ -165,6 +168,79 @@ static const GemmCase gemm_cases[] = {
   { "NN 2708x32 * 32x7", FALSE, FALSE, 2708, 32, 32, 7 },
 };
 
+/* ---- autograd ops on Cora's sizes: forward + backward per call ---- */
+
+typedef enum { OPS_LOSS_ONLY, OPS_ADD_BIAS_SELU_CHAIN, OPS_ADD_BIAS_SELU_FUSED, OPS_PROPAGATE_STEPS } OpsCase;
+
+/* One training step's worth of @what on a fresh tape: the op(s), loss sum(out * r),
+ * backward. OPS_LOSS_ONLY times the loss and the tape alone (in every other line). */
+static void ops_step(OpsCase what, LdpParam *const *p, LdpGraph *g, const LdpTensor *r)
+{
+  LdpTape *t = ldp_tape_new(TRUE);
+  LdpVar *a = ldp_tape_param(t, p[0]), *out;
+  switch (what) {
+  case OPS_ADD_BIAS_SELU_CHAIN:
+    out = ldp_op_selu(t, ldp_op_add_bias(t, a, ldp_tape_param(t, p[1]), ldp_tape_param(t, p[2])));
+    break;
+  case OPS_ADD_BIAS_SELU_FUSED:
+    out = ldp_op_add_bias_selu(t, a, ldp_tape_param(t, p[1]), ldp_tape_param(t, p[2]));
+    break;
+  case OPS_PROPAGATE_STEPS:
+    out = ldp_op_propagate_steps(t, g, 8, a);
+    break;
+  case OPS_LOSS_ONLY:
+  default:
+    out = a;
+    break;
+  }
+  ldp_tape_backward(t, ldp_op_sum(t, ldp_op_mul(t, out, ldp_tape_constant(t, r))));
+  ldp_tape_free(t);
+}
+
+static double time_ops(OpsCase what, LdpParam *const *p, LdpGraph *g, const LdpTensor *r, guint reps)
+{
+  g_autofree double *t = g_new(double, reps);
+  for (guint i = 0; i < BENCH_WARMUP; i++)
+    ops_step(what, p, g, r);
+  for (guint i = 0; i < reps; i++) {
+    double t0 = now_us();
+    ops_step(what, p, g, r);
+    t[i] = now_us() - t0;
+  }
+  return median(t, reps);
+}
+
+/* SAGE's hidden-layer tail (2708 x 16) unfused and fused, and Drop's K_y = 8
+ * propagation of a 2708 x 7 tensor on the random graph, each with the loss's cost. */
+static void bench_ops(LdpRng *r, const LdpCsr *m, guint reps)
+{
+  LdpParam *wide[3] = { ldp_param_new("a", BENCH_NODES, 16), ldp_param_new("bias", 1, 16),
+                        ldp_param_new("b", BENCH_NODES, 16) };
+  LdpParam *narrow[1] = { ldp_param_new("x", BENCH_NODES, 7) };
+  for (guint k = 0; k < 3; k++) {
+    LdpTensor *v = ldp_param_value(wide[k]);
+    g_autoptr(LdpTensor) x = random_tensor(r, v->rows, v->cols);
+    memcpy(v->data, x->data, sizeof(float) * ldp_tensor_size(v));
+  }
+  {
+    g_autoptr(LdpTensor) x = random_tensor(r, BENCH_NODES, 7);
+    memcpy(ldp_param_value(narrow[0])->data, x->data, sizeof(float) * ldp_tensor_size(x));
+  }
+  g_autoptr(LdpTensor) r16 = random_tensor(r, BENCH_NODES, 16);
+  g_autoptr(LdpTensor) r7 = random_tensor(r, BENCH_NODES, 7);
+  LdpGraph *g = ldp_graph_new(ldp_csr_copy(m));
+  printf("%-44s %10s\n", "autograd, forward + backward", "us");
+  printf("%-44s %10.1f\n", "loss and tape only, 2708x16", time_ops(OPS_LOSS_ONLY, wide, g, r16, reps));
+  printf("%-44s %10.1f\n", "add_bias + selu (chain), 2708x16", time_ops(OPS_ADD_BIAS_SELU_CHAIN, wide, g, r16, reps));
+  printf("%-44s %10.1f\n", "add_bias_selu (fused), 2708x16", time_ops(OPS_ADD_BIAS_SELU_FUSED, wide, g, r16, reps));
+  printf("%-44s %10.1f\n", "loss and tape only, 2708x7", time_ops(OPS_LOSS_ONLY, narrow, g, r7, reps));
+  printf("%-44s %10.1f\n", "propagate_steps K = 8, 2708x7", time_ops(OPS_PROPAGATE_STEPS, narrow, g, r7, reps));
+  ldp_graph_unref(g);
+  for (guint k = 0; k < 3; k++)
+    ldp_param_free(wide[k]);
+  ldp_param_free(narrow[0]);
+}
+
 int main(int argc, char **argv)
 {
   guint reps = argc > 1 ? (guint)strtoul(argv[1], NULL, 10) : 200;
@@ -239,5 +315,6 @@ int main(int argc, char **argv)
     double t_blas = time_gemm(gc->ta, gc->tb, a, b, c, TRUE, reps);
     printf("%-28s %10.1f %10.1f %7.2f\n", gc->name, t_ldp, t_blas, t_blas / t_ldp);
   }
+  bench_ops(&r, m, reps);
   return 0;
 }

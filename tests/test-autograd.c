@@ -1091,6 +1091,122 @@ static void test_add_bias(void)
   free_params(in, 3);
 }
 
+/* ---- SELU / ELU of (a + bias) + b, fused ---- */
+
+typedef struct {
+  gboolean fused;
+  gboolean elu;     /* ELU(0.7) instead of SELU */
+  int inputs;       /* 0: a, bias, b independent; 1: a = 2 x, b = x; 2: a and b the same variable */
+} AddBiasActCase;
+
+static LdpVar *build_add_bias_act(LdpTape *t, LdpVar **in, gpointer d)
+{
+  const AddBiasActCase *ac = d;
+  LdpVar *a = in[0], *b = in[2];
+  if (ac->inputs == 1)
+    a = ldp_op_scale(t, in[0], 2.0f), b = in[0];
+  else if (ac->inputs == 2)
+    b = in[0];
+  LdpVar *out;
+  if (ac->fused)
+    out = ac->elu ? ldp_op_add_bias_elu(t, a, in[1], b, 0.7f) : ldp_op_add_bias_selu(t, a, in[1], b);
+  else
+    out = ac->elu ? ldp_op_elu(t, ldp_op_add_bias(t, a, in[1], b), 0.7f)
+                  : ldp_op_selu(t, ldp_op_add_bias(t, a, in[1], b));
+  /* in[2] feeds a later op too: with independent inputs b's gradient is not fresh when
+   * the sum's arrives */
+  return ldp_op_mul(t, out, in[2]);
+}
+
+/* Value and parameter gradients of sum(build(...) * r) (transfer full). */
+static LdpTensor *add_bias_act_run(LdpParam **in, AddBiasActCase *ac, const LdpTensor *r, LdpTensor **grads)
+{
+  LdpTape *t = ldp_tape_new(TRUE);
+  LdpVar *v[3];
+  for (guint k = 0; k < 3; k++) {
+    v[k] = ldp_tape_param(t, in[k]);
+    ldp_tensor_fill(ldp_param_grad(in[k]), 0.0f);
+  }
+  LdpVar *out = build_add_bias_act(t, v, ac);
+  ldp_tape_backward(t, ldp_op_sum(t, ldp_op_mul(t, out, ldp_tape_constant(t, r))));
+  LdpTensor *y = ldp_tensor_copy(ldp_var_value(out));
+  for (guint k = 0; k < 3; k++)
+    grads[k] = ldp_tensor_copy(ldp_param_grad(in[k]));
+  ldp_tape_free(t);
+  return y;
+}
+
+/* a, bias, b (n x c, 1 x c, n x c) whose sums a + bias + b, and 2 a + bias + a, stay at
+ * least 0.3 away from SELU's kink at 0 when any input moves by FD_STEP: a and b share
+ * each element's sign with magnitudes in [0.2, 1.5], |bias| <= 0.1. A central difference
+ * across the kink would measure neither one-sided derivative. */
+static void add_bias_act_inputs(LdpParam **in, guint n, guint c, LdpRng *rng)
+{
+  in[0] = param_away("a", n, c, rng);
+  in[1] = ldp_param_new("bias", 1, c);
+  in[2] = param_away("b", n, c, rng);
+  fill_uniform(ldp_param_value(in[1]), rng, -0.1f, 0.1f);
+  const LdpTensor *a = ldp_param_value(in[0]);
+  LdpTensor *b = ldp_param_value(in[2]);
+  for (gsize i = 0; i < ldp_tensor_size(b); i++)
+    b->data[i] = copysignf(b->data[i], a->data[i]);
+}
+
+static void test_add_bias_act(void)
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, 29);
+  LdpParam *in[3];
+  add_bias_act_inputs(in, 7, 5, &rng);
+  for (int elu = 0; elu <= 1; elu++)
+    for (int inputs = 0; inputs <= 2; inputs++) {
+      AddBiasActCase ac = { TRUE, elu, inputs };
+      g_autofree char *what = g_strdup_printf("add_bias_%s inputs %d", elu ? "elu" : "selu", inputs);
+      check_grads(what, in, 3, build_add_bias_act, &ac, TRUE);
+    }
+  free_params(in, 3);
+
+  /* Bit for bit the composed ops: one block, several blocks with a block edge inside a
+   * row (7 columns), and the multi-threaded path's size (its column sums sequential). */
+  const guint sizes[][2] = { { 7, 5 }, { 1000, 7 }, { 20000, 7 } };
+  for (guint si = 0; si < G_N_ELEMENTS(sizes); si++) {
+    const guint n = sizes[si][0], c = sizes[si][1];
+    add_bias_act_inputs(in, n, c, &rng);
+    /* values through 0 too: the two sides of the kink and exact zeros */
+    fill_uniform(ldp_param_value(in[2]), &rng, -2.0f, 2.0f);
+    ldp_param_value(in[2])->data[0] = -ldp_param_value(in[0])->data[0] - ldp_param_value(in[1])->data[0];
+    g_autoptr(LdpTensor) r = ldp_tensor_new(n, c);
+    fill_uniform(r, &rng, -1.0f, 1.0f);
+    for (int elu = 0; elu <= 1; elu++)
+      for (int inputs = 0; inputs <= 2; inputs++) {
+        AddBiasActCase fused = { TRUE, elu, inputs }, pair = { FALSE, elu, inputs };
+        LdpTensor *g1[3], *g2[3];
+        g_autoptr(LdpTensor) y1 = add_bias_act_run(in, &pair, r, g1);
+        g_autoptr(LdpTensor) y2 = add_bias_act_run(in, &fused, r, g2);
+        g_assert_cmpmem(y1->data, sizeof(float) * n * c, y2->data, sizeof(float) * n * c);
+        for (guint k = 0; k < 3; k++) {
+          g_assert_cmpmem(g1[k]->data, sizeof(float) * ldp_tensor_size(g1[k]), g2[k]->data,
+                          sizeof(float) * ldp_tensor_size(g2[k]));
+          ldp_tensor_free(g1[k]);
+          ldp_tensor_free(g2[k]);
+        }
+      }
+    free_params(in, 3);
+  }
+
+  /* Memoised per kind and alpha. */
+  add_bias_act_inputs(in, 3, 2, &rng);
+  LdpTape *tape = ldp_tape_new(FALSE);
+  LdpVar *a = ldp_tape_param(tape, in[0]), *bias = ldp_tape_param(tape, in[1]), *b = ldp_tape_param(tape, in[2]);
+  g_assert_true(ldp_op_add_bias_selu(tape, a, bias, b) == ldp_op_add_bias_selu(tape, a, bias, b));
+  g_assert_true(ldp_op_add_bias_elu(tape, a, bias, b, 0.5f) == ldp_op_add_bias_elu(tape, a, bias, b, 0.5f));
+  g_assert_true(ldp_op_add_bias_elu(tape, a, bias, b, 0.5f) != ldp_op_add_bias_elu(tape, a, bias, b, 1.0f));
+  g_assert_true(ldp_op_add_bias_selu(tape, a, bias, b) != ldp_op_add_bias_elu(tape, a, bias, b, 1.0f));
+  g_assert_true(ldp_op_add_bias_selu(tape, a, bias, b) != ldp_op_add_bias(tape, a, bias, b));
+  ldp_tape_free(tape);
+  free_params(in, 3);
+}
+
 /* ---- batch norm + ReLU, fused ---- */
 
 static LdpVar *build_bn_relu(LdpTape *t, LdpVar **in, gpointer d)
@@ -2399,6 +2515,19 @@ static void test_weighted_primitives(void)
                     3 * sizeof(float));
   ldp_tape_free(tape);
   free_params(pv, 2);
+  /* Every row width of the gather's copy kernels (one per width up to 8, then the
+   * general one): exact copies of the indexed rows. */
+  for (guint c = 2; c <= 10; c++) {
+    LdpParam *xp = param_away("x", 6, c, &rng);
+    tape = ldp_tape_new(FALSE);
+    const LdpTensor *gw =
+      ldp_var_value(ldp_op_gather_rows(tape, ldp_tape_param(tape, xp), gather_idx, G_N_ELEMENTS(gather_idx)));
+    for (guint k = 0; k < G_N_ELEMENTS(gather_idx); k++)
+      g_assert_cmpmem(ldp_tensor_row(gw, k), c * sizeof(float), ldp_tensor_row(ldp_param_value(xp), gather_idx[k]),
+                      c * sizeof(float));
+    ldp_tape_free(tape);
+    ldp_param_free(xp);
+  }
 
   /* Programmer errors: wrong shapes and sparse inputs. */
   g_autoptr(LdpTensor) ev = ldp_tensor_new(m + 1, 1);
@@ -2737,6 +2866,7 @@ int main(int argc, char **argv)
   g_test_add_func("/autograd/batch-norm-relu", test_batch_norm_relu);
   g_test_add_func("/autograd/propagate-self", test_propagate_self);
   g_test_add_func("/autograd/add-bias", test_add_bias);
+  g_test_add_func("/autograd/add-bias-act", test_add_bias_act);
   g_test_add_func("/autograd/batch-norm-relu-grouped", test_batch_norm_relu_grouped);
   g_test_add_func("/autograd/composite-gcn", test_composite_gcn);
   g_test_add_func("/autograd/tape-semantics", test_tape_semantics);

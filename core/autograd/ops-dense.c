@@ -98,6 +98,29 @@ static LdpTensor *linear_apply_operator(const LdpLinearFeatures *f, const float 
   return local ? linear_permute_rows(x, order, FALSE) : x;
 }
 
+/* linear_apply_operator on a borrowed @x (transposed powers only): when the powers run
+ * in node order without a polynomial, the first product reads @x in place instead of a
+ * copy (the same products, one n x c copy less per backward); else a copy is handed
+ * over. (transfer full) */
+static LdpTensor *linear_apply_operator_borrowed(const LdpLinearFeatures *f, const float *coef, const LdpTensor *x)
+{
+  if (coef || f->steps == 0 || (f->steps >= 2 && (gsize)x->rows * x->cols * sizeof(float) >= LINEAR_LOCAL_MIN_BYTES))
+    return linear_apply_operator(f, coef, TRUE, ldp_tensor_copy(x));
+  LdpTensor *cur = ldp_tensor_new_uninit(x->rows, x->cols);
+  ldp_graph_spmm(f->operator_graph, TRUE, 1.0f, x, 0.0f, cur);
+  if (f->steps > 1) {
+    LdpTensor *t = ldp_tensor_new_uninit(x->rows, x->cols);
+    for (guint k = 1; k < f->steps; k++) {
+      ldp_graph_spmm(f->operator_graph, TRUE, 1.0f, cur, 0.0f, t);
+      LdpTensor *swap = cur;
+      cur = t;
+      t = swap;
+    }
+    ldp_tensor_free(t);
+  }
+  return cur;
+}
+
 static const LdpCsr *product_cache_transpose(LdpProductCache *cache, const LdpCsr *s);
 
 /* Linear constants F = Q (S + 1 c^T), Q = P^K or a polynomial sum_k a_k P^k:
@@ -115,7 +138,7 @@ static void linear_matmul_backward(LdpVar *self)
   LdpTensor *owned = NULL;
   const LdpTensor *cur = g;
   if (f->steps > 0 || a->linear_coef) {
-    owned = linear_apply_operator(f, a->linear_coef, TRUE, ldp_tensor_copy(g));
+    owned = linear_apply_operator_borrowed(f, a->linear_coef, g);
     cur = owned;
   }
   LdpTensor *db = ldp_var_grad_buf(b);
@@ -422,10 +445,8 @@ LdpVar *ldp_op_add(LdpTape *tape, LdpVar *a, LdpVar *b)
 /* The backward of ldp_op_add(ldp_op_bias_add(a, bias), b): G to b and to a (each the
  * first flow in either order: one consumer each in the unfused chain), and the column
  * sums of G in double, in row order, to the bias. */
-static void add_bias_backward(LdpVar *self)
+static void add_bias_grads(LdpVar *a, LdpVar *bias, LdpVar *b, const LdpTensor *G)
 {
-  LdpVar *a = self->parents[0], *bias = self->parents[1], *b = self->parents[2];
-  const LdpTensor *G = self->grad;
   if (b->needs_grad)
     ldp_var_grad_add(b, 1.0f, G);
   if (a->needs_grad)
@@ -442,6 +463,11 @@ static void add_bias_backward(LdpVar *self)
       db[c] += (float)acc[c];
     g_free(acc);
   }
+}
+
+static void add_bias_backward(LdpVar *self)
+{
+  add_bias_grads(self->parents[0], self->parents[1], self->parents[2], self->grad);
 }
 
 LdpVar *ldp_op_add_bias(LdpTape *tape, LdpVar *a, LdpVar *bias, LdpVar *b)
@@ -626,6 +652,139 @@ LdpVar *ldp_op_leaky_relu(LdpTape *tape, LdpVar *x, float slope)
 LdpVar *ldp_op_sigmoid(LdpTape *tape, LdpVar *x)
 {
   return unary_op(tape, x, UN_SIGMOID, 0.0f);
+}
+
+/* ---- SELU / ELU of (a + bias) + b, fused ---- */
+
+typedef struct {
+  LdpTensor *pre; /* (a + bias) + b, owned */
+  float pos, neg; /* elu_slopes */
+} AddBiasEluSaved;
+
+static void add_bias_elu_saved_free(gpointer data)
+{
+  AddBiasEluSaved *s = data;
+  ldp_tensor_free(s->pre);
+  g_free(s);
+}
+
+/* The unfused chain's backward element for element: ldp_velu_backward into a block of
+ * rows (what the sum's gradient would hold), then that block to b and to a (stored on
+ * the first flow, else added; b first, as add_bias_grads does) and into the bias's
+ * column sums in double, in row order. A block (about VMATH_BLOCK elements) stays in
+ * L1, so three passes over n x c tensors become one. When the element-wise work is
+ * large enough for threads, the column sums (sequential, so that their order never
+ * depends on the thread count) go through the unfused helper instead. */
+static void add_bias_elu_backward(LdpVar *self)
+{
+  const AddBiasEluSaved *s = self->saved;
+  LdpVar *a = self->parents[0], *bias = self->parents[1], *b = self->parents[2];
+  const gsize n = ldp_tensor_size(self->grad);
+  const float *g = self->grad->data, *x = s->pre->data, *y = self->value->data;
+  if (ldp_par(n)) {
+    LdpTensor *G = ldp_tensor_new_uninit(self->grad->rows, self->grad->cols);
+    LDP_OMP_FOR(TRUE)
+    for (gsize k = 0; k < BLOCKS(n); k++) {
+      const gsize lo = k * VMATH_BLOCK;
+      ldp_velu_backward(G->data + lo, g + lo, x + lo, y + lo, BLOCK_LEN(k, n), s->pos, s->neg, FALSE);
+    }
+    add_bias_grads(a, bias, b, G);
+    ldp_tensor_free(G);
+    return;
+  }
+  gboolean fresh_b = FALSE, fresh_a = FALSE;
+  /* b before a: when a == b, a's flow is the second one and adds. */
+  float *db = b->needs_grad ? ldp_var_grad_dst(b, &fresh_b)->data : NULL;
+  float *da = a->needs_grad ? ldp_var_grad_dst(a, &fresh_a)->data : NULL;
+  const guint rows = self->grad->rows, cols = self->grad->cols;
+  double *acc = bias->needs_grad ? g_new0(double, MAX(cols, 1u)) : NULL;
+  /* Blocks of whole rows, so that the column sums run over rows as add_bias_grads's do
+   * (a running column index would serialise them on one accumulator). */
+  const guint block_rows = MAX(1u, VMATH_BLOCK / MAX(cols, 1u));
+  float *t = g_new(float, (gsize)MIN(rows, block_rows) * cols + 1);
+  for (guint r0 = 0; r0 < rows; r0 += block_rows) {
+    const guint r1 = MIN(rows, r0 + block_rows);
+    const gsize lo = (gsize)r0 * cols, len = (gsize)(r1 - r0) * cols;
+    /* A fresh b takes the block straight from the kernel (one copy less). */
+    float *blk = db && fresh_b ? db + lo : t;
+    ldp_velu_backward(blk, g + lo, x + lo, y + lo, len, s->pos, s->neg, FALSE);
+    if (db && !fresh_b)
+      for (gsize i = 0; i < len; i++)
+        db[lo + i] += t[i];
+    /* Column sums before a's flow: when a == b, a adds into the block itself. */
+    if (acc)
+      for (guint i = 0; i < r1 - r0; i++) {
+        const float *tr = blk + (gsize)i * cols;
+        for (guint c = 0; c < cols; c++)
+          acc[c] += tr[c];
+      }
+    if (da) {
+      if (fresh_a)
+        memcpy(da + lo, blk, sizeof(float) * len);
+      else
+        for (gsize i = 0; i < len; i++)
+          da[lo + i] += blk[i];
+    }
+  }
+  g_free(t);
+  if (acc) {
+    float *dbias = ldp_var_grad_buf(bias)->data;
+    for (guint c = 0; c < cols; c++)
+      dbias[c] += (float)acc[c];
+    g_free(acc);
+  }
+}
+
+/* ldp_op_add_bias's sum, then ldp_velu on it, a block of rows at a time (the block
+ * stays in L1 between the two). */
+static LdpVar *add_bias_elu(LdpTape *tape, LdpVar *a, LdpVar *bias, LdpVar *b, UnaryKind kind, float alpha)
+{
+  CHECK_VAR(tape, a, NULL);
+  CHECK_VAR(tape, bias, NULL);
+  CHECK_VAR(tape, b, NULL);
+  g_return_val_if_fail(same_shape(a, b), NULL);
+  g_return_val_if_fail(bias->value->rows == 1 && bias->value->cols == a->value->cols, NULL);
+  const MemoKey key = memo_key(MEMO_BIAS_ADD, 2 + (kind == UN_ELU), 0, kind == UN_ELU ? alpha : 0.0f, a, bias, b);
+  LdpVar *hit = memo_find(tape, &key);
+  if (hit)
+    return hit;
+  const LdpTensor *A = a->value, *B = b->value;
+  const guint rows = A->rows, cols = A->cols;
+  AddBiasEluSaved *s = g_new(AddBiasEluSaved, 1);
+  elu_slopes(kind, alpha, &s->pos, &s->neg);
+  s->pre = ldp_tensor_new_uninit(rows, cols);
+  LdpTensor *out = ldp_tensor_new_uninit(rows, cols);
+  const float *restrict bd = bias->value->data;
+  const float pos = s->pos, neg = s->neg;
+  float *pre = s->pre->data;
+  const guint block_rows = MAX(1u, VMATH_BLOCK / MAX(cols, 1u));
+  const guint n_blocks = (rows + block_rows - 1) / block_rows;
+  LDP_OMP_FOR(ldp_par(ldp_tensor_size(A)))
+  for (guint k = 0; k < n_blocks; k++) {
+    const guint r0 = k * block_rows, r1 = MIN(rows, r0 + block_rows);
+    for (guint i = r0; i < r1; i++) {
+      const float *restrict ar = ldp_tensor_row(A, i), *restrict br = ldp_tensor_row(B, i);
+      float *restrict o = pre + (gsize)i * cols;
+      for (guint c = 0; c < cols; c++)
+        o[c] = (ar[c] + bd[c]) + br[c];
+    }
+    const gsize lo = (gsize)r0 * cols;
+    ldp_velu(out->data + lo, pre + lo, (gsize)(r1 - r0) * cols, pos, neg);
+  }
+  LdpVar *parents[3] = { a, bias, b };
+  LdpVar *v = ldp_var_record(tape, out, parents, 3, add_bias_elu_backward);
+  ldp_var_save(v, s, add_bias_elu_saved_free);
+  return memo_put(tape, &key, v);
+}
+
+LdpVar *ldp_op_add_bias_selu(LdpTape *tape, LdpVar *a, LdpVar *bias, LdpVar *b)
+{
+  return add_bias_elu(tape, a, bias, b, UN_SELU, 0.0f);
+}
+
+LdpVar *ldp_op_add_bias_elu(LdpTape *tape, LdpVar *a, LdpVar *bias, LdpVar *b, float alpha)
+{
+  return add_bias_elu(tape, a, bias, b, UN_ELU, alpha);
 }
 
 /* ---- dropout ---- */

@@ -47,6 +47,16 @@ static void gather_rows_backward(gpointer state, LdpVar *const *inputs, guint n_
   }
 }
 
+/* o[k] = the row idx[k] of x, rows of @C floats with @C a constant in each
+ * instantiation: a row is a few inline moves, not a library call (Drop's scored rows
+ * are 7 floats). */
+static inline __attribute__((always_inline)) void gather_rows_narrow(float *restrict o, const float *restrict x,
+                                                                     const guint *idx, guint n, const guint C)
+{
+  for (guint k = 0; k < n; k++)
+    memcpy(o + (gsize)k * C, x + (gsize)idx[k] * C, C * sizeof(float));
+}
+
 LdpVar *ldp_op_gather_rows(LdpTape *tape, LdpVar *x, const guint *idx, guint n)
 {
   g_return_val_if_fail(tape != NULL && ldp_var_is_dense_on(x, tape), NULL);
@@ -64,6 +74,23 @@ LdpVar *ldp_op_gather_rows(LdpTape *tape, LdpVar *x, const guint *idx, guint n)
     LDP_OMP_FOR(ldp_par(n))
     for (guint k = 0; k < n; k++)
       o[k] = xd[idx[k]];
+  } else if (X->cols <= 8 && !ldp_par((gsize)n * X->cols)) {
+    switch (X->cols) {
+#define GATHER_ROWS_CASE(C)                                     \
+  case C:                                                       \
+    gather_rows_narrow(out->data, X->data, idx, n, C);          \
+    break;
+      GATHER_ROWS_CASE(2)
+      GATHER_ROWS_CASE(3)
+      GATHER_ROWS_CASE(4)
+      GATHER_ROWS_CASE(5)
+      GATHER_ROWS_CASE(6)
+      GATHER_ROWS_CASE(7)
+      GATHER_ROWS_CASE(8)
+#undef GATHER_ROWS_CASE
+    default:
+      g_assert_not_reached();
+    }
   } else {
     LDP_OMP_FOR(ldp_par((gsize)n * X->cols))
     for (guint k = 0; k < n; k++)

@@ -133,6 +133,12 @@ LDP_API LdpVar *ldp_op_add(LdpTape *tape, LdpVar *a, LdpVar *b);
  * bit, of ldp_op_add(ldp_op_bias_add(a, bias), b) (a layer's aggregation plus its
  * bias plus the root term), in one tensor and one element-wise pass. Memoised. (1.2) */
 LDP_API LdpVar *ldp_op_add_bias(LdpTape *tape, LdpVar *a, LdpVar *bias, LdpVar *b);
+/* ldp_op_selu / ldp_op_elu(alpha) of ldp_op_add_bias(a, bias, b): the values and the
+ * gradients of a, bias and b, bit for bit, of the two ops chained (a hidden layer's
+ * aggregation, bias, root term and activation), in one pass forward and one backward;
+ * the sum itself is not handed out. Memoised. (1.3) */
+LDP_API LdpVar *ldp_op_add_bias_selu(LdpTape *tape, LdpVar *a, LdpVar *bias, LdpVar *b);
+LDP_API LdpVar *ldp_op_add_bias_elu(LdpTape *tape, LdpVar *a, LdpVar *bias, LdpVar *b, float alpha);
 LDP_API LdpVar *ldp_op_sub(LdpTape *tape, LdpVar *a, LdpVar *b);
 /* Element-wise product. */
 LDP_API LdpVar *ldp_op_mul(LdpTape *tape, LdpVar *a, LdpVar *b);

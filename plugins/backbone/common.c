@@ -36,6 +36,18 @@ LdpVar *backbone_activate(LdpTape *tape, BackboneActivation act, LdpVar *x)
   }
 }
 
+LdpVar *backbone_add_bias_activate(LdpTape *tape, BackboneActivation act, LdpVar *a, LdpVar *bias, LdpVar *b)
+{
+  switch (act) {
+  case BACKBONE_ACT_SELU:
+    return ldp_op_add_bias_selu(tape, a, bias, b);
+  case BACKBONE_ACT_ELU:
+    return ldp_op_add_bias_elu(tape, a, bias, b, 1.0f); /* as backbone_activate */
+  default:
+    return backbone_activate(tape, act, ldp_op_add_bias(tape, a, bias, b));
+  }
+}
+
 void backbone_linear_init(BackboneLinear *lin, const char *prefix, guint in, guint out, gboolean bias,
                           BackboneInit init, LdpRng *rng)
 {

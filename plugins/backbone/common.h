@@ -49,6 +49,9 @@ typedef struct {
 void backbone_common_read(const LdpParams *params, BackboneCommon *out);
 /* Applies @act (identity for BACKBONE_ACT_NONE). */
 LdpVar *backbone_activate(LdpTape *tape, BackboneActivation act, LdpVar *x);
+/* backbone_activate(ldp_op_add_bias(a, bias, b)): the same bits, in one fused op for
+ * SELU and ELU (ldp_op_add_bias_selu, ldp_op_add_bias_elu). */
+LdpVar *backbone_add_bias_activate(LdpTape *tape, BackboneActivation act, LdpVar *a, LdpVar *bias, LdpVar *b);
 
 /* ---- linear layers: y = x W (+ b), W is in x out ---- */
 

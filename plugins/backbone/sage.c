@@ -101,10 +101,12 @@ static LdpVar *sage_forward(gpointer inst, LdpTape *tape, const LdpBatch *batch,
     else
       agg = coef ? ldp_op_propagate_values(tape, mean, coef, hl) : ldp_op_propagate(tape, mean, NULL, hl);
     LdpVar *bias = ldp_tape_param(tape, conv->neigh.bias);
-    h = ldp_op_add_bias(tape, agg, bias, backbone_linear_apply(&conv->root, tape, h));
+    LdpVar *root = backbone_linear_apply(&conv->root, tape, h);
     if (l + 1 < m->common.layers) {
-      h = backbone_activate(tape, m->common.activation, h);
+      h = backbone_add_bias_activate(tape, m->common.activation, agg, bias, root);
       h = ldp_op_dropout(tape, h, m->common.dropout, rng);
+    } else {
+      h = ldp_op_add_bias(tape, agg, bias, root);
     }
   }
   return h;
