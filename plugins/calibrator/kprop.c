@@ -27,7 +27,7 @@ static const char *const kprop_forms[] = { "lazy", "dense", "auto", NULL };
 
 /* auto: dense from this many stored graph entries on, where a product's gather of
  * n x 16 floats no longer fits the caches (about 10^5 nodes at degree 10; doc/scale.md) */
-#define KPROP_AUTO_DENSE_NNZ (1u << 20)
+#define KPROP_AUTO_DENSE_NNZ (1u << 19)
 
 static const char *const kprop_aggregators[] = { "sym", "gcn", "mean", NULL };
 
@@ -40,7 +40,7 @@ static const LdpParamSpec kprop_params[] = {
   { .name = "form", .type = LDP_PARAM_ENUM,
     .doc = "lazy: train on B^K (X W), K sparse products per use; dense: compute B^K X once and train on it "
            "(one dense n x d matrix; cheaper where the graph products miss the caches, doc/scale.md); "
-           "auto: dense from 2^20 stored graph entries on",
+           "auto: dense from 2^19 stored graph entries on",
     .default_value = "lazy", .choices = kprop_forms },
 };
 
