@@ -56,9 +56,11 @@ static void test_kprop_path(void)
   const double a3[3][3] = { { 0, r, 0 }, { r, 0, r }, { 0, r, 0 } };
   const double (*expect[])[3] = { NULL, a1, a2, a3 };
   const LdpCalibratorVTable *vt = calibrator("kprop");
-  for (guint k = 0; k <= 3; k++) {
-    g_autofree char *steps = g_strdup_printf("steps=%u", k);
-    const char *assign[] = { steps, NULL };
+  /* form=dense stores the same powers as plain dense features (nothing left lazy) */
+  for (guint k = 0; k <= 7; k++) {
+    const gboolean dense = k > 3;
+    g_autofree char *steps = g_strdup_printf("steps=%u", k % 4);
+    const char *assign[] = { steps, dense ? "form=dense" : "form=lazy", NULL };
     LdpParams *p = params_for("kprop", assign);
     LdpDataset *ds = path_dataset(labels, 2);
     g_autoptr(GError) error = NULL;
@@ -67,11 +69,14 @@ static void test_kprop_path(void)
     LdpRng rng;
     ldp_rng_init(&rng, 1);
     g_assert_true(vt->prepare(inst, ds, &rng, &error));
+    LdpLinearFeatures lin;
+    g_assert_true(ldp_dataset_linear_features(ds, &lin) == (!dense && k % 4 > 0));
     const LdpTensor *x = ldp_dataset_features_dense(ds);
     g_assert_nonnull(x);
     for (guint i = 0; i < 3; i++)
       for (guint j = 0; j < 3; j++)
-        g_assert_cmpfloat_with_epsilon(ldp_tensor_row(x, i)[j], k == 0 ? (i == j) : expect[k][i][j], 1e-6);
+        g_assert_cmpfloat_with_epsilon(ldp_tensor_row(x, i)[j], k % 4 == 0 ? (i == j) : expect[k % 4][i][j],
+                                       1e-6);
     vt->destroy(inst);
     ldp_dataset_free(ds);
     ldp_params_free(p);

@@ -128,6 +128,12 @@ static void dataset_materialize(LdpDataset *ds)
   ds->x_dense = x;
 }
 
+void ldp_dataset_materialize_features(LdpDataset *ds)
+{
+  g_return_if_fail(ds != NULL);
+  dataset_materialize(ds);
+}
+
 static void dataset_clear_labels(LdpDataset *ds)
 {
   g_clear_pointer(&ds->labels, g_free);

@@ -72,6 +72,10 @@ LDP_API void ldp_dataset_set_features_affine_dense(LdpDataset *ds, LdpTensor *s,
  * norm on the same graph by adding steps; otherwise the pending one is materialised
  * first. steps = 0 is a no-op. Needs features and a graph. */
 LDP_API void ldp_dataset_propagate_features(LdpDataset *ds, LdpNorm norm, guint steps);
+/* Lazy features (linear or polynomial, below) become plain dense features F, computed
+ * once, in place (no second n x d copy); plain features are left as they are. For
+ * calibrators that choose the dense form (kprop's form: dense). (1.3) */
+LDP_API void ldp_dataset_materialize_features(LdpDataset *ds);
 
 typedef struct {
   const LdpCsr *sparse;     /* S when sparse (else NULL) */
