@@ -4,12 +4,14 @@
 # keeps each sweep's per-seed results under doc/results/benchmark/DATASET-SUITE/.
 #
 #   bench/benchmark.sh run [-j N] [DATASET...]   # sweeps into runs/benchmark/DATASET-SUITE
-#   bench/benchmark.sh collect                   # runs/benchmark/* -> doc/results/benchmark/*
+#   bench/benchmark.sh collect [--partial]       # runs/benchmark/* -> doc/results/benchmark/*
 #
 # DATASET: cora (default: all four), citeseer, facebook, twitch_engb; $SUITES limits the
-# suites (default "features edges all"). Run from the build directory with
+# suites (default "features edges all"). collect takes complete sweeps only; with
+# --partial, also the complete cells of an unfinished sweep, its sweep.json cut down to
+# them (the report then has those columns only). Run from the build directory with
 # $LDPGNN_DATA set (doc/datasets.md). A sweep resumes where it stopped, so the command
-# can be repeated after an interruption. bench/benchmark-doc.sh regenerates
+# can be repeated after an interruption. bench/benchmark-doc.py regenerates
 # doc/benchmark.md from doc/results/benchmark/ alone. For a cluster, the same sweeps
 # run under MPI or as a Slurm array (doc/benchmark.md, "Running the whole suite").
 set -eu
@@ -44,6 +46,8 @@ run)
   done
   ;;
 collect)
+  partial=no
+  [ "${1:-}" = --partial ] && partial=yes
   # Per sweep: sweep.json and per cell summary.json (every seed's metrics, the ledger,
   # the resolved pipeline, provenance), seeds.csv, selection.json and the first line of
   # the completion mark (the cell's identity, which `ldpgnn report` checks; the data
@@ -56,13 +60,25 @@ collect)
     for cell in "$sweep"/[0-9]*/; do
       [ -f "$cell/pipeline.sha256" ] || complete=no
     done
-    if [ $complete = no ]; then
-      echo "benchmark.sh: $sweep is not complete, not collected" >&2
+    if [ $complete = no ] && [ $partial = no ]; then
+      echo "benchmark.sh: $sweep is not complete, not collected (--partial takes its complete cells)" >&2
       continue
     fi
     rm -rf "$dest" && mkdir -p "$dest"
     cp "$sweep/sweep.json" "$dest/"
+    # unfinished: the cells with their completion mark, and the axis values they use
+    [ $complete = yes ] || python3 - "$sweep" "$dest/sweep.json" <<'PY'
+import json, os, sys
+sweep = json.load(open(os.path.join(sys.argv[1], "sweep.json")))
+sweep["cells"] = [c for c in sweep["cells"]
+                  if os.path.exists(os.path.join(sys.argv[1], c["dir"], "pipeline.sha256"))]
+for axis in sweep["axes"]:
+    used = {c["values"][axis["name"]] for c in sweep["cells"]}
+    axis["values"] = [v for v in axis["values"] if v in used]
+json.dump(sweep, open(sys.argv[2], "w"), indent=2)
+PY
     for cell in "$sweep"/[0-9]*/; do
+      [ -f "$cell/pipeline.sha256" ] || continue
       c=$(basename "$cell")
       mkdir -p "$dest/$c"
       # the pipeline's path relative to the source tree, not to this machine
@@ -75,7 +91,7 @@ collect)
   done
   ;;
 *)
-  echo "usage: bench/benchmark.sh run [-j N] [DATASET...] | collect" >&2
+  echo "usage: bench/benchmark.sh run [-j N] [DATASET...] | collect [--partial]" >&2
   exit 2
   ;;
 esac

@@ -15,7 +15,7 @@ check() { # description, then a command
   d="$1"; shift
   if "$@" >"$tmp/check.out" 2>&1; then ok "$d"; else not_ok "$d" "$tmp/check.out"; fi
 }
-echo "1..18"
+echo "1..22"
 
 # The floor variant has a train key of its own (lr 0.3): the selection replaces it too.
 cat >"$tmp/sel.yaml" <<'YAML'
@@ -231,5 +231,67 @@ sed 's/variants.blink-hard.mechanisms.blink.delta:/variants.blink-hard.mechanism
 check "a privacy budget in the grid is refused at the path" \
   sh -c "! '$bin' sweep '$tmp/eps.yaml' --out '$tmp/e' --no-plot >'$tmp/e.out' 2>&1 &&
          grep -q \"eps.yaml:24:35: sweep.select.grid: 'variants.blink-hard.mechanisms.blink.epsilon' is a privacy budget\" '$tmp/e.out'"
+# A backbone parameter shared by name: 'backbone.dropout' reaches every variant whose own
+# backbone sets dropout (gcn, mlp), each with its own choice; the prior sets none and is
+# not selected. The product of the grid is 2 points, and each reached variant runs at both.
+cat >"$tmp/bb.yaml" <<'YAML'
+name: bb
+seed: 7
+seeds: 2
+dataset: {plugin: synthetic, nodes: 150, classes: 3, features: 20, feature_density: 0.2, homophily: 0.8}
+split: {kind: random, val: 0.25, test: 0.25}
+train: {epochs: 5, lr: 0.05}
+variants:
+  - name: gnn
+    backbone: {plugin: gcn, hidden: 8, dropout: 0.5}
+    mechanisms: [{plugin: multibit, epsilon: 1}]
+  - name: floor
+    role: floor
+    backbone: {plugin: mlp, hidden: 8, dropout: 0.5}
+    mechanisms: [{plugin: multibit, epsilon: 1}]
+  - name: majority
+    role: majority
+    backbone: {plugin: prior}
+sweep:
+  axes:
+    epsilon: {paths: [variants.gnn.mechanisms.multibit.epsilon, variants.floor.mechanisms.multibit.epsilon], values: [1]}
+  select:
+    grid: {backbone.dropout: [0, 0.9]}
+    seeds: 2
+    seed: 100
+YAML
+check "a selection grid with backbone.dropout over variants with their own backbones runs" \
+  sh -c "'$bin' sweep '$tmp/bb.yaml' --out '$tmp/b' --no-plot >'$tmp/b.out' 2>&1"
+check "backbone.dropout: each reached variant's choice is its argmax, the reported run uses it, the prior is not selected" \
+  python3 -c "
+import json, os, sys
+cell = os.path.join(sys.argv[1], '000-epsilon=1')
+sel = json.load(open(os.path.join(cell, 'selection.json')))
+final = json.load(open(os.path.join(cell, 'summary.json')))
+assert sorted(sel['chosen']) == ['floor', 'gnn'], sel['chosen']
+assert len(sel['points']) == 2
+for name, ch in sel['chosen'].items():
+    means = []
+    for pt in sel['points']:
+        s = json.load(open(os.path.join(cell, pt['dir'], 'summary.json')))
+        assert sorted(r['name'] for r in s['runs']) == ['floor', 'gnn'], s['runs']
+        assert set(s['seeds']) == {100, 101}
+        means.append([r for r in s['runs'] if r['name'] == name][0]['metrics']['val_accuracy']['mean'])
+    best = max(range(len(means)), key=lambda i: (means[i], -i))
+    assert ch['point'] == best and ch['means'] == means, (name, ch, means)
+    run = [r for r in final['pipeline']['runs'] if r['name'] == name][0]
+    assert run['backbone']['dropout'] == float(ch['values']['backbone.dropout']), (name, run['backbone'], ch)
+prior = [r for r in final['pipeline']['runs'] if r['name'] == 'majority'][0]
+assert 'dropout' not in prior['backbone'] or prior['backbone']['dropout'] is None, prior
+assert set(final['seeds']) == {7, 8}
+" "$tmp/b"
+sed 's/    backbone: {plugin: mlp, hidden: 8, dropout: 0.5}//' "$tmp/bb.yaml" | sed 's/^train:/backbone: {plugin: mlp, hidden: 8, dropout: 0.5}\ntrain:/' >"$tmp/bbinh.yaml"
+check "backbone.dropout with a variant that inherits the top-level backbone is refused, naming it" \
+  sh -c "! '$bin' sweep '$tmp/bbinh.yaml' --out '$tmp/bi' --no-plot >'$tmp/bi.out' 2>&1 &&
+         grep -q \"bbinh.yaml:23:12: sweep.select.grid: 'backbone.dropout' is shared by the variants that inherit it, so each could not keep its own choice; give variant 'floor' its own backbone\" '$tmp/bi.out'"
+sed 's/grid: {backbone.dropout:/grid: {backbone.layers:/' "$tmp/bb.yaml" >"$tmp/bbnone.yaml"
+check "a backbone key that no variant's own backbone sets is refused at the path" \
+  sh -c "! '$bin' sweep '$tmp/bbnone.yaml' --out '$tmp/bn' --no-plot >'$tmp/bn.out' 2>&1 &&
+         grep -q \"bbnone.yaml:22:12: sweep.select.grid: 'backbone.layers': no variant's own backbone sets 'layers'\" '$tmp/bn.out'"
 [ $fails -eq 0 ] && rm -rf "$tmp"
 exit 0

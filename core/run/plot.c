@@ -264,7 +264,7 @@ static gboolean plot_axis(const char *dir, const char *fig_dir, const char *axis
   const double key_col_px = (longest + 8) * char_px;
   const guint key_cols = MAX(1, MIN(series->len, (guint)((width - 2 * char_px) / key_col_px)));
   const guint key_rows = (series->len + key_cols - 1) / key_cols;
-  const double key_px = (key_rows + 1) * line_px;
+  const double key_px = (key_rows + 1.6) * line_px; /* the rows and the box's own padding */
   const double title_px = (2 + (n_panels > 1)) * line_px + 1.1 * line_px; /* two title lines, a panel title */
   const double xlabel_px = 2.6 * line_px, ylabel_px = 4.2 * line_px, gap_px = 3.0 * line_px;
   const guint height = (guint)(rows_layout * panel_h + key_px);
@@ -356,7 +356,7 @@ static gboolean plot_axis(const char *dir, const char *fig_dir, const char *axis
                                "unset logscale x\nset xrange [0:1]\nset yrange [0:1]\n"
                                "set lmargin at screen 0.01\nset rmargin at screen 0.99\n"
                                "set tmargin at screen %.4f\nset bmargin at screen 0.005\n"
-                               "set key center center horizontal maxcols %u Left reverse box samplen 3 width 1\n"
+                               "set key center center horizontal maxcols %u Left reverse box samplen 3 width 1 height 1\n"
                                "plot ",
                          key_px / height, key_cols);
   for (guint s = 0; s < series->len; s++) {

@@ -47,6 +47,8 @@ typedef struct {
   GPtrArray *paths;   /* char * */
   GPtrArray *values;  /* char *, as written */
   int variant;        /* sweep.select: the variant a 'variants.NAME.' path reaches, or -1 (every run) */
+  gboolean *reach;    /* sweep.select, a 'backbone.' path with variants: per variant, whether its own
+                       * backbone sets the key (NULL for every other path) */
 } Axis;
 
 typedef struct {
@@ -76,6 +78,7 @@ static void axis_free(gpointer p)
   g_free(a->name);
   g_ptr_array_unref(a->paths);
   g_ptr_array_unref(a->values);
+  g_free(a->reach);
   g_free(a);
 }
 
@@ -185,9 +188,13 @@ static void select_point(const Select *sel, guint pt, guint *idx)
  * (train merges per variant), 'variants.NAME.' (or an index) that variant only, any
  * other path only in a pipeline without variants (a variant's backbone or stage list
  * replaces the top level's as a whole, so a shared path could not carry a choice per
- * variant). What defines the experiment (data, split, seeds, a privacy budget) is not
- * a setting to choose on validation. */
-static gboolean select_axis_target(const Select *sel, Axis *axis, const LdpYamlNode *key, GError **error)
+ * variant). The exception, 'backbone.KEY' (into axis->reach): every variant whose own
+ * backbone sets KEY, each with its own choice, when no variant inherits the top
+ * level's backbone; a backbone without KEY (the prior's) is not reached. What defines
+ * the experiment (data, split, seeds, a privacy budget) is not a setting to choose on
+ * validation. @vars is the file's 'variants' list, or NULL. */
+static gboolean select_axis_target(const Select *sel, Axis *axis, const LdpYamlNode *key, const LdpYamlNode *vars,
+                                   GError **error)
 {
   const char *path = key->text;
   g_auto(GStrv) seg = g_strsplit(path, ".", -1);
@@ -231,6 +238,31 @@ static gboolean select_axis_target(const Select *sel, Axis *axis, const LdpYamlN
     axis->variant = -1;
     return TRUE;
   }
+  if (strcmp(seg[0], "backbone") == 0 && n > 1 && *seg[1] && vars && vars->kind == LDP_YAML_SEQUENCE &&
+      vars->items->len == sel->variants->len) {
+    const char *inherits = NULL;
+    gboolean any = FALSE;
+    axis->reach = g_new0(gboolean, sel->variants->len);
+    for (guint v = 0; v < vars->items->len; v++) {
+      const LdpYamlNode *item = vars->items->pdata[v];
+      const LdpYamlNode *bb = item->kind == LDP_YAML_MAPPING ? ldp_yaml_mapping_get(item, "backbone", NULL) : NULL;
+      if (!bb || bb->kind != LDP_YAML_MAPPING) {
+        inherits = inherits ? inherits : sel->variants->pdata[v];
+        continue;
+      }
+      axis->reach[v] = ldp_yaml_mapping_get(bb, seg[1], NULL) != NULL;
+      any |= axis->reach[v];
+    }
+    if (!inherits && any)
+      return TRUE;
+    if (inherits)
+      return ldp_yaml_error(error, key, LDP_PIPELINE_ERROR_INVALID,
+                            "sweep.select.grid: '%s' is shared by the variants that inherit it, so each could not keep "
+                            "its own choice; give variant '%s' its own backbone, or name the variant "
+                            "(variants.NAME.%s)", path, inherits, path);
+    return ldp_yaml_error(error, key, LDP_PIPELINE_ERROR_INVALID,
+                          "sweep.select.grid: '%s': no variant's own backbone sets '%s'", path, seg[1]);
+  }
   return ldp_yaml_error(error, key, LDP_PIPELINE_ERROR_INVALID,
                         "sweep.select.grid: '%s' is shared by the variants that inherit it, so each could not keep "
                         "its own choice; name the variant (variants.NAME.%s) or choose a train. key", path, path);
@@ -238,14 +270,18 @@ static gboolean select_axis_target(const Select *sel, Axis *axis, const LdpYamlN
 
 /* Loads the pipeline with @path set to each of its values, so that a path or value the
  * pipeline does not have is refused at the grid's own position before anything runs. */
-static gboolean select_axis_check(const Axis *axis, const LdpYamlNode *values, const char *file,
+static gboolean select_axis_check(const Axis *axis, guint n_vars, const LdpYamlNode *values, const char *file,
                                   const LdpRegistry *reg, const char *const *overrides, GError **error)
 {
   for (guint q = 0; q < axis->values->len; q++) {
     g_autoptr(GPtrArray) ov = g_ptr_array_new_with_free_func(g_free);
     for (const char *const *o = overrides; o && *o; o++)
       g_ptr_array_add(ov, g_strdup(*o));
-    g_ptr_array_add(ov, g_strdup_printf("%s=%s", axis->name, (char *)axis->values->pdata[q]));
+    if (!axis->reach)
+      g_ptr_array_add(ov, g_strdup_printf("%s=%s", axis->name, (char *)axis->values->pdata[q]));
+    for (guint k = 0; axis->reach && k < n_vars; k++)
+      if (axis->reach[k])
+        g_ptr_array_add(ov, g_strdup_printf("variants.%u.%s=%s", k, axis->name, (char *)axis->values->pdata[q]));
     g_ptr_array_add(ov, NULL);
     g_autoptr(GError) e = NULL;
     g_autoptr(LdpPipeline) p = ldp_pipeline_load(file, reg, (const char *const *)ov->pdata, &e);
@@ -298,8 +334,8 @@ static Select *parse_select(const LdpYamlNode *sec, const LdpYamlNode *root, con
         Axis *axis = axis_new(an->text);
         g_ptr_array_add(sel->grid, axis);
         g_autofree char *what = g_strdup_printf("sweep.select.grid '%s'", an->text);
-        if (!select_axis_target(sel, axis, an, error) || !scalar_list(av, what, axis->values, error) ||
-            !select_axis_check(axis, av, file, reg, overrides, error))
+        if (!select_axis_target(sel, axis, an, vars, error) || !scalar_list(av, what, axis->values, error) ||
+            !select_axis_check(axis, sel->variants->len, av, file, reg, overrides, error))
           goto fail;
         if (sel->n_points * axis->values->len > 1000) {
           ldp_yaml_error(error, av, LDP_PIPELINE_ERROR_RANGE, "sweep.select.grid has more than 1000 points");
@@ -376,7 +412,10 @@ fail:
  * one run of a pipeline without variants). */
 static gboolean select_reaches(const Select *sel, guint a, int v)
 {
-  const int target = ((const Axis *)sel->grid->pdata[a])->variant;
+  const Axis *axis = sel->grid->pdata[a];
+  if (axis->reach)
+    return v >= 0 && axis->reach[v];
+  const int target = axis->variant;
   return target < 0 || target == v;
 }
 
@@ -408,7 +447,11 @@ static void select_point_overrides(const Select *sel, guint pt, int v, GPtrArray
     const char *val = axis->values->pdata[idx[a]];
     if (v >= 0 && !select_reaches(sel, a, v))
       continue;
-    if (axis->variant >= 0 || n_vars == 0) {
+    if (axis->reach) {
+      for (guint k = 0; k < n_vars; k++)
+        if (axis->reach[k] && (v < 0 || (guint)v == k))
+          g_ptr_array_add(ov, g_strdup_printf("variants.%u.%s=%s", k, axis->name, val));
+    } else if (axis->variant >= 0 || n_vars == 0) {
       g_ptr_array_add(ov, g_strdup_printf("%s=%s", axis->name, val));
     } else if (v >= 0) {
       g_ptr_array_add(ov, g_strdup_printf("variants.%d.%s=%s", v, axis->name, val));
