@@ -195,6 +195,25 @@ static inline double leaky(double x, float a)
   return x > 0.0 ? x : (double)a * x;
 }
 
+/* The factors of E_ij e^{-m_i} on the stored pairs, without an exp per pair: with
+ * sm = max s and m_i = lambda(t_i + sm), a positive t_i + s_j implies t_i + sm > 0, so
+ *   t_i + s_j > 0:   E_ij e^{-m_i} = e^{s_j - sm}                        = ep[j],
+ *   otherwise:       E_ij e^{-m_i} = e^{a (t_i + sm) - m_i} e^{a (s_j - sm)} = fn[i] en[j],
+ * every factor at most 1. */
+static void attention_factors(const float *s, const float *t, guint n, guint H, guint h, float sm, float a,
+                              double *ep, double *en, double *fn)
+{
+  for (guint j = 0; j < n; j++) {
+    const double d = (double)s[(gsize)j * H + h] - sm;
+    ep[j] = exp(d);
+    en[j] = exp((double)a * d);
+  }
+  for (guint i = 0; i < n; i++) {
+    const double x = (double)t[(gsize)i * H + h] + sm;
+    fn[i] = exp((double)a * x - leaky(x, a));
+  }
+}
+
 static void attention_forward(AttentionState *st, const LdpTensor *Z, const LdpTensor *S, const LdpTensor *T,
                               LdpTensor *out)
 {
@@ -206,6 +225,7 @@ static void attention_forward(AttentionState *st, const LdpTensor *Z, const LdpT
   const LdpCsr *A = ldp_graph_csr(st->g);
   float *key = g_new(float, MAX(n, 1));
   double *y = g_new(double, (gsize)MAX(n, 1) * Y);
+  double *e_pos = g_new(double, MAX(n, 1)), *e_neg = g_new(double, MAX(n, 1)), *f_neg = g_new(double, MAX(n, 1));
   for (guint h = 0; h < H; h++) {
     float smax = -INFINITY;
     for (guint j = 0; j < n; j++) {
@@ -216,6 +236,7 @@ static void attention_forward(AttentionState *st, const LdpTensor *Z, const LdpT
         y[(gsize)j * Y + c] = zr[c];
       y[(gsize)j * Y + C] = 1.0;
     }
+    attention_factors(S->data, T->data, n, H, h, smax, a, e_pos, e_neg, f_neg);
     ClassSide cs;
     class_side_build(&cs, n, U, class_of, key, NULL, y, Y, a);
     LDP_OMP_FOR(ldp_par((gsize)n * U * Y))
@@ -246,11 +267,11 @@ static void attention_forward(AttentionState *st, const LdpTensor *Z, const LdpT
         const gboolean self = e == A->indptr[i + 1];
         const guint j = self ? i : A->indices[e];
         const double w = self ? 1.0 : A->values[e], b = block[(gsize)ci * U + class_of[j]];
-        const double x = (double)ti + S->data[(gsize)j * H + h];
-        const double E = exp(leaky(x, a) - mi);
-        double *side = acc + (x > 0.0 ? 0 : Y);
+        const gboolean pos = ti + S->data[(gsize)j * H + h] > 0.0f;
+        const double E = pos ? e_pos[j] : f_neg[i] * e_neg[j];
+        double *side = acc + (pos ? 0 : Y);
         const double cn = (w * w - b * b) * E;
-        const float *zr = ldp_tensor_row(Z, j) + (gsize)h * C;
+        const double *zr = y + (gsize)j * Y;
         for (guint c = 0; c < C; c++)
           side[c] += cn * zr[c];
         side[C] += (w - b) * E;
@@ -270,6 +291,9 @@ static void attention_forward(AttentionState *st, const LdpTensor *Z, const LdpT
   }
   g_free(key);
   g_free(y);
+  g_free(e_pos);
+  g_free(e_neg);
+  g_free(f_neg);
 }
 
 static void attention_backward(gpointer state, LdpVar *const *inputs, guint n_inputs, const LdpTensor *out_value,
@@ -287,6 +311,7 @@ static void attention_backward(gpointer state, LdpVar *const *inputs, guint n_in
   float *key = g_new(float, MAX(n, 1));
   double *ell = g_new(double, MAX(n, 1));
   double *y = g_new(double, (gsize)MAX(n, 1) * Y); /* (g_i, gamma_i) per target */
+  double *e_pos = g_new(double, MAX(n, 1)), *e_neg = g_new(double, MAX(n, 1)), *f_neg = g_new(double, MAX(n, 1));
   for (guint h = 0; h < H; h++) {
     for (guint i = 0; i < n; i++) {
       const gsize ih = (gsize)i * H + h;
@@ -306,6 +331,10 @@ static void attention_backward(gpointer state, LdpVar *const *inputs, guint n_in
     }
     if (!dz && !ds)
       continue;
+    float smax = -INFINITY;
+    for (guint j = 0; j < n; j++)
+      smax = MAX(smax, S->data[(gsize)j * H + h]);
+    attention_factors(S->data, T->data, n, H, h, smax, a, e_pos, e_neg, f_neg);
     ClassSide cs;
     class_side_build(&cs, n, U, class_of, key, ell, y, Y, a);
     LDP_OMP_FOR(ldp_par((gsize)n * U * Y))
@@ -338,8 +367,8 @@ static void attention_backward(gpointer state, LdpVar *const *inputs, guint n_in
         const gboolean self = e == A->indptr[j + 1];
         const guint i = self ? j : A->indices[e];
         const double w = self ? 1.0 : A->values[e], b = block[(gsize)cj * U + class_of[i]];
-        const double x = (double)T->data[(gsize)i * H + h] + sj;
-        const double E = exp(leaky(x, a) + ell[i]), lp = x > 0.0 ? 1.0 : a;
+        const gboolean pos = T->data[(gsize)i * H + h] + sj > 0.0f;
+        const double E = pos ? e_pos[j] : f_neg[i] * e_neg[j], lp = pos ? 1.0 : a;
         const double cz = (w * w - b * b) * E;
         const double *yr = y + (gsize)i * Y;
         for (guint c = 0; c < C; c++) {
@@ -366,6 +395,9 @@ static void attention_backward(gpointer state, LdpVar *const *inputs, guint n_in
   g_free(key);
   g_free(ell);
   g_free(y);
+  g_free(e_pos);
+  g_free(e_neg);
+  g_free(f_neg);
 }
 
 LdpVar *ldp_op_attention_background(LdpTape *tape, LdpGraph *g, LdpVar *z, LdpVar *src, LdpVar *dst, float slope)
