@@ -41,6 +41,7 @@
 #include "autograd/autograd.h"
 #include "autograd/tape.h"
 #include "numerics/graph-local.h"
+#include "numerics/multiversion.h"
 #include "numerics/numerics.h"
 
 /* ---- the items of one side, sorted by key within each class ---- */
@@ -169,6 +170,23 @@ static void class_side_query(const ClassSide *cs, guint u, float q, double ell_q
 
 /* ---- the op ---- */
 
+/* acc1 += sum_k cf[2k] y[idx[k]][0..C), acc2 += sum_k cf[2k + 1] y[idx[k]][0..C), y
+ * with rows of @stride doubles: the stored pairs' corrections, in pair order. */
+LDP_MULTIVERSION
+static void attention_pairs_add(guint m, const guint *restrict idx, const double *restrict cf,
+                                const double *restrict y, guint stride, guint C, double *restrict acc1,
+                                double *restrict acc2)
+{
+  for (guint k = 0; k < m; k++) {
+    const double *restrict yr = y + (gsize)idx[k] * stride;
+    const double c1 = cf[2 * k], c2 = cf[2 * k + 1];
+    for (guint c = 0; c < C; c++) {
+      acc1[c] += c1 * yr[c];
+      acc2[c] += c2 * yr[c];
+    }
+  }
+}
+
 typedef struct {
   LdpGraph *g;      /* reference held */
   float slope;
@@ -244,47 +262,58 @@ static void attention_forward(AttentionState *st, const LdpTensor *Z, const LdpT
       const float ti = T->data[(gsize)i * H + h];
       const double mi = leaky((double)ti + smax, a);
       const guint ci = class_of[i];
-      /* acc[0..Y) the positive side, acc[Y..2Y) the negative side; column C is D's. */
-      double *acc = g_new0(double, 2 * (gsize)Y);
+      /* acc[0..C): N_i; acc[C..2C): sum lambda' W^2 E z; then D_i, sum lambda' W E. */
+      double *acc = g_new0(double, 2 * (gsize)C + 2);
+      double D = 0.0, Dd = 0.0;
       for (guint u = 0; u < U; u++) {
         const double b = block[(gsize)ci * U + u], b2 = b * b;
         double fp = 0.0, fn = 0.0;
         const double *pr, *nr;
         class_side_query(&cs, u, ti, -mi, a, &fp, &pr, &fn, &nr);
         if (pr) {
-          for (guint c = 0; c < C; c++)
+          for (guint c = 0; c < C; c++) {
             acc[c] += b2 * fp * pr[c];
-          acc[C] += b * fp * pr[C];
+            acc[C + c] += b2 * fp * pr[c];
+          }
+          D += b * fp * pr[C];
+          Dd += b * fp * pr[C];
         }
         if (nr) {
-          for (guint c = 0; c < C; c++)
-            acc[Y + c] += b2 * fn * nr[c];
-          acc[Y + C] += b * fn * nr[C];
+          for (guint c = 0; c < C; c++) {
+            acc[c] += b2 * fn * nr[c];
+            acc[C + c] += a * b2 * fn * nr[c];
+          }
+          D += b * fn * nr[C];
+          Dd += a * b * fn * nr[C];
         }
       }
       /* The self-loop (weight 1) and the stored pairs replace their background term. */
-      for (guint e = A->indptr[i]; e <= A->indptr[i + 1]; e++) {
-        const gboolean self = e == A->indptr[i + 1];
-        const guint j = self ? i : A->indices[e];
-        const double w = self ? 1.0 : A->values[e], b = block[(gsize)ci * U + class_of[j]];
+      const guint lo = A->indptr[i], m = A->indptr[i + 1] - lo + 1;
+      guint *idx = g_new(guint, m);
+      double *cf = g_new(double, 2 * (gsize)m);
+      for (guint k = 0; k < m; k++) {
+        const gboolean self = k + 1 == m;
+        const guint j = self ? i : A->indices[lo + k];
+        const double w = self ? 1.0 : A->values[lo + k], b = block[(gsize)ci * U + class_of[j]];
         const gboolean pos = ti + S->data[(gsize)j * H + h] > 0.0f;
-        const double E = pos ? e_pos[j] : f_neg[i] * e_neg[j];
-        double *side = acc + (pos ? 0 : Y);
-        const double cn = (w * w - b * b) * E;
-        const double *zr = y + (gsize)j * Y;
-        for (guint c = 0; c < C; c++)
-          side[c] += cn * zr[c];
-        side[C] += (w - b) * E;
+        const double E = pos ? e_pos[j] : f_neg[i] * e_neg[j], lp = pos ? 1.0 : a;
+        idx[k] = j;
+        cf[2 * k] = (w * w - b * b) * E;
+        cf[2 * k + 1] = lp * cf[2 * k];
+        D += (w - b) * E;
+        Dd += lp * (w - b) * E;
       }
-      const double D = acc[C] + acc[Y + C];
+      attention_pairs_add(m, idx, cf, y, Y, C, acc, acc + C);
+      g_free(idx);
+      g_free(cf);
       float *o = ldp_tensor_row(out, i) + (gsize)h * C;
       for (guint c = 0; c < C; c++) {
-        o[c] = (float)((acc[c] + acc[Y + c]) / D);
-        st->Nd[((gsize)i * H + h) * C + c] = acc[c] + a * acc[Y + c];
+        o[c] = (float)(acc[c] / D);
+        st->Nd[((gsize)i * H + h) * C + c] = acc[C + c];
       }
       st->m[(gsize)i * H + h] = mi;
       st->D[(gsize)i * H + h] = D;
-      st->Dd[(gsize)i * H + h] = acc[C] + a * acc[Y + C];
+      st->Dd[(gsize)i * H + h] = Dd;
       g_free(acc);
     }
     class_side_free(&cs);
@@ -363,20 +392,23 @@ static void attention_backward(gpointer state, LdpVar *const *inputs, guint n_in
           acc[2 * C] += a * b * fn * nr[C];
         }
       }
-      for (guint e = A->indptr[j]; e <= A->indptr[j + 1]; e++) {
-        const gboolean self = e == A->indptr[j + 1];
-        const guint i = self ? j : A->indices[e];
-        const double w = self ? 1.0 : A->values[e], b = block[(gsize)cj * U + class_of[i]];
+      const guint lo = A->indptr[j], m = A->indptr[j + 1] - lo + 1;
+      guint *idx = g_new(guint, m);
+      double *cf = g_new(double, 2 * (gsize)m);
+      for (guint k = 0; k < m; k++) {
+        const gboolean self = k + 1 == m;
+        const guint i = self ? j : A->indices[lo + k];
+        const double w = self ? 1.0 : A->values[lo + k], b = block[(gsize)cj * U + class_of[i]];
         const gboolean pos = T->data[(gsize)i * H + h] + sj > 0.0f;
         const double E = pos ? e_pos[j] : f_neg[i] * e_neg[j], lp = pos ? 1.0 : a;
-        const double cz = (w * w - b * b) * E;
-        const double *yr = y + (gsize)i * Y;
-        for (guint c = 0; c < C; c++) {
-          acc[c] += cz * yr[c];
-          acc[C + c] += lp * cz * yr[c];
-        }
-        acc[2 * C] += lp * (w - b) * E * yr[C];
+        idx[k] = i;
+        cf[2 * k] = (w * w - b * b) * E;
+        cf[2 * k + 1] = lp * cf[2 * k];
+        acc[2 * C] += lp * (w - b) * E * y[(gsize)i * Y + C];
       }
+      attention_pairs_add(m, idx, cf, y, Y, C, acc, acc + C);
+      g_free(idx);
+      g_free(cf);
       const float *zr = ldp_tensor_row(Z, j) + (gsize)h * C;
       double zdot = 0.0;
       for (guint c = 0; c < C; c++)
