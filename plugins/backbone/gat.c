@@ -19,9 +19,9 @@
  * the softmax and the propagation multiplies by the stored w_ij. With unit values both
  * are skipped, so unweighted graphs compute exactly what they did. A graph with a
  * dense background (Blink's soft) gets the same attention over all n^2 pairs, computed
- * exactly in O(n U (ch + log n)) per layer and head for U degree classes
- * (ldp_op_attention_background, doc/backbones.md); attention dropout, which would act
- * on every pair, is refused there. */
+ * exactly in O(n U (ch + log n) + R ch) per layer and head for U degree classes and
+ * R reported pairs (ldp_op_attention_background, doc/backbones.md); attention
+ * dropout, which would act on every pair, is refused there. */
 #include "common.h"
 
 #include <math.h>
