@@ -56,8 +56,6 @@ def main():
             "# nonprivate, blink-{hard,soft,hybrid}-eE, rr-eE, symrr-eE, ldpgcn-eE, dprr-eE,",
             "# solitude-eE for E = 1..8.",
         ]
-        if plugin == "gat":
-            lines.append("# No blink-soft cells: gat refuses the dense soft posterior (doc/backbones.md).")
         lines += [
             "name: blink-cora-%s" % plugin,
             "seed: 1",
@@ -72,8 +70,6 @@ def main():
         for e in EPS:
             k = str(e)
             for v in ("hard", "soft", "hybrid"):
-                if v == "soft" and plugin == "gat":
-                    continue
                 hp = best[v]["cora"][ref][k]
                 variant(lines, "blink-%s-e%d" % (v, e), plugin, hp, 300,
                         ["{plugin: blink, epsilon: %d, delta: %s}" % (e, num(hp["delta"]))],

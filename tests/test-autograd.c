@@ -2781,6 +2781,177 @@ static void test_propagate_background(void)
   }
 }
 
+/* ldp_op_attention_background: Blink's weighted attention over W = block background +
+ * stored pairs (self-loops weight 1), against the n x n definition in double. */
+typedef struct {
+  LdpGraph *g;
+  guint n, U;
+  guint *class_of;
+  float *block;
+  double *dense; /* n x n: W with the unit diagonal */
+} AttCase;
+
+static void att_case_free(AttCase *ac)
+{
+  ldp_graph_unref(ac->g);
+  g_free(ac->class_of);
+  g_free(ac->block);
+  g_free(ac->dense);
+}
+
+/* A random symmetric background graph: @U classes, block values in [0.01, 1), each
+ * pair i < j reported with probability @p_rep and a value in [0.05, 1). */
+static void att_case_new(AttCase *ac, guint n, guint U, double p_rep, LdpRng *rng)
+{
+  ac->n = n;
+  ac->U = U;
+  ac->class_of = g_new(guint, n);
+  ac->block = g_new(float, U * U);
+  ac->dense = g_new0(double, (gsize)n * n);
+  for (guint i = 0; i < n; i++)
+    ac->class_of[i] = (guint)ldp_rng_below(rng, U);
+  for (guint u = 0; u < U; u++)
+    for (guint v = u; v < U; v++)
+      ac->block[u * U + v] = ac->block[v * U + u] = 0.01f + 0.99f * (float)ldp_rng_uniform(rng);
+  GArray *r = g_array_new(FALSE, FALSE, sizeof(guint)), *c = g_array_new(FALSE, FALSE, sizeof(guint));
+  GArray *v = g_array_new(FALSE, FALSE, sizeof(float));
+  for (guint i = 0; i < n; i++) {
+    ac->dense[(gsize)i * n + i] = 1.0;
+    for (guint j = i + 1; j < n; j++) {
+      float w = ac->block[ac->class_of[i] * U + ac->class_of[j]];
+      if (ldp_rng_uniform(rng) < p_rep) {
+        w = 0.05f + 0.95f * (float)ldp_rng_uniform(rng);
+        g_array_append_val(r, i);
+        g_array_append_val(c, j);
+        g_array_append_val(v, w);
+        g_array_append_val(r, j);
+        g_array_append_val(c, i);
+        g_array_append_val(v, w);
+      }
+      ac->dense[(gsize)i * n + j] = ac->dense[(gsize)j * n + i] = w;
+    }
+  }
+  g_autoptr(GError) error = NULL;
+  LdpCsr *adj = ldp_csr_from_coo(n, n, (guint *)r->data, (guint *)c->data, (float *)v->data, r->len,
+                                 LDP_COO_ERROR, &error);
+  g_assert_no_error(error);
+  ac->g = ldp_graph_new_with_background(adj, U, ac->class_of, ac->block, &error);
+  g_assert_no_error(error);
+  g_array_free(r, TRUE);
+  g_array_free(c, TRUE);
+  g_array_free(v, TRUE);
+}
+
+/* The definition, term by term (exponents shifted by each row's maximum). */
+static double *att_reference(const AttCase *ac, const LdpTensor *z, const LdpTensor *s, const LdpTensor *t)
+{
+  const guint n = ac->n, H = s->cols, C = z->cols / H;
+  double *out = g_new0(double, (gsize)n * z->cols);
+  double *x = g_new(double, n);
+  for (guint h = 0; h < H; h++)
+    for (guint i = 0; i < n; i++) {
+      double mx = -INFINITY, D = 0.0;
+      for (guint j = 0; j < n; j++) {
+        x[j] = (double)t->data[i * H + h] + s->data[j * H + h];
+        x[j] = x[j] > 0 ? x[j] : 0.2 * x[j];
+        mx = MAX(mx, x[j]);
+      }
+      for (guint j = 0; j < n; j++) {
+        const double w = ac->dense[(gsize)i * n + j], e = exp(x[j] - mx);
+        D += w * e;
+        for (guint k = 0; k < C; k++)
+          out[(gsize)i * z->cols + h * C + k] += w * w * e * ldp_tensor_row(z, j)[h * C + k];
+      }
+      for (guint k = 0; k < C; k++)
+        out[(gsize)i * z->cols + h * C + k] /= D;
+    }
+  g_free(x);
+  return out;
+}
+
+static LdpVar *build_attention_background(LdpTape *t, LdpVar **in, gpointer data)
+{
+  const AttCase *ac = data;
+  return ldp_op_attention_background(t, ac->g, in[0], in[1], in[2], 0.2f);
+}
+
+static void test_attention_background(void)
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, 97);
+  /* Forward. out_i is a weighted mean of the z_j scaled by W_ij <= 1, so |out| <= max|z|.
+   * The op sums in double (relative error ~ n 1e-16, times at most 1 / min w = 20 where
+   * a stored value below the block cancels its background term) and rounds once to
+   * float: half an ulp, <= FLT_EPSILON max|z|; the reference's double error is of the
+   * same negligible order. Tolerance 2 FLT_EPSILON max|z|. Score scales 2 and 40 give
+   * both signs of s + t; 40 gives exponents far beyond float's range (the shifts). */
+  static const struct {
+    guint n, U, H, C;
+    double p_rep;
+    float scale;
+  } cases[] = {
+    { 60, 3, 1, 4, 0.05, 2.0f }, { 120, 4, 3, 2, 0.1, 2.0f }, { 200, 6, 2, 5, 0.02, 2.0f },
+    { 150, 5, 4, 3, 0.08, 40.0f }, { 80, 1, 2, 3, 0.3, 2.0f },
+  };
+  for (guint q = 0; q < G_N_ELEMENTS(cases); q++) {
+    AttCase ac;
+    att_case_new(&ac, cases[q].n, cases[q].U, cases[q].p_rep, &rng);
+    const guint n = cases[q].n, H = cases[q].H, C = cases[q].C;
+    g_autoptr(LdpTensor) z = ldp_tensor_new(n, H * C);
+    g_autoptr(LdpTensor) s = ldp_tensor_new(n, H);
+    g_autoptr(LdpTensor) t = ldp_tensor_new(n, H);
+    fill_uniform(z, &rng, -1.0f, 1.0f);
+    fill_uniform(s, &rng, -cases[q].scale, cases[q].scale);
+    fill_uniform(t, &rng, -cases[q].scale, cases[q].scale);
+    guint pos = 0;
+    for (guint i = 0; i < n; i++)
+      for (guint j = 0; j < n; j++)
+        pos += t->data[i * H] + s->data[j * H] > 0.0f;
+    g_assert_cmpuint(pos, >, n * n / 5); /* both branches of the LeakyReLU are used */
+    g_assert_cmpuint(pos, <, 4 * n * n / 5);
+    LdpTape *tape = ldp_tape_new(FALSE);
+    LdpVar *zv = ldp_tape_constant(tape, z), *sv = ldp_tape_constant(tape, s), *tv = ldp_tape_constant(tape, t);
+    LdpVar *out = ldp_op_attention_background(tape, ac.g, zv, sv, tv, 0.2f);
+    g_assert_nonnull(out);
+    /* Memoised: the same operands give the same variable; swapped scores do not. */
+    g_assert_true(ldp_op_attention_background(tape, ac.g, zv, sv, tv, 0.2f) == out);
+    g_assert_true(ldp_op_attention_background(tape, ac.g, zv, sv, sv, 0.2f) != out);
+    g_autofree double *ref = att_reference(&ac, z, s, t);
+    const LdpTensor *o = ldp_var_value(out);
+    double worst = 0.0;
+    for (gsize k = 0; k < ldp_tensor_size(o); k++) {
+      worst = MAX(worst, fabs(o->data[k] - ref[k]));
+      if (!(fabs(o->data[k] - ref[k]) <= 2 * FLT_EPSILON))
+        g_error("attention_background case %u: entry %" G_GSIZE_FORMAT " is %.9g, definition %.9g", q, k,
+                o->data[k], ref[k]);
+    }
+    g_test_message("attention_background case %u: worst |error| %.3g", q, worst);
+    ldp_tape_free(tape);
+    att_case_free(&ac);
+  }
+
+  /* Gradients of z, s and t. Every s_j + t_i is kept >= 0.2 from the kink (see the top
+   * of the file): s away from 0, each t redrawn until no sum comes closer. */
+  AttCase ac;
+  att_case_new(&ac, 10, 3, 0.3, &rng);
+  LdpParam *in[3] = { param_away("z", 10, 6, &rng), param_away("s", 10, 2, &rng), ldp_param_new("t", 10, 2) };
+  const LdpTensor *sv = ldp_param_value(in[1]);
+  LdpTensor *tv = ldp_param_value(in[2]);
+  for (guint i = 0; i < 10; i++)
+    for (guint h = 0; h < 2; h++) {
+      gboolean near;
+      do {
+        tv->data[i * 2 + h] = -3.0f + 6.0f * (float)ldp_rng_uniform(&rng);
+        near = FALSE;
+        for (guint j = 0; j < 10; j++)
+          near |= fabsf(tv->data[i * 2 + h] + sv->data[j * 2 + h]) < 0.2f;
+      } while (near);
+    }
+  check_grads("attention_background", in, 3, build_attention_background, &ac, TRUE);
+  free_params(in, 3);
+  att_case_free(&ac);
+}
+
 /* Weighted GCN and SAGE layers on a graph large enough for every parallel path of the
  * weighted ops; returns the gradients of W and of the edge weights, concatenated. */
 static LdpTensor *weighted_big_gradients(LdpGraph *g, const LdpTensor *x, const gint *labels, LdpParam *w,
@@ -2885,6 +3056,7 @@ int main(int argc, char **argv)
   g_test_add_func("/autograd/edge-norm", test_edge_norm);
   g_test_add_func("/autograd/edge-norm-composed", test_edge_norm_composed);
   g_test_add_func("/autograd/propagate-background", test_propagate_background);
+  g_test_add_func("/autograd/attention-background", test_attention_background);
   g_test_add_func("/autograd/weighted-reproducible", test_weighted_reproducible);
   return g_test_run();
 }

@@ -1835,8 +1835,8 @@ static void test_appnp_learn(void)
 /* GAT on a weighted graph (Blink's DenseGAT, doc/backbones.md "Weighted graphs"):
  * alpha_ij = w_ij e^(e_ij) / sum_k w_ik e^(e_ik) over N(i) and the loop (w_ii = 1),
  * out_i = sum_j w_ij alpha_ij z_j + b, against that formula in double. Float32 forward
- * with a handful of terms: 1e-5 relative is ample. Also: the soft graph (a dense
- * background) is refused with a message. */
+ * with a handful of terms: 1e-5 relative is ample. Also: on the soft graph (a dense
+ * background) attention dropout is refused with a message. */
 static void test_gat_weighted(void)
 {
   static const guint rows[] = { 0, 1, 1, 2, 2, 3 }, cols[] = { 1, 0, 2, 1, 3, 2 };
@@ -1902,7 +1902,8 @@ static void test_gat_weighted(void)
   }
   ldp_tape_free(tape);
 
-  /* A dense background (Blink's soft) is refused by gat. */
+  /* A dense background (Blink's soft): gat attends over it, but refuses attention
+   * dropout there, which would have to act on every pair. */
   static const guint class_of[4] = { 0, 0, 1, 1 };
   static const float block[4] = { 0.1f, 0.2f, 0.2f, 0.3f };
   LdpCsr *none = ldp_csr_new(4, 4, 0);
@@ -1910,11 +1911,122 @@ static void test_gat_weighted(void)
   g_assert_no_error(err);
   LdpBatch bbatch = { .graph = bg };
   tape = ldp_tape_new(FALSE);
+  g_assert_nonnull(m->vt->forward(m->inst, tape, &bbatch, ldp_tape_constant(tape, x), NULL, &rng, &err));
+  g_assert_no_error(err);
+  ldp_tape_free(tape);
+  model_free(m);
+  static const char *const dropping[] = { "layers=1", "attention_dropout=0.5", NULL };
+  m = model_new("gat", dropping, 3, 2, LDP_TASK_NODE, 7);
+  tape = ldp_tape_new(TRUE);
   g_assert_null(m->vt->forward(m->inst, tape, &bbatch, ldp_tape_constant(tape, x), NULL, &rng, &err));
   g_assert_error(err, LDP_RUN_ERROR, LDP_RUN_ERROR_INCOMPATIBLE);
-  g_assert_nonnull(strstr(err->message, "dense weighted background"));
+  g_assert_nonnull(strstr(err->message, "attention_dropout"));
   g_clear_error(&err);
   ldp_tape_free(tape);
+  model_free(m);
+}
+
+/* gat on a graph with a block-constant background (ldp_op_attention_background) gives
+ * the outputs and parameter gradients that its sparse weighted path gives on the same
+ * W stored in full (every pair i != j), two layers of several heads on 90 nodes.
+ * Tolerance: the sparse path sums up to 90 float terms per row (worst-case relative
+ * error 90 FLT_EPSILON = 1.1e-5 of the sum of magnitudes), the background path sums in
+ * double; two layers forward and back chain a few such sums, so 1e-4 of the largest
+ * magnitude of each tensor bounds the difference, while a wrong term (a weight, a
+ * class, a missing self-loop) moves entries by O(1 / n) = 1e-2 of it or more. */
+static void test_gat_background(void)
+{
+  enum { N = 90, U = 4, IN = 5 };
+  LdpRng rng;
+  ldp_rng_init(&rng, 29);
+  guint class_of[N];
+  float block[U * U];
+  for (guint i = 0; i < N; i++)
+    class_of[i] = (guint)ldp_rng_below(&rng, U);
+  for (guint u = 0; u < U; u++)
+    for (guint v = u; v < U; v++)
+      block[u * U + v] = block[v * U + u] = 0.02f + 0.5f * (float)ldp_rng_uniform(&rng);
+  GArray *sr = g_array_new(FALSE, FALSE, sizeof(guint)), *sc = g_array_new(FALSE, FALSE, sizeof(guint));
+  GArray *sv = g_array_new(FALSE, FALSE, sizeof(float));
+  GArray *fr = g_array_new(FALSE, FALSE, sizeof(guint)), *fc = g_array_new(FALSE, FALSE, sizeof(guint));
+  GArray *fv = g_array_new(FALSE, FALSE, sizeof(float));
+  float dense[N][N];
+  for (guint i = 0; i < N; i++)
+    for (guint j = i + 1; j < N; j++)
+      dense[i][j] = ldp_rng_uniform(&rng) < 0.08 ? 0.3f + 0.7f * (float)ldp_rng_uniform(&rng)
+                                                 : -block[class_of[i] * U + class_of[j]];
+  for (guint i = 0; i < N; i++)
+    for (guint j = 0; j < N; j++) {
+      if (i == j)
+        continue;
+      const float d = i < j ? dense[i][j] : dense[j][i], w = fabsf(d);
+      if (d > 0) { /* reported: stored in the background graph too */
+        g_array_append_val(sr, i);
+        g_array_append_val(sc, j);
+        g_array_append_val(sv, w);
+      }
+      g_array_append_val(fr, i);
+      g_array_append_val(fc, j);
+      g_array_append_val(fv, w);
+    }
+  GError *err = NULL;
+  LdpCsr *sp = ldp_csr_from_coo(N, N, (guint *)sr->data, (guint *)sc->data, (float *)sv->data, sr->len,
+                                LDP_COO_ERROR, &err);
+  g_assert_no_error(err);
+  g_autoptr(LdpGraph) bg = ldp_graph_new_with_background(sp, U, class_of, block, &err);
+  g_assert_no_error(err);
+  LdpCsr *full = ldp_csr_from_coo(N, N, (guint *)fr->data, (guint *)fc->data, (float *)fv->data, fr->len,
+                                  LDP_COO_ERROR, &err);
+  g_assert_no_error(err);
+  g_autoptr(LdpGraph) fg = ldp_graph_new(full);
+  g_array_free(sr, TRUE);
+  g_array_free(sc, TRUE);
+  g_array_free(sv, TRUE);
+  g_array_free(fr, TRUE);
+  g_array_free(fc, TRUE);
+  g_array_free(fv, TRUE);
+
+  g_autoptr(LdpTensor) x = ldp_tensor_new(N, IN);
+  for (gsize q = 0; q < (gsize)N * IN; q++)
+    x->data[q] = (float)ldp_rng_normal(&rng);
+  static const char *const sets[] = { "layers=2", "hidden=4", "heads=3", "out_heads=2", "dropout=0", NULL };
+  Model *m = model_new("gat", sets, IN, 3, LDP_TASK_NODE, 13);
+  g_autoptr(LdpTensor) r = ldp_tensor_new(N, 3);
+  for (gsize q = 0; q < (gsize)N * 3; q++)
+    r->data[q] = (float)ldp_rng_uniform(&rng) - 0.5f;
+  LdpTensor *outs[2], *grads[2][8];
+  g_assert_cmpuint(m->weights->len, ==, 8);
+  LdpGraph *graphs[2] = { bg, fg };
+  for (guint p = 0; p < 2; p++) {
+    for (guint k = 0; k < m->weights->len; k++)
+      ldp_tensor_fill(ldp_param_grad(m->weights->pdata[k]), 0.0f);
+    LdpBatch batch = { .graph = graphs[p] };
+    LdpTape *tape = ldp_tape_new(TRUE);
+    LdpVar *out = m->vt->forward(m->inst, tape, &batch, ldp_tape_constant(tape, x), NULL, &rng, &err);
+    g_assert_no_error(err);
+    outs[p] = ldp_tensor_copy(ldp_var_value(out));
+    ldp_tape_backward(tape, ldp_op_sum(tape, ldp_op_mul(tape, out, ldp_tape_constant(tape, r))));
+    for (guint k = 0; k < m->weights->len; k++)
+      grads[p][k] = ldp_tensor_copy(ldp_param_grad(m->weights->pdata[k]));
+    ldp_tape_free(tape);
+  }
+  for (guint k = 0; k <= m->weights->len; k++) {
+    const LdpTensor *a = k == 0 ? outs[0] : grads[0][k - 1], *b = k == 0 ? outs[1] : grads[1][k - 1];
+    const char *what = k == 0 ? "output" : ldp_param_name(m->weights->pdata[k - 1]);
+    double scale = 0.0;
+    for (gsize q = 0; q < ldp_tensor_size(b); q++)
+      scale = MAX(scale, fabs(b->data[q]));
+    g_assert_cmpfloat(scale, >, 0.0);
+    for (gsize q = 0; q < ldp_tensor_size(b); q++)
+      if (!(fabs(a->data[q] - b->data[q]) <= 1e-4 * scale))
+        g_error("gat background vs full W: %s entry %" G_GSIZE_FORMAT ": %.9g vs %.9g (scale %.3g)", what, q,
+                a->data[q], b->data[q], scale);
+  }
+  for (guint p = 0; p < 2; p++) {
+    ldp_tensor_free(outs[p]);
+    for (guint k = 0; k < m->weights->len; k++)
+      ldp_tensor_free(grads[p][k]);
+  }
   model_free(m);
 }
 
@@ -1984,6 +2096,7 @@ int main(int argc, char **argv)
   g_test_add_func("/backbones/train-eval", test_train_eval);
   g_test_add_func("/backbones/errors", test_errors);
   g_test_add_func("/backbones/gat-weighted", test_gat_weighted);
+  g_test_add_func("/backbones/gat-background", test_gat_background);
   g_test_add_func("/backbones/background-paths", test_background_paths);
   g_test_add_func("/backbones/equivalences", test_equivalences);
   g_test_add_func("/backbones/gcn-weighted-dense", test_gcn_weighted_dense);

@@ -1,7 +1,7 @@
 #!/bin/sh
 # test-blink-run.sh: Blink's server (blink mechanism + blink_server calibrator) through
 # `ldpgnn run` on the synthetic dataset (TAP output): every variant with gcn and sage,
-# hard and hybrid with gat, the diagnostics, reproducibility and the refusals.
+# hybrid and soft with gat, the diagnostics, reproducibility and the refusals.
 set -u
 bin="$LDPGNN_BUILDDIR/ldpgnn"
 tmp="$LDPGNN_BUILDDIR/test-blink-run.tmp"
@@ -44,6 +44,9 @@ variants:
   - name: gat-hybrid
     backbone: {plugin: gat, hidden: 8, heads: 1, activation: relu}
     calibrators: [{plugin: blink_server, variant: hybrid}]
+  - name: gat-soft
+    backbone: {plugin: gat, hidden: 8, heads: 1, activation: relu}
+    calibrators: [{plugin: blink_server, variant: soft}]
 YAML
 
 # --private-outputs: the estimator's diagnostics compare P with the clean graph, so they
@@ -53,15 +56,15 @@ check "run exits 0" run "$tmp/a"
 check "seeds.csv: every variant's test accuracy above 0.6" \
   awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
            { if (!($c["test_accuracy"] > 0.6)) bad = 1; rows++ }
-           END { exit bad || rows != 6 }' "$tmp/a/seeds.csv"
+           END { exit bad || rows != 7 }' "$tmp/a/seeds.csv"
 check "private/diagnostics.json has the estimator's diagnostics, summary.json none" \
   sh -c "d='$tmp/a/private/diagnostics.json'; grep -q '\"blink.mae\"' \"\$d\" && grep -q '\"blink.true_above_half\"' \"\$d\" && grep -q '\"blink.hybrid_k\"' \"\$d\" && ! grep -q 'blink.mae' '$tmp/a/summary.json'"
 check "a second run gives a byte-identical summary.json" \
   sh -c "'$bin' run '$tmp/blink.yaml' --out '$tmp/b' >/dev/null 2>&1 && cmp '$tmp/a/summary.json' '$tmp/b/summary.json'"
 check "blink_server without the blink mechanism is refused at validation" \
   sh -c "! '$bin' validate '$tmp/blink.yaml' --set 'mechanisms=[{plugin: rr, epsilon: 8}]' 2>'$tmp/e1' && grep -q 'noisy_degree' '$tmp/e1'"
-check "gat refuses the soft graph with a message" \
-  sh -c "! '$bin' run '$tmp/blink.yaml' --variant gat-hybrid --set 'variants.5.calibrators=[{plugin: blink_server, variant: soft}]' --out '$tmp/c' >'$tmp/e2' 2>&1 && grep -q 'dense weighted background' '$tmp/e2'"
+check "gat refuses attention dropout on the soft graph with a message" \
+  sh -c "! '$bin' run '$tmp/blink.yaml' --variant gat-soft --set variants.6.backbone.attention_dropout=0.5 --out '$tmp/c' >'$tmp/e2' 2>&1 && grep -q 'attention_dropout' '$tmp/e2'"
 check "delta 0 (no degree released) is refused, naming a user" \
   sh -c "! '$bin' run '$tmp/blink.yaml' --variant gcn-hard --set mechanisms.0.delta=0 --out '$tmp/d' >'$tmp/e3' 2>&1 && grep -q 'released no noisy_degree' '$tmp/e3'"
 check "kprop after blink_server's soft graph is refused" \

@@ -27,4 +27,9 @@ G_GNUC_INTERNAL const LdpCsr *ldp_graph_csr_local(LdpGraph *g, gboolean transpos
  * (the scatter waits on every store when m's entries crowd into a few columns). */
 G_GNUC_INTERNAL void ldp_csr_gather_add(const LdpCsr *t, const LdpTensor *x, LdpTensor *y);
 
+/* The block-constant background of @g (ldp_graph_new_with_background): returns the
+ * number of classes U (0 without one) and sets *@class_of (n) and *@block (U x U,
+ * row-major), both (transfer none, living as long as @g). */
+G_GNUC_INTERNAL guint ldp_graph_background(const LdpGraph *g, const guint **class_of, const float **block);
+
 G_END_DECLS

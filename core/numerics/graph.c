@@ -594,6 +594,13 @@ gboolean ldp_graph_has_background(const LdpGraph *g)
   return g->n_classes > 0;
 }
 
+guint ldp_graph_background(const LdpGraph *g, const guint **class_of, const float **block)
+{
+  *class_of = g->class_of;
+  *block = g->block;
+  return g->n_classes;
+}
+
 const double *ldp_graph_weighted_degrees(LdpGraph *g)
 {
   g_return_val_if_fail(g != NULL, NULL);

@@ -280,6 +280,17 @@ LDP_API LdpVar *ldp_op_edge_norm(LdpTape *tape, LdpGraph *g, LdpVar *w, LdpNorm 
  * nnz c) per product. Other norms, or a graph without background, are programmer
  * errors. */
 LDP_API LdpVar *ldp_op_propagate_background(LdpTape *tape, LdpGraph *g, LdpNorm norm, LdpVar *x);
+/* Weighted graph attention (Blink's DenseGAT) over the full W of a graph with a
+ * block-constant background, never formed densely. @z is n x (h c) (h heads of c
+ * columns), @src and @dst n x h; per head, with self-loops of weight 1 replacing W's
+ * zero diagonal and x_ij = LeakyReLU_slope(dst_i + src_j):
+ *   out_i = sum_j W_ij^2 e^{x_ij} z_j / sum_j W_ij e^{x_ij}
+ * (the weight in the softmax and again on the message). The result (n x h c) is
+ * what ldp_op_propagate of the weighted edge softmax gives on the same W stored in
+ * full. W is fixed; gradients flow to @z, @src and @dst. 0 <= @slope <= 1.
+ * O(n U (c + log n)) per head for U classes, plus O(nnz c). Memoised. (1.3) */
+LDP_API LdpVar *ldp_op_attention_background(LdpTape *tape, LdpGraph *g, LdpVar *z, LdpVar *src, LdpVar *dst,
+                                            float slope);
 
 /* ---- link-prediction ops ---- */
 

@@ -170,7 +170,7 @@ gboolean backbone_refuse_background(const char *plugin, const LdpBatch *batch, G
     return TRUE;
   g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_INCOMPATIBLE,
               "backbone %s: the graph has a dense weighted background (Blink's soft posterior, %u nodes), "
-              "which only gcn and sage propagate over; use variant hard or hybrid with %s",
+              "which only gcn, sage and gat propagate over; use variant hard or hybrid with %s",
               plugin, ldp_graph_n_nodes(batch->graph), plugin);
   return FALSE;
 }

@@ -18,8 +18,10 @@
  * (the weight enters twice, as in that model): the scores get log w_ij added before
  * the softmax and the propagation multiplies by the stored w_ij. With unit values both
  * are skipped, so unweighted graphs compute exactly what they did. A graph with a
- * dense background (Blink's soft) is refused: attention over all n^2 pairs is O(n^2)
- * per layer (doc/backbones.md). */
+ * dense background (Blink's soft) gets the same attention over all n^2 pairs, computed
+ * exactly in O(n U (ch + log n) + R ch) per layer and head for U degree classes and
+ * R reported pairs (ldp_op_attention_background, doc/backbones.md); attention
+ * dropout, which would act on every pair, is refused there. */
 #include "common.h"
 
 #include <math.h>
@@ -183,23 +185,35 @@ static LdpVar *gat_forward(gpointer inst, LdpTape *tape, const LdpBatch *batch, 
                            LdpRng *rng, GError **error)
 {
   Gat *m = inst;
-  if (!backbone_refuse_background(GAT_NAME, batch, error) ||
-      !backbone_check_forward(GAT_NAME, batch, x, m->in_dim, edge_w, FALSE, FALSE, error))
+  if (!backbone_check_forward(GAT_NAME, batch, x, m->in_dim, edge_w, FALSE, FALSE, error))
     return NULL;
-  LdpGraph *ag = gat_attention_graph(m, batch->graph);
-  const LdpTensor *logw = g_hash_table_lookup(m->att_logw, ag);
+  const gboolean background = ldp_graph_has_background(batch->graph);
+  if (background && m->attention_dropout > 0.0f) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_INCOMPATIBLE,
+                "backbone gat: attention_dropout = %g on a graph with a dense background (Blink's soft "
+                "posterior): the attention over all pairs is never formed, so it cannot be dropped pair by "
+                "pair; set attention_dropout to 0",
+                m->attention_dropout);
+    return NULL;
+  }
+  LdpGraph *ag = background ? NULL : gat_attention_graph(m, batch->graph);
+  const LdpTensor *logw = background ? NULL : g_hash_table_lookup(m->att_logw, ag);
   LdpVar *h = x;
   for (guint l = 0; l < m->common.layers; l++) {
     const GatLayer *c = &m->convs[l];
     LdpVar *z = ldp_op_matmul(tape, h, ldp_tape_param(tape, c->weight));
     LdpVar *s_src = gat_head_scores(tape, c, z, ldp_tape_param(tape, c->att_src));
     LdpVar *s_dst = gat_head_scores(tape, c, z, ldp_tape_param(tape, c->att_dst));
-    LdpVar *e = ldp_op_edge_scores(tape, ag, s_src, s_dst, 0.2f);
-    if (logw)
-      e = gat_add_log_weights(tape, e, logw);
-    LdpVar *alpha = ldp_op_edge_softmax(tape, ag, e);
-    alpha = ldp_op_dropout(tape, alpha, m->attention_dropout, rng);
-    h = ldp_op_propagate(tape, ag, alpha, z);
+    if (background) {
+      h = ldp_op_attention_background(tape, batch->graph, z, s_src, s_dst, 0.2f);
+    } else {
+      LdpVar *e = ldp_op_edge_scores(tape, ag, s_src, s_dst, 0.2f);
+      if (logw)
+        e = gat_add_log_weights(tape, e, logw);
+      LdpVar *alpha = ldp_op_edge_softmax(tape, ag, e);
+      alpha = ldp_op_dropout(tape, alpha, m->attention_dropout, rng);
+      h = ldp_op_propagate(tape, ag, alpha, z);
+    }
     if (!c->concat && c->heads > 1)
       h = ldp_op_mean_heads(tape, h, c->heads);
     h = ldp_op_bias_add(tape, h, ldp_tape_param(tape, c->bias));

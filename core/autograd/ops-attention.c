@@ -1,0 +1,465 @@
+/* ops-attention.c: weighted graph attention (Blink's DenseGAT) over a graph with a
+ * block-constant background (graph.h, ldp_graph_new_with_background), exact and
+ * never n x n.
+ *
+ * Per head (z: n x C of that head, s = src, t = dst, both n x 1; target i aggregates
+ * from sources j, lambda = LeakyReLU of slope a), with W_ii := 1 replacing the zero
+ * diagonal:
+ *   E_ij = exp(lambda(t_i + s_j)),  D_i = sum_j W_ij E_ij,  N_i = sum_j W_ij^2 E_ij z_j,
+ *   out_i = N_i / D_i        (alpha_ij = W_ij E_ij / D_i, out_i = sum_j W_ij alpha_ij z_j).
+ *
+ * The sum over the unreported sources j of class u is B[c_i][u]^p sum_{j in u} E_ij y_j
+ * (p = 2, y = z for N; p = 1, y = 1 for D). Split at lambda's kink:
+ *   sum_{j in u} E_ij y_j = e^{t_i} sum_{j in u, s_j > -t_i} e^{s_j} y_j
+ *                         + e^{a t_i} sum_{j in u, s_j <= -t_i} e^{a s_j} y_j,
+ * so with the sources of each class sorted by s, a suffix sum of e^{s} y and a prefix
+ * sum of e^{a s} y (double, shifted by the class maximum) and a binary search for -t_i
+ * give it in O(C + log n). The stored pairs and the self-loop are then corrected term by
+ * term: (W_ij^p - B^p) E_ij y_j. Every E is taken relative to m_i = lambda(t_i + max s)
+ * (the largest exponent of target i, as lambda is monotone for 0 <= a <= 1), so no
+ * term exceeds 1.
+ *
+ * Backward, with G_i = dL/dout_i, g_i = G_i / D_i, gamma_i = (G_i . out_i) / D_i and
+ * lambda'_ij = 1 if t_i + s_j > 0 else a (dE_ij / dx = lambda' E_ij):
+ *   dz_j = sum_i W_ij^2 E_ij g_i,
+ *   ds_j = z_j . sum_i lambda'_ij W_ij^2 E_ij g_i - sum_i lambda'_ij W_ij E_ij gamma_i,
+ *   dt_i = g_i . sum_j lambda'_ij W_ij^2 E_ij z_j - gamma_i sum_j lambda'_ij W_ij E_ij.
+ * dt_i reuses the forward's sums with the negative side scaled by a. The sums over
+ * targets for each source have the same form with the roles exchanged (the targets of
+ * each class sorted by t, their y = (g_i, gamma_i) weighted by e^{-m_i}); W is
+ * symmetric, so row j of the CSR lists the stored targets of source j.
+ *
+ * Cost per head: O(n log n) for the sorts, O(n U (C + log n)) for the class sums and
+ * O((n + R) C) for the corrections (U classes, R stored pairs), each way; memory O(n C).
+ * Sums run in double in a fixed order; every output row is written by one thread. */
+#include <ldpgnn/ldpgnn.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "autograd/autograd.h"
+#include "autograd/tape.h"
+#include "numerics/graph-local.h"
+#include "numerics/multiversion.h"
+#include "numerics/numerics.h"
+
+/* ---- the items of one side, sorted by key within each class ---- */
+
+typedef struct {
+  guint U, Y;      /* classes; width of a value row */
+  float *key;      /* n: keys in sorted order */
+  guint *start;    /* U + 1: class u holds sorted positions [start[u], start[u + 1]) */
+  double *pos;     /* (n + U) x Y: class u's rows from start[u] + u; row k = sum over its
+                    * items at positions >= k of e^{key + ell - pos_shift[u]} y */
+  double *neg;     /* the same layout; row k = sum over positions < k of e^{a key + ell - neg_shift[u]} y */
+  double *pos_shift, *neg_shift; /* U */
+} ClassSide;
+
+typedef struct {
+  guint cls;
+  float key;
+  guint node;
+} SideItem;
+
+static int side_item_cmp(const void *pa, const void *pb)
+{
+  const SideItem *a = pa, *b = pb;
+  if (a->cls != b->cls)
+    return a->cls < b->cls ? -1 : 1;
+  if (a->key != b->key)
+    return a->key < b->key ? -1 : 1;
+  return a->node < b->node ? -1 : (a->node > b->node);
+}
+
+static void class_side_free(ClassSide *cs)
+{
+  g_free(cs->key);
+  g_free(cs->start);
+  g_free(cs->pos);
+  g_free(cs->neg);
+  g_free(cs->pos_shift);
+  g_free(cs->neg_shift);
+}
+
+/* Builds the sums of @y (n x Y, row per node) weighted by e^{key + ell} and e^{a key +
+ * ell}; @ell (n, nullable: 0). */
+static void class_side_build(ClassSide *cs, guint n, guint U, const guint *class_of, const float *key,
+                             const double *ell, const double *y, guint Y, float a)
+{
+  cs->U = U;
+  cs->Y = Y;
+  SideItem *items = g_new(SideItem, MAX(n, 1));
+  for (guint i = 0; i < n; i++)
+    items[i] = (SideItem){ class_of[i], key[i], i };
+  qsort(items, n, sizeof *items, side_item_cmp);
+  cs->key = g_new(float, MAX(n, 1));
+  cs->start = g_new0(guint, U + 1);
+  for (guint k = 0; k < n; k++) {
+    cs->key[k] = items[k].key;
+    cs->start[items[k].cls + 1]++;
+  }
+  for (guint u = 0; u < U; u++)
+    cs->start[u + 1] += cs->start[u];
+  cs->pos = g_new0(double, (gsize)(n + U) * Y);
+  cs->neg = g_new0(double, (gsize)(n + U) * Y);
+  cs->pos_shift = g_new(double, MAX(U, 1));
+  cs->neg_shift = g_new(double, MAX(U, 1));
+  for (guint u = 0; u < U; u++) {
+    const guint lo = cs->start[u], hi = cs->start[u + 1];
+    double ps = -INFINITY, ns = -INFINITY;
+    for (guint k = lo; k < hi; k++) {
+      const double l = ell ? ell[items[k].node] : 0.0;
+      ps = MAX(ps, (double)items[k].key + l);
+      ns = MAX(ns, (double)a * items[k].key + l);
+    }
+    cs->pos_shift[u] = ps;
+    cs->neg_shift[u] = ns;
+    double *P = cs->pos + (gsize)(lo + u) * Y, *N = cs->neg + (gsize)(lo + u) * Y;
+    const guint cnt = hi - lo;
+    /* P row cnt and N row 0 stay zero. */
+    for (guint k = cnt; k-- > 0;) {
+      const guint node = items[lo + k].node;
+      const double l = ell ? ell[node] : 0.0, w = exp((double)items[lo + k].key + l - ps);
+      const double *yr = y + (gsize)node * Y;
+      for (guint c = 0; c < Y; c++)
+        P[(gsize)k * Y + c] = P[(gsize)(k + 1) * Y + c] + w * yr[c];
+    }
+    for (guint k = 0; k < cnt; k++) {
+      const guint node = items[lo + k].node;
+      const double l = ell ? ell[node] : 0.0, w = exp((double)a * items[lo + k].key + l - ns);
+      const double *yr = y + (gsize)node * Y;
+      for (guint c = 0; c < Y; c++)
+        N[(gsize)(k + 1) * Y + c] = N[(gsize)k * Y + c] + w * yr[c];
+    }
+  }
+  g_free(items);
+}
+
+/* The sums of class @u for the query @q with log-weight @ell_q:
+ *   sum_{key > -q} e^{q + key + ell + ell_q} y = *fp * prow,
+ *   sum_{key <= -q} e^{a (q + key) + ell + ell_q} y = *fn * nrow;
+ * a side that has no item gets a NULL row (its factor is not computed). */
+static void class_side_query(const ClassSide *cs, guint u, float q, double ell_q, float a, double *fp,
+                             const double **prow, double *fn, const double **nrow)
+{
+  const guint lo = cs->start[u], hi = cs->start[u + 1];
+  /* First position with key > -q: the sign of t + s in floating point is that of the
+   * exact sum, so this split agrees with a direct test of the sum. */
+  const float bound = -q;
+  guint l = lo, r = hi;
+  while (l < r) {
+    const guint mid = l + (r - l) / 2;
+    if (cs->key[mid] > bound)
+      r = mid;
+    else
+      l = mid + 1;
+  }
+  const guint k = l - lo;
+  *prow = NULL;
+  *nrow = NULL;
+  if (l < hi) {
+    *fp = exp((double)q + ell_q + cs->pos_shift[u]);
+    *prow = cs->pos + (gsize)(lo + u + k) * cs->Y;
+  }
+  if (k > 0) {
+    *fn = exp((double)a * q + ell_q + cs->neg_shift[u]);
+    *nrow = cs->neg + (gsize)(lo + u + k) * cs->Y;
+  }
+}
+
+/* ---- the op ---- */
+
+/* acc1 += sum_k cf[2k] y[idx[k]][0..C), acc2 += sum_k cf[2k + 1] y[idx[k]][0..C), y
+ * with rows of @stride doubles: the stored pairs' corrections, in pair order. */
+LDP_MULTIVERSION
+static void attention_pairs_add(guint m, const guint *restrict idx, const double *restrict cf,
+                                const double *restrict y, guint stride, guint C, double *restrict acc1,
+                                double *restrict acc2)
+{
+  for (guint k = 0; k < m; k++) {
+    const double *restrict yr = y + (gsize)idx[k] * stride;
+    const double c1 = cf[2 * k], c2 = cf[2 * k + 1];
+    for (guint c = 0; c < C; c++) {
+      acc1[c] += c1 * yr[c];
+      acc2[c] += c2 * yr[c];
+    }
+  }
+}
+
+typedef struct {
+  LdpGraph *g;      /* reference held */
+  float slope;
+  guint H, C;
+  double *m;        /* n x H: the shift m_i of each target and head */
+  double *D;        /* n x H: the shifted D_i */
+  double *Nd;       /* n x H x C: the shifted sum_j lambda' W^2 E z_j */
+  double *Dd;       /* n x H: the shifted sum_j lambda' W E */
+} AttentionState;
+
+static void attention_state_free(gpointer data)
+{
+  AttentionState *s = data;
+  ldp_graph_unref(s->g);
+  g_free(s->m);
+  g_free(s->D);
+  g_free(s->Nd);
+  g_free(s->Dd);
+  g_free(s);
+}
+
+static inline double leaky(double x, float a)
+{
+  return x > 0.0 ? x : (double)a * x;
+}
+
+/* The factors of E_ij e^{-m_i} on the stored pairs, without an exp per pair: with
+ * sm = max s and m_i = lambda(t_i + sm), a positive t_i + s_j implies t_i + sm > 0, so
+ *   t_i + s_j > 0:   E_ij e^{-m_i} = e^{s_j - sm}                        = ep[j],
+ *   otherwise:       E_ij e^{-m_i} = e^{a (t_i + sm) - m_i} e^{a (s_j - sm)} = fn[i] en[j],
+ * every factor at most 1. */
+static void attention_factors(const float *s, const float *t, guint n, guint H, guint h, float sm, float a,
+                              double *ep, double *en, double *fn)
+{
+  for (guint j = 0; j < n; j++) {
+    const double d = (double)s[(gsize)j * H + h] - sm;
+    ep[j] = exp(d);
+    en[j] = exp((double)a * d);
+  }
+  for (guint i = 0; i < n; i++) {
+    const double x = (double)t[(gsize)i * H + h] + sm;
+    fn[i] = exp((double)a * x - leaky(x, a));
+  }
+}
+
+static void attention_forward(AttentionState *st, const LdpTensor *Z, const LdpTensor *S, const LdpTensor *T,
+                              LdpTensor *out)
+{
+  const guint n = Z->rows, H = st->H, C = st->C, Y = C + 1;
+  const float a = st->slope;
+  const guint *class_of;
+  const float *block;
+  const guint U = ldp_graph_background(st->g, &class_of, &block);
+  const LdpCsr *A = ldp_graph_csr(st->g);
+  float *key = g_new(float, MAX(n, 1));
+  double *y = g_new(double, (gsize)MAX(n, 1) * Y);
+  double *e_pos = g_new(double, MAX(n, 1)), *e_neg = g_new(double, MAX(n, 1)), *f_neg = g_new(double, MAX(n, 1));
+  for (guint h = 0; h < H; h++) {
+    float smax = -INFINITY;
+    for (guint j = 0; j < n; j++) {
+      key[j] = S->data[(gsize)j * H + h];
+      smax = MAX(smax, key[j]);
+      const float *zr = ldp_tensor_row(Z, j) + (gsize)h * C;
+      for (guint c = 0; c < C; c++)
+        y[(gsize)j * Y + c] = zr[c];
+      y[(gsize)j * Y + C] = 1.0;
+    }
+    attention_factors(S->data, T->data, n, H, h, smax, a, e_pos, e_neg, f_neg);
+    ClassSide cs;
+    class_side_build(&cs, n, U, class_of, key, NULL, y, Y, a);
+    LDP_OMP_FOR(ldp_par((gsize)n * U * Y))
+    for (guint i = 0; i < n; i++) {
+      const float ti = T->data[(gsize)i * H + h];
+      const double mi = leaky((double)ti + smax, a);
+      const guint ci = class_of[i];
+      /* acc[0..C): N_i; acc[C..2C): sum lambda' W^2 E z; then D_i, sum lambda' W E. */
+      double *acc = g_new0(double, 2 * (gsize)C + 2);
+      double D = 0.0, Dd = 0.0;
+      for (guint u = 0; u < U; u++) {
+        const double b = block[(gsize)ci * U + u], b2 = b * b;
+        double fp = 0.0, fn = 0.0;
+        const double *pr, *nr;
+        class_side_query(&cs, u, ti, -mi, a, &fp, &pr, &fn, &nr);
+        if (pr) {
+          for (guint c = 0; c < C; c++) {
+            acc[c] += b2 * fp * pr[c];
+            acc[C + c] += b2 * fp * pr[c];
+          }
+          D += b * fp * pr[C];
+          Dd += b * fp * pr[C];
+        }
+        if (nr) {
+          for (guint c = 0; c < C; c++) {
+            acc[c] += b2 * fn * nr[c];
+            acc[C + c] += a * b2 * fn * nr[c];
+          }
+          D += b * fn * nr[C];
+          Dd += a * b * fn * nr[C];
+        }
+      }
+      /* The self-loop (weight 1) and the stored pairs replace their background term. */
+      const guint lo = A->indptr[i], m = A->indptr[i + 1] - lo + 1;
+      guint *idx = g_new(guint, m);
+      double *cf = g_new(double, 2 * (gsize)m);
+      for (guint k = 0; k < m; k++) {
+        const gboolean self = k + 1 == m;
+        const guint j = self ? i : A->indices[lo + k];
+        const double w = self ? 1.0 : A->values[lo + k], b = block[(gsize)ci * U + class_of[j]];
+        const gboolean pos = ti + S->data[(gsize)j * H + h] > 0.0f;
+        const double E = pos ? e_pos[j] : f_neg[i] * e_neg[j], lp = pos ? 1.0 : a;
+        idx[k] = j;
+        cf[2 * k] = (w * w - b * b) * E;
+        cf[2 * k + 1] = lp * cf[2 * k];
+        D += (w - b) * E;
+        Dd += lp * (w - b) * E;
+      }
+      attention_pairs_add(m, idx, cf, y, Y, C, acc, acc + C);
+      g_free(idx);
+      g_free(cf);
+      float *o = ldp_tensor_row(out, i) + (gsize)h * C;
+      for (guint c = 0; c < C; c++) {
+        o[c] = (float)(acc[c] / D);
+        st->Nd[((gsize)i * H + h) * C + c] = acc[C + c];
+      }
+      st->m[(gsize)i * H + h] = mi;
+      st->D[(gsize)i * H + h] = D;
+      st->Dd[(gsize)i * H + h] = Dd;
+      g_free(acc);
+    }
+    class_side_free(&cs);
+  }
+  g_free(key);
+  g_free(y);
+  g_free(e_pos);
+  g_free(e_neg);
+  g_free(f_neg);
+}
+
+static void attention_backward(gpointer state, LdpVar *const *inputs, guint n_inputs, const LdpTensor *out_value,
+                               const LdpTensor *out_grad, LdpTensor *const *in_grads)
+{
+  const AttentionState *st = state;
+  const LdpTensor *Z = ldp_var_value(inputs[0]), *S = ldp_var_value(inputs[1]), *T = ldp_var_value(inputs[2]);
+  const guint n = Z->rows, H = st->H, C = st->C, Y = C + 1;
+  const float a = st->slope;
+  const guint *class_of;
+  const float *block;
+  const guint U = ldp_graph_background(st->g, &class_of, &block);
+  const LdpCsr *A = ldp_graph_csr(st->g);
+  LdpTensor *dz = in_grads[0], *ds = in_grads[1], *dt = in_grads[2];
+  float *key = g_new(float, MAX(n, 1));
+  double *ell = g_new(double, MAX(n, 1));
+  double *y = g_new(double, (gsize)MAX(n, 1) * Y); /* (g_i, gamma_i) per target */
+  double *e_pos = g_new(double, MAX(n, 1)), *e_neg = g_new(double, MAX(n, 1)), *f_neg = g_new(double, MAX(n, 1));
+  for (guint h = 0; h < H; h++) {
+    for (guint i = 0; i < n; i++) {
+      const gsize ih = (gsize)i * H + h;
+      const float *gr = ldp_tensor_row(out_grad, i) + (gsize)h * C;
+      const float *orow = ldp_tensor_row(out_value, i) + (gsize)h * C;
+      double gamma = 0.0, gdotn = 0.0;
+      for (guint c = 0; c < C; c++) {
+        y[(gsize)i * Y + c] = gr[c] / st->D[ih];
+        gamma += (double)gr[c] * orow[c];
+        gdotn += (double)gr[c] * st->Nd[ih * C + c];
+      }
+      y[(gsize)i * Y + C] = gamma / st->D[ih];
+      key[i] = T->data[ih];
+      ell[i] = -st->m[ih];
+      if (dt)
+        dt->data[ih] += (float)((gdotn - gamma * st->Dd[ih]) / st->D[ih]);
+    }
+    if (!dz && !ds)
+      continue;
+    float smax = -INFINITY;
+    for (guint j = 0; j < n; j++)
+      smax = MAX(smax, S->data[(gsize)j * H + h]);
+    attention_factors(S->data, T->data, n, H, h, smax, a, e_pos, e_neg, f_neg);
+    ClassSide cs;
+    class_side_build(&cs, n, U, class_of, key, ell, y, Y, a);
+    LDP_OMP_FOR(ldp_par((gsize)n * U * Y))
+    for (guint j = 0; j < n; j++) {
+      const float sj = S->data[(gsize)j * H + h];
+      const guint cj = class_of[j];
+      /* acc[0..C): dz_j; acc[C..2C): sum lambda' W^2 E g; acc[2C]: sum lambda' W E gamma. */
+      double *acc = g_new0(double, 2 * (gsize)C + 1);
+      for (guint u = 0; u < U; u++) {
+        const double b = block[(gsize)cj * U + u], b2 = b * b;
+        double fp = 0.0, fn = 0.0;
+        const double *pr, *nr;
+        class_side_query(&cs, u, sj, 0.0, a, &fp, &pr, &fn, &nr);
+        if (pr) {
+          for (guint c = 0; c < C; c++) {
+            acc[c] += b2 * fp * pr[c];
+            acc[C + c] += b2 * fp * pr[c];
+          }
+          acc[2 * C] += b * fp * pr[C];
+        }
+        if (nr) {
+          for (guint c = 0; c < C; c++) {
+            acc[c] += b2 * fn * nr[c];
+            acc[C + c] += a * b2 * fn * nr[c];
+          }
+          acc[2 * C] += a * b * fn * nr[C];
+        }
+      }
+      const guint lo = A->indptr[j], m = A->indptr[j + 1] - lo + 1;
+      guint *idx = g_new(guint, m);
+      double *cf = g_new(double, 2 * (gsize)m);
+      for (guint k = 0; k < m; k++) {
+        const gboolean self = k + 1 == m;
+        const guint i = self ? j : A->indices[lo + k];
+        const double w = self ? 1.0 : A->values[lo + k], b = block[(gsize)cj * U + class_of[i]];
+        const gboolean pos = T->data[(gsize)i * H + h] + sj > 0.0f;
+        const double E = pos ? e_pos[j] : f_neg[i] * e_neg[j], lp = pos ? 1.0 : a;
+        idx[k] = i;
+        cf[2 * k] = (w * w - b * b) * E;
+        cf[2 * k + 1] = lp * cf[2 * k];
+        acc[2 * C] += lp * (w - b) * E * y[(gsize)i * Y + C];
+      }
+      attention_pairs_add(m, idx, cf, y, Y, C, acc, acc + C);
+      g_free(idx);
+      g_free(cf);
+      const float *zr = ldp_tensor_row(Z, j) + (gsize)h * C;
+      double zdot = 0.0;
+      for (guint c = 0; c < C; c++)
+        zdot += zr[c] * acc[C + c];
+      if (dz) {
+        float *dr = ldp_tensor_row(dz, j) + (gsize)h * C;
+        for (guint c = 0; c < C; c++)
+          dr[c] += (float)acc[c];
+      }
+      if (ds)
+        ds->data[(gsize)j * H + h] += (float)(zdot - acc[2 * C]);
+      g_free(acc);
+    }
+    class_side_free(&cs);
+  }
+  g_free(key);
+  g_free(ell);
+  g_free(y);
+  g_free(e_pos);
+  g_free(e_neg);
+  g_free(f_neg);
+}
+
+LdpVar *ldp_op_attention_background(LdpTape *tape, LdpGraph *g, LdpVar *z, LdpVar *src, LdpVar *dst, float slope)
+{
+  g_return_val_if_fail(tape != NULL && g != NULL && ldp_graph_has_background(g), NULL);
+  g_return_val_if_fail(slope >= 0.0f && slope <= 1.0f, NULL);
+  g_return_val_if_fail(ldp_var_is_dense_on(z, tape) && ldp_var_is_dense_on(src, tape) &&
+                         ldp_var_is_dense_on(dst, tape), NULL);
+  const LdpTensor *Z = ldp_var_value(z), *S = ldp_var_value(src), *T = ldp_var_value(dst);
+  const guint n = ldp_graph_n_nodes(g), H = S->cols;
+  g_return_val_if_fail(Z->rows == n && S->rows == n && T->rows == n && T->cols == H && H > 0, NULL);
+  g_return_val_if_fail(Z->cols % H == 0 && Z->cols > 0, NULL);
+  /* Memoised (the trainer's evaluation forward repeats the first layer's product);
+   * the key holds three operands, the recorded variable's parents tell the fourth. */
+  LdpVar *hit = ldp_tape_memo_find(tape, AUTOGRAD_MEMO_ATTENTION_BACKGROUND, 0, slope, g, z, src);
+  if (hit && hit->parents[2] == dst)
+    return hit;
+  AttentionState *st = g_new0(AttentionState, 1);
+  st->g = ldp_graph_ref(g);
+  st->slope = slope;
+  st->H = H;
+  st->C = Z->cols / H;
+  st->m = g_new(double, (gsize)n * H);
+  st->D = g_new(double, (gsize)n * H);
+  st->Dd = g_new(double, (gsize)n * H);
+  st->Nd = g_new(double, (gsize)n * Z->cols);
+  LdpTensor *out = ldp_tensor_new_uninit(n, Z->cols);
+  attention_forward(st, Z, S, T, out);
+  LdpVar *in[3] = { z, src, dst };
+  LdpVar *v = ldp_tape_custom_op(tape, "attention_background", in, 3, out, attention_backward, st,
+                                 attention_state_free);
+  return ldp_tape_memo_put(tape, AUTOGRAD_MEMO_ATTENTION_BACKGROUND, 0, slope, g, z, src, v);
+}
