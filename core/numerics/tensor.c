@@ -61,13 +61,71 @@ static void blas_single_threaded(void)
 #define TENSOR_HUGE_MIN_BYTES ((gsize)4 << 20)
 #define TENSOR_HUGE_PAGE ((gsize)2 << 20)
 
+/* Freed buffers of huge tensors are kept for reuse, up to TENSOR_SPARE_BYTES in at
+ * most TENSOR_SPARE_SLOTS buffers. Such a buffer is an mmap of its own in the C
+ * library, so without reuse every allocation faults in fresh pages that the kernel
+ * zeroes (2 MiB at a time): a training epoch on a 10^6-node graph allocates and frees
+ * tens of n x 16 tensors (64 MB each), and the page zeroing was a third of the CPU of a
+ * one-epoch run. A buffer is reused only for a tensor of the same padded size. */
+#define TENSOR_SPARE_SLOTS 16
+#define TENSOR_SPARE_BYTES ((gsize)384 << 20)
+
+static GMutex tensor_spare_lock;
+static float *tensor_spare[TENSOR_SPARE_SLOTS];
+static gsize tensor_spare_size[TENSOR_SPARE_SLOTS];
+static gsize tensor_spare_total;
+
+static gsize tensor_huge_padded(gsize bytes)
+{
+  return (bytes + TENSOR_HUGE_PAGE - 1) / TENSOR_HUGE_PAGE * TENSOR_HUGE_PAGE;
+}
+
+static float *tensor_spare_take(gsize padded)
+{
+  float *data = NULL;
+  g_mutex_lock(&tensor_spare_lock);
+  for (guint s = 0; s < TENSOR_SPARE_SLOTS; s++) {
+    if (tensor_spare[s] != NULL && tensor_spare_size[s] == padded) {
+      data = tensor_spare[s];
+      tensor_spare[s] = NULL;
+      tensor_spare_total -= padded;
+      break;
+    }
+  }
+  g_mutex_unlock(&tensor_spare_lock);
+  return data;
+}
+
+/* TRUE when @data (a huge tensor's buffer of @padded bytes) was kept for reuse. */
+static gboolean tensor_spare_give(float *data, gsize padded)
+{
+  gboolean kept = FALSE;
+  g_mutex_lock(&tensor_spare_lock);
+  if (tensor_spare_total + padded <= TENSOR_SPARE_BYTES) {
+    for (guint s = 0; s < TENSOR_SPARE_SLOTS; s++) {
+      if (tensor_spare[s] == NULL) {
+        tensor_spare[s] = data;
+        tensor_spare_size[s] = padded;
+        tensor_spare_total += padded;
+        kept = TRUE;
+        break;
+      }
+    }
+  }
+  g_mutex_unlock(&tensor_spare_lock);
+  return kept;
+}
+
 static float *tensor_alloc_huge(gsize bytes, gboolean zero)
 {
-  const gsize padded = (bytes + TENSOR_HUGE_PAGE - 1) / TENSOR_HUGE_PAGE * TENSOR_HUGE_PAGE;
-  float *data = g_aligned_alloc(padded, 1, TENSOR_HUGE_PAGE);
+  const gsize padded = tensor_huge_padded(bytes);
+  float *data = tensor_spare_take(padded);
+  if (data == NULL) {
+    data = g_aligned_alloc(padded, 1, TENSOR_HUGE_PAGE);
 #if defined(HAVE_SYS_MMAN_H) && defined(HAVE_MADVISE) && defined(MADV_HUGEPAGE)
-  (void)madvise(data, padded, MADV_HUGEPAGE); /* advice only: failure changes nothing */
+    (void)madvise(data, padded, MADV_HUGEPAGE); /* advice only: failure changes nothing */
 #endif
+  }
   if (zero)
     memset(data, 0, bytes);
   return data;
@@ -122,7 +180,9 @@ void ldp_tensor_free(LdpTensor *t)
 {
   if (t == NULL)
     return;
-  g_aligned_free(t->data);
+  const gsize n = MAX((gsize)t->rows * t->cols, 1);
+  if (n < TENSOR_HUGE_MIN_BYTES / sizeof(float) || !tensor_spare_give(t->data, tensor_huge_padded(n * sizeof(float))))
+    g_aligned_free(t->data);
   g_free(t);
 }
 
@@ -509,6 +569,51 @@ static void gemm_small_tn(float alpha, const LdpTensor *a, const LdpTensor *b, f
   }
 }
 
+/* a^T op(b) whose reduction runs over a very long dimension (one row per node of a
+ * graph of 2^18 nodes and more) and whose output has a single block of rows: the first
+ * layer's weight gradient X^T G, n x 128 by n x 16. One BLAS call would run it on one
+ * thread. It is split into fixed chunks of LDP_GEMM_LONG_CHUNK rows; each chunk's
+ * partial product is formed by BLAS from zero, and the partials are added in chunk
+ * order: neither depends on the thread count, so neither does the result. Below the
+ * threshold (every shipped dataset) the single call keeps its bits. */
+#define LDP_GEMM_LONG_REDUCTION 262144u
+#define LDP_GEMM_LONG_CHUNK 16384u
+
+static guint blocks_of(guint m)
+{
+  return (m + LDP_GEMM_BLOCK_ROWS - 1) / LDP_GEMM_BLOCK_ROWS;
+}
+
+static void gemm_long_tn(gboolean trans_b, float alpha, const LdpTensor *a, const LdpTensor *b, float beta,
+                         LdpTensor *c)
+{
+  const guint L = a->rows, m = c->rows, n = c->cols;
+  const guint chunks = (L + LDP_GEMM_LONG_CHUNK - 1) / LDP_GEMM_LONG_CHUNK;
+  const gsize part = (gsize)m * n;
+  g_autofree float *parts = g_new(float, part * chunks);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static)
+#endif
+  for (guint ch = 0; ch < chunks; ch++) {
+    const guint l0 = ch * LDP_GEMM_LONG_CHUNK, rows = MIN(LDP_GEMM_LONG_CHUNK, L - l0);
+    /* rows l0.. of the reduction: rows of a, and rows of b (columns when transposed) */
+    const float *bblk = trans_b ? b->data + l0 : b->data + (gsize)l0 * b->cols;
+    cblas_sgemm(CblasRowMajor, CblasTrans, trans_b ? CblasTrans : CblasNoTrans, (int)m, (int)n, (int)rows, 1.0f,
+                a->data + (gsize)l0 * a->cols, (int)a->cols, bblk, (int)b->cols, 0.0f, parts + ch * part, (int)n);
+  }
+  for (guint ch = 1; ch < chunks; ch++) {
+    const float *pc = parts + ch * part;
+    for (gsize t = 0; t < part; t++)
+      parts[t] += pc[t];
+  }
+  for (guint p = 0; p < m; p++) {
+    float *cr = c->data + (gsize)p * n;
+    const float *tr = parts + (gsize)p * n;
+    for (guint q = 0; q < n; q++)
+      cr[q] = beta == 0.0f ? alpha * tr[q] : alpha * tr[q] + beta * cr[q];
+  }
+}
+
 void ldp_tensor_gemm(gboolean trans_a, gboolean trans_b, float alpha, const LdpTensor *a,
                      const LdpTensor *b, float beta, LdpTensor *c)
 {
@@ -542,6 +647,10 @@ void ldp_tensor_gemm(gboolean trans_a, gboolean trans_b, float alpha, const LdpT
     return;
   }
   blas_single_threaded();
+  if (trans_a && k >= LDP_GEMM_LONG_REDUCTION && blocks_of(m) < 2) {
+    gemm_long_tn(trans_b, alpha, a, b, beta, c);
+    return;
+  }
   /* Large products are split into fixed blocks of C's rows run in parallel. The blocks
    * do not depend on the thread count, so neither do the results. */
   guint blocks = (m + LDP_GEMM_BLOCK_ROWS - 1) / LDP_GEMM_BLOCK_ROWS;
