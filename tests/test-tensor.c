@@ -253,6 +253,51 @@ static void test_gemm_threads(void)
 #endif
 }
 
+/* a^T op(b) over a reduction of 2^18 rows and more (the first layer's weight gradient
+ * on a 10^6-node graph) runs in fixed chunks in parallel: the same bits at 1 and 2
+ * threads, within the float bound of test_gemm_small, for both forms of b and every
+ * alpha/beta case; a length that leaves a partial last chunk. */
+static void test_gemm_long_reduction(void)
+{
+  LdpRng r;
+  ldp_rng_init(&r, 13);
+  const guint len = 262144 + 1000, m = 20, n = 16;
+  check_gemm_shape(&r, TRUE, FALSE, m, n, len);
+  check_gemm_shape(&r, TRUE, TRUE, 9, 5, len);
+#ifdef _OPENMP
+  g_autoptr(LdpTensor) x = random_tensor(&r, len, m);
+  g_autoptr(LdpTensor) g = random_tensor(&r, len, n);
+  g_autoptr(LdpTensor) c1 = ldp_tensor_new(m, n);
+  g_autoptr(LdpTensor) c2 = ldp_tensor_new(m, n);
+  int saved = omp_get_max_threads();
+  omp_set_num_threads(1);
+  ldp_tensor_gemm(TRUE, FALSE, 1.0f, x, g, 0.0f, c1);
+  omp_set_num_threads(2);
+  ldp_tensor_gemm(TRUE, FALSE, 1.0f, x, g, 0.0f, c2);
+  omp_set_num_threads(saved);
+  g_assert_cmpmem(c1->data, ldp_tensor_size(c1) * sizeof(float), c2->data, ldp_tensor_size(c2) * sizeof(float));
+#endif
+}
+
+/* Buffers of freed huge tensors (>= 4 MiB) are reused: a tensor made after freeing one
+ * of the same size starts zeroed when asked (ldp_tensor_new), and writes through one
+ * tensor never show in another live one. */
+static void test_huge_reuse(void)
+{
+  const guint rows = 1u << 17, cols = 16; /* 8 MiB */
+  for (int round = 0; round < 3; round++) {
+    LdpTensor *a = ldp_tensor_new_uninit(rows, cols);
+    ldp_tensor_fill(a, 7.0f);
+    ldp_tensor_free(a);
+    g_autoptr(LdpTensor) z = ldp_tensor_new(rows, cols);
+    g_autoptr(LdpTensor) u = ldp_tensor_new_uninit(rows, cols);
+    ldp_tensor_fill(u, 3.0f);
+    for (gsize i = 0; i < ldp_tensor_size(z); i++)
+      g_assert_cmpfloat(z->data[i], ==, 0.0f);
+    g_assert_true(z->data != u->data);
+  }
+}
+
 /* SpMM with 1..8 columns on a matrix whose last columns are always stored (so the last
  * rows of x are read), against the double reference with the float bound of
  * assert_gemm_within_bound (k = nonzeros of the row <= columns of m). */
@@ -715,6 +760,8 @@ int main(int argc, char **argv)
   g_test_add_func("/tensor/gemm", test_gemm);
   g_test_add_func("/tensor/gemm-small", test_gemm_small);
   g_test_add_func("/tensor/gemm-threads", test_gemm_threads);
+  g_test_add_func("/tensor/gemm-long-reduction", test_gemm_long_reduction);
+  g_test_add_func("/tensor/huge-reuse", test_huge_reuse);
   g_test_add_func("/tensor/spmm-narrow", test_spmm_narrow);
   g_test_add_func("/tensor/coo", test_coo);
   g_test_add_func("/tensor/check", test_check);
