@@ -279,25 +279,6 @@ static void test_gemm_long_reduction(void)
 #endif
 }
 
-/* Buffers of freed huge tensors (>= 4 MiB) are reused: a tensor made after freeing one
- * of the same size starts zeroed when asked (ldp_tensor_new), and writes through one
- * tensor never show in another live one. */
-static void test_huge_reuse(void)
-{
-  const guint rows = 1u << 17, cols = 16; /* 8 MiB */
-  for (int round = 0; round < 3; round++) {
-    LdpTensor *a = ldp_tensor_new_uninit(rows, cols);
-    ldp_tensor_fill(a, 7.0f);
-    ldp_tensor_free(a);
-    g_autoptr(LdpTensor) z = ldp_tensor_new(rows, cols);
-    g_autoptr(LdpTensor) u = ldp_tensor_new_uninit(rows, cols);
-    ldp_tensor_fill(u, 3.0f);
-    for (gsize i = 0; i < ldp_tensor_size(z); i++)
-      g_assert_cmpfloat(z->data[i], ==, 0.0f);
-    g_assert_true(z->data != u->data);
-  }
-}
-
 /* SpMM with 1..8 columns on a matrix whose last columns are always stored (so the last
  * rows of x are read), against the double reference with the float bound of
  * assert_gemm_within_bound (k = nonzeros of the row <= columns of m). */
@@ -761,7 +742,6 @@ int main(int argc, char **argv)
   g_test_add_func("/tensor/gemm-small", test_gemm_small);
   g_test_add_func("/tensor/gemm-threads", test_gemm_threads);
   g_test_add_func("/tensor/gemm-long-reduction", test_gemm_long_reduction);
-  g_test_add_func("/tensor/huge-reuse", test_huge_reuse);
   g_test_add_func("/tensor/spmm-narrow", test_spmm_narrow);
   g_test_add_func("/tensor/coo", test_coo);
   g_test_add_func("/tensor/check", test_check);

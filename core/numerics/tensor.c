@@ -61,71 +61,13 @@ static void blas_single_threaded(void)
 #define TENSOR_HUGE_MIN_BYTES ((gsize)4 << 20)
 #define TENSOR_HUGE_PAGE ((gsize)2 << 20)
 
-/* Freed buffers of huge tensors are kept for reuse, up to TENSOR_SPARE_BYTES in at
- * most TENSOR_SPARE_SLOTS buffers. Such a buffer is an mmap of its own in the C
- * library, so without reuse every allocation faults in fresh pages that the kernel
- * zeroes (2 MiB at a time): a training epoch on a 10^6-node graph allocates and frees
- * tens of n x 16 tensors (64 MB each), and the page zeroing was a third of the CPU of a
- * one-epoch run. A buffer is reused only for a tensor of the same padded size. */
-#define TENSOR_SPARE_SLOTS 16
-#define TENSOR_SPARE_BYTES ((gsize)384 << 20)
-
-static GMutex tensor_spare_lock;
-static float *tensor_spare[TENSOR_SPARE_SLOTS];
-static gsize tensor_spare_size[TENSOR_SPARE_SLOTS];
-static gsize tensor_spare_total;
-
-static gsize tensor_huge_padded(gsize bytes)
-{
-  return (bytes + TENSOR_HUGE_PAGE - 1) / TENSOR_HUGE_PAGE * TENSOR_HUGE_PAGE;
-}
-
-static float *tensor_spare_take(gsize padded)
-{
-  float *data = NULL;
-  g_mutex_lock(&tensor_spare_lock);
-  for (guint s = 0; s < TENSOR_SPARE_SLOTS; s++) {
-    if (tensor_spare[s] != NULL && tensor_spare_size[s] == padded) {
-      data = tensor_spare[s];
-      tensor_spare[s] = NULL;
-      tensor_spare_total -= padded;
-      break;
-    }
-  }
-  g_mutex_unlock(&tensor_spare_lock);
-  return data;
-}
-
-/* TRUE when @data (a huge tensor's buffer of @padded bytes) was kept for reuse. */
-static gboolean tensor_spare_give(float *data, gsize padded)
-{
-  gboolean kept = FALSE;
-  g_mutex_lock(&tensor_spare_lock);
-  if (tensor_spare_total + padded <= TENSOR_SPARE_BYTES) {
-    for (guint s = 0; s < TENSOR_SPARE_SLOTS; s++) {
-      if (tensor_spare[s] == NULL) {
-        tensor_spare[s] = data;
-        tensor_spare_size[s] = padded;
-        tensor_spare_total += padded;
-        kept = TRUE;
-        break;
-      }
-    }
-  }
-  g_mutex_unlock(&tensor_spare_lock);
-  return kept;
-}
-
 static float *tensor_alloc_huge(gsize bytes, gboolean zero)
 {
-  const gsize padded = tensor_huge_padded(bytes);
-  float *data = tensor_spare_take(padded);
-  if (data == NULL) {
-    data = g_aligned_alloc(padded, 1, TENSOR_HUGE_PAGE);
+  const gsize padded = (bytes + TENSOR_HUGE_PAGE - 1) / TENSOR_HUGE_PAGE * TENSOR_HUGE_PAGE;
+  float *data = g_aligned_alloc(padded, 1, TENSOR_HUGE_PAGE);
 #if defined(HAVE_SYS_MMAN_H) && defined(HAVE_MADVISE) && defined(MADV_HUGEPAGE)
-    (void)madvise(data, padded, MADV_HUGEPAGE); /* advice only: failure changes nothing */
+  (void)madvise(data, padded, MADV_HUGEPAGE); /* advice only: failure changes nothing */
 #endif
-  }
   if (zero)
     memset(data, 0, bytes);
   return data;
@@ -180,9 +122,7 @@ void ldp_tensor_free(LdpTensor *t)
 {
   if (t == NULL)
     return;
-  const gsize n = MAX((gsize)t->rows * t->cols, 1);
-  if (n < TENSOR_HUGE_MIN_BYTES / sizeof(float) || !tensor_spare_give(t->data, tensor_huge_padded(n * sizeof(float))))
-    g_aligned_free(t->data);
+  g_aligned_free(t->data);
   g_free(t);
 }
 
@@ -864,9 +804,16 @@ LdpCsr *ldp_csr_transpose(const LdpCsr *m)
 LdpTensor *ldp_csr_to_dense(const LdpCsr *m)
 {
   g_return_val_if_fail(m != NULL, NULL);
-  LdpTensor *d = ldp_tensor_new(m->rows, m->cols);
+  /* Each row zeroed and filled by one thread, in parallel for large matrices: the
+   * pages of a large result are first touched (and zeroed by the kernel) there too,
+   * instead of in a serial memset. Each row sums its entries in storage order. */
+  LdpTensor *d = ldp_tensor_new_uninit(m->rows, m->cols);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if ((gsize)m->rows * m->cols >= 1048576)
+#endif
   for (guint r = 0; r < m->rows; r++) {
     float *row = ldp_tensor_row(d, r);
+    memset(row, 0, sizeof(float) * m->cols);
     for (guint p = m->indptr[r]; p < m->indptr[r + 1]; p++)
       row[m->indices[p]] += m->values[p];
   }
