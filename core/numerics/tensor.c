@@ -61,6 +61,24 @@ static void blas_single_threaded(void)
 #define TENSOR_HUGE_MIN_BYTES ((gsize)4 << 20)
 #define TENSOR_HUGE_PAGE ((gsize)2 << 20)
 
+/* memset / memcpy of a huge tensor's buffer in 2 MiB pieces shared out to the threads:
+ * the first touch of a fresh page makes the kernel zero it, which on a 10^6-node run
+ * costs more than the copy itself, and a serial pass leaves that to one thread. */
+static void tensor_huge_fill(void *dst, const void *src, gsize bytes)
+{
+  const gsize pieces = (bytes + TENSOR_HUGE_PAGE - 1) / TENSOR_HUGE_PAGE;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static)
+#endif
+  for (gsize q = 0; q < pieces; q++) {
+    const gsize off = q * TENSOR_HUGE_PAGE, len = MIN(TENSOR_HUGE_PAGE, bytes - off);
+    if (src)
+      memcpy((char *)dst + off, (const char *)src + off, len);
+    else
+      memset((char *)dst + off, 0, len);
+  }
+}
+
 static float *tensor_alloc_huge(gsize bytes, gboolean zero)
 {
   const gsize padded = (bytes + TENSOR_HUGE_PAGE - 1) / TENSOR_HUGE_PAGE * TENSOR_HUGE_PAGE;
@@ -69,7 +87,7 @@ static float *tensor_alloc_huge(gsize bytes, gboolean zero)
   (void)madvise(data, padded, MADV_HUGEPAGE); /* advice only: failure changes nothing */
 #endif
   if (zero)
-    memset(data, 0, bytes);
+    tensor_huge_fill(data, NULL, bytes);
   return data;
 }
 
@@ -104,7 +122,11 @@ LdpTensor *ldp_tensor_copy(const LdpTensor *t)
 {
   g_return_val_if_fail(t != NULL, NULL);
   LdpTensor *c = tensor_alloc(t->rows, t->cols, FALSE);
-  memcpy(c->data, t->data, ldp_tensor_size(t) * sizeof(float));
+  const gsize bytes = ldp_tensor_size(t) * sizeof(float);
+  if (bytes >= TENSOR_HUGE_MIN_BYTES)
+    tensor_huge_fill(c->data, t->data, bytes);
+  else
+    memcpy(c->data, t->data, bytes);
   return c;
 }
 
