@@ -751,8 +751,19 @@ LdpCsr *ldp_csr_from_coo(guint rows, guint cols, const guint *row_idx, const gui
   guint nnz = 0;
   for (guint r = 0; r < rows; r++) {
     guint lo = start[r], hi = start[r + 1];
-    if (hi - lo > 1)
+    if (hi - lo > 32) {
       qsort(keys + lo, hi - lo, sizeof(CooKey), coo_key_cmp);
+    } else {
+      /* short rows (a graph's, ~10 entries): insertion sort, no library call per row;
+       * the keys are distinct (pos), so the order is the one qsort gives */
+      for (guint p = lo + 1; p < hi; p++) {
+        const CooKey k = keys[p];
+        guint q = p;
+        for (; q > lo && coo_key_cmp(&keys[q - 1], &k) > 0; q--)
+          keys[q] = keys[q - 1];
+        keys[q] = k;
+      }
+    }
     for (guint p = lo; p < hi; p++) {
       if (p > lo && keys[p].col == keys[p - 1].col) {
         if (dup == LDP_COO_ERROR) {
@@ -792,12 +803,80 @@ LdpCsr *ldp_csr_from_coo(guint rows, guint cols, const guint *row_idx, const gui
   return m;
 }
 
+/* The transpose in parallel: the rows of m are cut into @blocks ranges; each range
+ * counts its entries per column, the counts give every (range, column) pair its first
+ * slot (ranges in order within a column), and each range then fills its slots visiting
+ * its rows in increasing order. Every transposed row thus lists its entries by
+ * increasing source row, exactly as the serial pass does: the result is the same
+ * whatever the number of ranges or threads. */
+static void csr_transpose_parallel(const LdpCsr *m, LdpCsr *t, guint *map, guint blocks)
+{
+  const gsize stride = (gsize)m->cols + 1;
+  g_autofree guint *slot = g_new0(guint, stride * blocks);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static, 1)
+#endif
+  for (guint b = 0; b < blocks; b++) {
+    guint *cnt = slot + b * stride;
+    const guint r0 = (guint)((guint64)m->rows * b / blocks), r1 = (guint)((guint64)m->rows * (b + 1) / blocks);
+    for (guint p = m->indptr[r0]; p < m->indptr[r1]; p++)
+      cnt[m->indices[p]]++;
+  }
+  /* column totals, their prefix sums, then each range's first slot per column */
+  t->indptr[0] = 0;
+  for (guint c = 0; c < m->cols; c++) {
+    guint total = 0;
+    for (guint b = 0; b < blocks; b++)
+      total += slot[b * stride + c];
+    t->indptr[c + 1] = t->indptr[c] + total;
+  }
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static)
+#endif
+  for (guint c = 0; c < m->cols; c++) {
+    guint at = t->indptr[c];
+    for (guint b = 0; b < blocks; b++) {
+      const guint n = slot[b * stride + c];
+      slot[b * stride + c] = at;
+      at += n;
+    }
+  }
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static, 1)
+#endif
+  for (guint b = 0; b < blocks; b++) {
+    guint *fill = slot + b * stride;
+    const guint r0 = (guint)((guint64)m->rows * b / blocks), r1 = (guint)((guint64)m->rows * (b + 1) / blocks);
+    for (guint r = r0; r < r1; r++)
+      for (guint p = m->indptr[r]; p < m->indptr[r + 1]; p++) {
+        const guint q = fill[m->indices[p]]++;
+        t->indices[q] = r;
+        t->values[q] = m->values[p];
+        if (map)
+          map[q] = p;
+      }
+  }
+}
+
+/* From this many stored entries on, a transpose runs in parallel (when threads are
+ * available): about 10 ms of serial work, far above a parallel region's cost. */
+#define LDP_TRANSPOSE_PARALLEL_NNZ (1u << 20)
+
 LdpCsr *ldp_csr_transpose_with_map(const LdpCsr *m, guint **entry_map)
 {
   g_return_val_if_fail(m != NULL, NULL);
   g_return_val_if_fail(m->cols < G_MAXUINT, NULL);
   LdpCsr *t = ldp_csr_new(m->cols, m->rows, m->nnz);
   guint *map = entry_map ? g_new(guint, MAX(m->nnz, 1)) : NULL;
+#ifdef _OPENMP
+  const guint blocks = (guint)MIN(omp_get_max_threads(), 8);
+  if (m->nnz >= LDP_TRANSPOSE_PARALLEL_NNZ && blocks > 1 && m->rows >= blocks) {
+    csr_transpose_parallel(m, t, map, blocks);
+    if (entry_map)
+      *entry_map = map;
+    return t;
+  }
+#endif
   for (guint p = 0; p < m->nnz; p++)
     t->indptr[m->indices[p] + 1]++;
   for (guint c = 0; c < m->cols; c++)
