@@ -540,6 +540,8 @@ static void gemm_small_tn(float alpha, const LdpTensor *a, const LdpTensor *b, f
  * threshold (every shipped dataset) the single call keeps its bits. */
 #define LDP_GEMM_LONG_REDUCTION 262144u
 #define LDP_GEMM_LONG_CHUNK 16384u
+/* ...and an output small enough that one partial per chunk stays small (256 KiB) */
+#define LDP_GEMM_LONG_OUT 65536u
 
 static guint blocks_of(guint m)
 {
@@ -609,7 +611,7 @@ void ldp_tensor_gemm(gboolean trans_a, gboolean trans_b, float alpha, const LdpT
     return;
   }
   blas_single_threaded();
-  if (trans_a && k >= LDP_GEMM_LONG_REDUCTION && blocks_of(m) < 2) {
+  if (trans_a && k >= LDP_GEMM_LONG_REDUCTION && blocks_of(m) < 2 && (gsize)m * n <= LDP_GEMM_LONG_OUT) {
     gemm_long_tn(trans_b, alpha, a, b, beta, c);
     return;
   }
