@@ -2,6 +2,9 @@
 #include <ldpgnn/ldpgnn.h>
 
 #include <math.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #define EPS 1e-12
 
@@ -59,6 +62,39 @@ static void test_accuracy_is_argmax(void)
       g_assert_cmpfloat(ldp_metric_accuracy(t, labels, &i, 1), ==, expect ? 1.0 : 0.0);
     }
   }
+}
+
+/* Accuracy over 2^17 rows and more is counted in parallel: the count of rows whose
+ * label wins its row (checked one row at a time, as above), at 1 and 2 threads; rows
+ * listed in a shuffled order, some twice. */
+static void test_accuracy_large(void)
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, 77);
+  const guint n = 150000, cols = 5, m = 200000;
+  g_autoptr(LdpTensor) t = ldp_tensor_new(n, cols);
+  g_autofree gint *labels = g_new(gint, n);
+  for (guint i = 0; i < n; i++) {
+    for (guint j = 0; j < cols; j++)
+      ldp_tensor_row(t, i)[j] = (float)ldp_rng_uniform(&rng);
+    labels[i] = (gint)ldp_rng_below(&rng, cols + 1) - 1; /* -1 .. cols - 1 */
+  }
+  g_autofree guint *rows = g_new(guint, m);
+  guint want = 0;
+  for (guint k = 0; k < m; k++) {
+    rows[k] = (guint)ldp_rng_below(&rng, n);
+    want += ldp_metric_accuracy(t, labels, &rows[k], 1) == 1.0;
+  }
+#ifdef _OPENMP
+  const int saved = omp_get_max_threads();
+  for (int threads = 1; threads <= 2; threads++) {
+    omp_set_num_threads(threads);
+    g_assert_cmpfloat(ldp_metric_accuracy(t, labels, rows, m), ==, (double)want / m);
+  }
+  omp_set_num_threads(saved);
+#else
+  g_assert_cmpfloat(ldp_metric_accuracy(t, labels, rows, m), ==, (double)want / m);
+#endif
 }
 
 static void test_f1(void)
@@ -135,6 +171,7 @@ int main(int argc, char **argv)
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/metrics/accuracy", test_accuracy);
   g_test_add_func("/metrics/accuracy-is-argmax", test_accuracy_is_argmax);
+  g_test_add_func("/metrics/accuracy-large", test_accuracy_large);
   g_test_add_func("/metrics/f1", test_f1);
   g_test_add_func("/metrics/auc", test_auc);
   return g_test_run();

@@ -253,6 +253,32 @@ static void test_gemm_threads(void)
 #endif
 }
 
+/* a^T op(b) over a reduction of 2^18 rows and more (the first layer's weight gradient
+ * on a 10^6-node graph) runs in fixed chunks in parallel: the same bits at 1 and 2
+ * threads, within the float bound of test_gemm_small, for both forms of b and every
+ * alpha/beta case; a length that leaves a partial last chunk. */
+static void test_gemm_long_reduction(void)
+{
+  LdpRng r;
+  ldp_rng_init(&r, 13);
+  const guint len = 262144 + 1000, m = 20, n = 16;
+  check_gemm_shape(&r, TRUE, FALSE, m, n, len);
+  check_gemm_shape(&r, TRUE, TRUE, 9, 5, len);
+#ifdef _OPENMP
+  g_autoptr(LdpTensor) x = random_tensor(&r, len, m);
+  g_autoptr(LdpTensor) g = random_tensor(&r, len, n);
+  g_autoptr(LdpTensor) c1 = ldp_tensor_new(m, n);
+  g_autoptr(LdpTensor) c2 = ldp_tensor_new(m, n);
+  int saved = omp_get_max_threads();
+  omp_set_num_threads(1);
+  ldp_tensor_gemm(TRUE, FALSE, 1.0f, x, g, 0.0f, c1);
+  omp_set_num_threads(2);
+  ldp_tensor_gemm(TRUE, FALSE, 1.0f, x, g, 0.0f, c2);
+  omp_set_num_threads(saved);
+  g_assert_cmpmem(c1->data, ldp_tensor_size(c1) * sizeof(float), c2->data, ldp_tensor_size(c2) * sizeof(float));
+#endif
+}
+
 /* SpMM with 1..8 columns on a matrix whose last columns are always stored (so the last
  * rows of x are read), against the double reference with the float bound of
  * assert_gemm_within_bound (k = nonzeros of the row <= columns of m). */
@@ -472,6 +498,49 @@ static void test_transpose(void)
 
   g_autoptr(LdpCsr) cp = ldp_csr_copy(m);
   g_assert_cmpmem(cp->indices, m->nnz * sizeof(guint), m->indices, m->nnz * sizeof(guint));
+}
+
+/* Transposes of 2^20 stored entries and more run in parallel over ranges of rows: the
+ * result (and the entry map) is the serial one byte for byte at 2 and 3 threads (3
+ * ranges of unequal size), and transposing back gives the matrix. */
+static void test_transpose_parallel(void)
+{
+#ifdef _OPENMP
+  LdpRng r;
+  ldp_rng_init(&r, 21);
+  g_autoptr(LdpCsr) m = random_csr(&r, 3001, 997, 0.4);
+  g_assert_cmpuint(m->nnz, >=, 1u << 20);
+  int saved = omp_get_max_threads();
+  omp_set_num_threads(1);
+  g_autofree guint *map1 = NULL;
+  g_autoptr(LdpCsr) t1 = ldp_csr_transpose_with_map(m, &map1);
+  for (int threads = 2; threads <= 3; threads++) {
+    omp_set_num_threads(threads);
+    g_autofree guint *map = NULL;
+    g_autoptr(LdpCsr) t = ldp_csr_transpose_with_map(m, &map);
+    g_assert_cmpuint(t->nnz, ==, t1->nnz);
+    g_assert_cmpmem(t->indptr, (t->rows + 1) * sizeof(guint), t1->indptr, (t1->rows + 1) * sizeof(guint));
+    g_assert_cmpmem(t->indices, t->nnz * sizeof(guint), t1->indices, t1->nnz * sizeof(guint));
+    g_assert_cmpmem(t->values, t->nnz * sizeof(float), t1->values, t1->nnz * sizeof(float));
+    g_assert_cmpmem(map, t->nnz * sizeof(guint), map1, t1->nnz * sizeof(guint));
+    g_autoptr(LdpCsr) tt = ldp_csr_transpose(t);
+    g_assert_cmpmem(tt->indptr, (m->rows + 1) * sizeof(guint), m->indptr, (m->rows + 1) * sizeof(guint));
+    g_assert_cmpmem(tt->indices, m->nnz * sizeof(guint), m->indices, m->nnz * sizeof(guint));
+    g_assert_cmpmem(tt->values, m->nnz * sizeof(float), m->values, m->nnz * sizeof(float));
+  }
+  omp_set_num_threads(saved);
+  /* the serial result is the transpose: every entry maps back to its source */
+  for (guint j = 0; j < t1->rows; j++)
+    for (guint q = t1->indptr[j]; q < t1->indptr[j + 1]; q++) {
+      const guint p = map1[q], i = t1->indices[q];
+      g_assert_cmpuint(p, >=, m->indptr[i]);
+      g_assert_cmpuint(p, <, m->indptr[i + 1]);
+      g_assert_cmpuint(m->indices[p], ==, j);
+      g_assert_cmpfloat(m->values[p], ==, t1->values[q]);
+    }
+#else
+  g_test_skip("built without OpenMP");
+#endif
 }
 
 static void test_spmm(void)
@@ -715,10 +784,12 @@ int main(int argc, char **argv)
   g_test_add_func("/tensor/gemm", test_gemm);
   g_test_add_func("/tensor/gemm-small", test_gemm_small);
   g_test_add_func("/tensor/gemm-threads", test_gemm_threads);
+  g_test_add_func("/tensor/gemm-long-reduction", test_gemm_long_reduction);
   g_test_add_func("/tensor/spmm-narrow", test_spmm_narrow);
   g_test_add_func("/tensor/coo", test_coo);
   g_test_add_func("/tensor/check", test_check);
   g_test_add_func("/tensor/transpose", test_transpose);
+  g_test_add_func("/tensor/transpose-parallel", test_transpose_parallel);
   g_test_add_func("/tensor/spmm", test_spmm);
   g_test_add_func("/tensor/spmm-widths", test_spmm_widths);
   g_test_add_func("/tensor/spmm-threads", test_spmm_threads);

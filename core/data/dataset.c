@@ -86,12 +86,16 @@ static gboolean dataset_lazy(const LdpDataset *ds)
 static LdpTensor *dataset_materialize_lazy(const LdpDataset *ds)
 {
   LdpTensor *x = ds->x_dense ? ldp_tensor_copy(ds->x_dense) : ldp_csr_to_dense(ds->x_sparse);
-  if (ds->x_offset)
+  if (ds->x_offset) {
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if ((gsize)x->rows * x->cols >= 1048576)
+#endif
     for (guint i = 0; i < x->rows; i++) {
       float *row = ldp_tensor_row(x, i);
       for (guint j = 0; j < x->cols; j++)
         row[j] += ds->x_offset[j];
     }
+  }
   LdpTensor *sum = NULL;
   if (ds->prop_coef) {
     sum = ldp_tensor_new(x->rows, x->cols);

@@ -61,6 +61,24 @@ static void blas_single_threaded(void)
 #define TENSOR_HUGE_MIN_BYTES ((gsize)4 << 20)
 #define TENSOR_HUGE_PAGE ((gsize)2 << 20)
 
+/* memset / memcpy of a huge tensor's buffer in 2 MiB pieces shared out to the threads:
+ * the first touch of a fresh page makes the kernel zero it, which on a 10^6-node run
+ * costs more than the copy itself, and a serial pass leaves that to one thread. */
+static void tensor_huge_fill(void *dst, const void *src, gsize bytes)
+{
+  const gsize pieces = (bytes + TENSOR_HUGE_PAGE - 1) / TENSOR_HUGE_PAGE;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static)
+#endif
+  for (gsize q = 0; q < pieces; q++) {
+    const gsize off = q * TENSOR_HUGE_PAGE, len = MIN(TENSOR_HUGE_PAGE, bytes - off);
+    if (src)
+      memcpy((char *)dst + off, (const char *)src + off, len);
+    else
+      memset((char *)dst + off, 0, len);
+  }
+}
+
 static float *tensor_alloc_huge(gsize bytes, gboolean zero)
 {
   const gsize padded = (bytes + TENSOR_HUGE_PAGE - 1) / TENSOR_HUGE_PAGE * TENSOR_HUGE_PAGE;
@@ -69,7 +87,7 @@ static float *tensor_alloc_huge(gsize bytes, gboolean zero)
   (void)madvise(data, padded, MADV_HUGEPAGE); /* advice only: failure changes nothing */
 #endif
   if (zero)
-    memset(data, 0, bytes);
+    tensor_huge_fill(data, NULL, bytes);
   return data;
 }
 
@@ -104,7 +122,11 @@ LdpTensor *ldp_tensor_copy(const LdpTensor *t)
 {
   g_return_val_if_fail(t != NULL, NULL);
   LdpTensor *c = tensor_alloc(t->rows, t->cols, FALSE);
-  memcpy(c->data, t->data, ldp_tensor_size(t) * sizeof(float));
+  const gsize bytes = ldp_tensor_size(t) * sizeof(float);
+  if (bytes >= TENSOR_HUGE_MIN_BYTES)
+    tensor_huge_fill(c->data, t->data, bytes);
+  else
+    memcpy(c->data, t->data, bytes);
   return c;
 }
 
@@ -509,6 +531,53 @@ static void gemm_small_tn(float alpha, const LdpTensor *a, const LdpTensor *b, f
   }
 }
 
+/* a^T op(b) whose reduction runs over a very long dimension (one row per node of a
+ * graph of 2^18 nodes and more) and whose output has a single block of rows: the first
+ * layer's weight gradient X^T G, n x 128 by n x 16. One BLAS call would run it on one
+ * thread. It is split into fixed chunks of LDP_GEMM_LONG_CHUNK rows; each chunk's
+ * partial product is formed by BLAS from zero, and the partials are added in chunk
+ * order: neither depends on the thread count, so neither does the result. Below the
+ * threshold (every shipped dataset) the single call keeps its bits. */
+#define LDP_GEMM_LONG_REDUCTION 262144u
+#define LDP_GEMM_LONG_CHUNK 16384u
+/* ...and an output small enough that one partial per chunk stays small (256 KiB) */
+#define LDP_GEMM_LONG_OUT 65536u
+
+static guint blocks_of(guint m)
+{
+  return (m + LDP_GEMM_BLOCK_ROWS - 1) / LDP_GEMM_BLOCK_ROWS;
+}
+
+static void gemm_long_tn(gboolean trans_b, float alpha, const LdpTensor *a, const LdpTensor *b, float beta,
+                         LdpTensor *c)
+{
+  const guint L = a->rows, m = c->rows, n = c->cols;
+  const guint chunks = (L + LDP_GEMM_LONG_CHUNK - 1) / LDP_GEMM_LONG_CHUNK;
+  const gsize part = (gsize)m * n;
+  g_autofree float *parts = g_new(float, part * chunks);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static)
+#endif
+  for (guint ch = 0; ch < chunks; ch++) {
+    const guint l0 = ch * LDP_GEMM_LONG_CHUNK, rows = MIN(LDP_GEMM_LONG_CHUNK, L - l0);
+    /* rows l0.. of the reduction: rows of a, and rows of b (columns when transposed) */
+    const float *bblk = trans_b ? b->data + l0 : b->data + (gsize)l0 * b->cols;
+    cblas_sgemm(CblasRowMajor, CblasTrans, trans_b ? CblasTrans : CblasNoTrans, (int)m, (int)n, (int)rows, 1.0f,
+                a->data + (gsize)l0 * a->cols, (int)a->cols, bblk, (int)b->cols, 0.0f, parts + ch * part, (int)n);
+  }
+  for (guint ch = 1; ch < chunks; ch++) {
+    const float *pc = parts + ch * part;
+    for (gsize t = 0; t < part; t++)
+      parts[t] += pc[t];
+  }
+  for (guint p = 0; p < m; p++) {
+    float *cr = c->data + (gsize)p * n;
+    const float *tr = parts + (gsize)p * n;
+    for (guint q = 0; q < n; q++)
+      cr[q] = beta == 0.0f ? alpha * tr[q] : alpha * tr[q] + beta * cr[q];
+  }
+}
+
 void ldp_tensor_gemm(gboolean trans_a, gboolean trans_b, float alpha, const LdpTensor *a,
                      const LdpTensor *b, float beta, LdpTensor *c)
 {
@@ -542,6 +611,10 @@ void ldp_tensor_gemm(gboolean trans_a, gboolean trans_b, float alpha, const LdpT
     return;
   }
   blas_single_threaded();
+  if (trans_a && k >= LDP_GEMM_LONG_REDUCTION && blocks_of(m) < 2 && (gsize)m * n <= LDP_GEMM_LONG_OUT) {
+    gemm_long_tn(trans_b, alpha, a, b, beta, c);
+    return;
+  }
   /* Large products are split into fixed blocks of C's rows run in parallel. The blocks
    * do not depend on the thread count, so neither do the results. */
   guint blocks = (m + LDP_GEMM_BLOCK_ROWS - 1) / LDP_GEMM_BLOCK_ROWS;
@@ -680,8 +753,19 @@ LdpCsr *ldp_csr_from_coo(guint rows, guint cols, const guint *row_idx, const gui
   guint nnz = 0;
   for (guint r = 0; r < rows; r++) {
     guint lo = start[r], hi = start[r + 1];
-    if (hi - lo > 1)
+    if (hi - lo > 32) {
       qsort(keys + lo, hi - lo, sizeof(CooKey), coo_key_cmp);
+    } else {
+      /* short rows (a graph's, ~10 entries): insertion sort, no library call per row;
+       * the keys are distinct (pos), so the order is the one qsort gives */
+      for (guint p = lo + 1; p < hi; p++) {
+        const CooKey k = keys[p];
+        guint q = p;
+        for (; q > lo && coo_key_cmp(&keys[q - 1], &k) > 0; q--)
+          keys[q] = keys[q - 1];
+        keys[q] = k;
+      }
+    }
     for (guint p = lo; p < hi; p++) {
       if (p > lo && keys[p].col == keys[p - 1].col) {
         if (dup == LDP_COO_ERROR) {
@@ -721,12 +805,80 @@ LdpCsr *ldp_csr_from_coo(guint rows, guint cols, const guint *row_idx, const gui
   return m;
 }
 
+/* The transpose in parallel: the rows of m are cut into @blocks ranges; each range
+ * counts its entries per column, the counts give every (range, column) pair its first
+ * slot (ranges in order within a column), and each range then fills its slots visiting
+ * its rows in increasing order. Every transposed row thus lists its entries by
+ * increasing source row, exactly as the serial pass does: the result is the same
+ * whatever the number of ranges or threads. */
+static void csr_transpose_parallel(const LdpCsr *m, LdpCsr *t, guint *map, guint blocks)
+{
+  const gsize stride = (gsize)m->cols + 1;
+  g_autofree guint *slot = g_new0(guint, stride * blocks);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static, 1)
+#endif
+  for (guint b = 0; b < blocks; b++) {
+    guint *cnt = slot + b * stride;
+    const guint r0 = (guint)((guint64)m->rows * b / blocks), r1 = (guint)((guint64)m->rows * (b + 1) / blocks);
+    for (guint p = m->indptr[r0]; p < m->indptr[r1]; p++)
+      cnt[m->indices[p]]++;
+  }
+  /* column totals, their prefix sums, then each range's first slot per column */
+  t->indptr[0] = 0;
+  for (guint c = 0; c < m->cols; c++) {
+    guint total = 0;
+    for (guint b = 0; b < blocks; b++)
+      total += slot[b * stride + c];
+    t->indptr[c + 1] = t->indptr[c] + total;
+  }
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static)
+#endif
+  for (guint c = 0; c < m->cols; c++) {
+    guint at = t->indptr[c];
+    for (guint b = 0; b < blocks; b++) {
+      const guint n = slot[b * stride + c];
+      slot[b * stride + c] = at;
+      at += n;
+    }
+  }
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static, 1)
+#endif
+  for (guint b = 0; b < blocks; b++) {
+    guint *fill = slot + b * stride;
+    const guint r0 = (guint)((guint64)m->rows * b / blocks), r1 = (guint)((guint64)m->rows * (b + 1) / blocks);
+    for (guint r = r0; r < r1; r++)
+      for (guint p = m->indptr[r]; p < m->indptr[r + 1]; p++) {
+        const guint q = fill[m->indices[p]]++;
+        t->indices[q] = r;
+        t->values[q] = m->values[p];
+        if (map)
+          map[q] = p;
+      }
+  }
+}
+
+/* From this many stored entries on, a transpose runs in parallel (when threads are
+ * available): about 10 ms of serial work, far above a parallel region's cost. */
+#define LDP_TRANSPOSE_PARALLEL_NNZ (1u << 20)
+
 LdpCsr *ldp_csr_transpose_with_map(const LdpCsr *m, guint **entry_map)
 {
   g_return_val_if_fail(m != NULL, NULL);
   g_return_val_if_fail(m->cols < G_MAXUINT, NULL);
   LdpCsr *t = ldp_csr_new(m->cols, m->rows, m->nnz);
   guint *map = entry_map ? g_new(guint, MAX(m->nnz, 1)) : NULL;
+#ifdef _OPENMP
+  const guint blocks = (guint)MIN(omp_get_max_threads(), 8);
+  if (m->nnz >= LDP_TRANSPOSE_PARALLEL_NNZ && blocks > 1 && m->rows >= blocks) {
+    csr_transpose_parallel(m, t, map, blocks);
+    if (entry_map)
+      *entry_map = map;
+    return t;
+  }
+#endif
   for (guint p = 0; p < m->nnz; p++)
     t->indptr[m->indices[p] + 1]++;
   for (guint c = 0; c < m->cols; c++)
@@ -755,9 +907,16 @@ LdpCsr *ldp_csr_transpose(const LdpCsr *m)
 LdpTensor *ldp_csr_to_dense(const LdpCsr *m)
 {
   g_return_val_if_fail(m != NULL, NULL);
-  LdpTensor *d = ldp_tensor_new(m->rows, m->cols);
+  /* Each row zeroed and filled by one thread, in parallel for large matrices: the
+   * pages of a large result are first touched (and zeroed by the kernel) there too,
+   * instead of in a serial memset. Each row sums its entries in storage order. */
+  LdpTensor *d = ldp_tensor_new_uninit(m->rows, m->cols);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if ((gsize)m->rows * m->cols >= 1048576)
+#endif
   for (guint r = 0; r < m->rows; r++) {
     float *row = ldp_tensor_row(d, r);
+    memset(row, 0, sizeof(float) * m->cols);
     for (guint p = m->indptr[r]; p < m->indptr[r + 1]; p++)
       row[m->indices[p]] += m->values[p];
   }

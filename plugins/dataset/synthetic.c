@@ -69,10 +69,19 @@ static void synthetic_bernoulli(LdpRng *rng, double p, guint from, guint to, gui
   }
 }
 
-static int synthetic_cmp_uint(gconstpointer a, gconstpointer b)
+/* Sorts a node's feature indices: c increasing runs (one per class) of distinct
+ * values, a few dozen in all, so insertion sorts them faster than a library sort's
+ * set-up (which was a tenth of the generator at 10^6 nodes). Distinct keys: the order,
+ * hence the data set, is the one any sort gives. */
+static void synthetic_sort_row(guint *v, guint len)
 {
-  guint x = *(const guint *)a, y = *(const guint *)b;
-  return x < y ? -1 : x > y;
+  for (guint i = 1; i < len; i++) {
+    const guint x = v[i];
+    guint j = i;
+    for (; j > 0 && v[j - 1] > x; j--)
+      v[j] = v[j - 1];
+    v[j] = x;
+  }
 }
 
 static LdpDataset *synthetic_load(const LdpParams *params, const LdpDatasetEnv *env, GError **error)
@@ -206,7 +215,7 @@ static LdpDataset *synthetic_load(const LdpParams *params, const LdpDatasetEnv *
     g_array_set_size(row, 0);
     for (guint k = 0; k < c && k < d; k++)
       synthetic_bernoulli(&rng, k == y ? p_in : p_out, k, d, c, row);
-    g_array_sort(row, synthetic_cmp_uint);
+    synthetic_sort_row((guint *)(void *)row->data, row->len);
     g_array_append_vals(cols, row->data, row->len);
     indptr[i + 1] = cols->len;
   }
