@@ -29,8 +29,8 @@
  *        ldp_dataset_side_release; the fifth kind, attack (attack.h): a plugin of that
  *        kind must declare abi_minor >= 2.
  *   1.3  the dataset slot level (a pipeline's task level known before loading); the
- *        host functions ldp_op_edge_scores, ldp_attack_model_new_input and
- *        ldp_attacks_run_model.
+ *        host functions ldp_op_edge_scores, ldp_op_edge_softmax_weighted,
+ *        ldp_attack_model_new_input and ldp_attacks_run_model.
  */
 #pragma once
 
