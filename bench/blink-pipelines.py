@@ -85,11 +85,10 @@ def main():
                     ["{plugin: dprr, epsilon: %d, allocation: code, aggregation: in_reports}" % e])
             s = b["solitude"][k]
             hp = {"do": s["do"], "lr": s["lr_theta"], "wd": s["wd"]}
-            if plugin != "gat":
-                variant(lines, "solitude-e%d" % e, plugin, hp, 300,
-                        ["{plugin: rr, epsilon: %d, diagonal: true, aggregation: in_reports}" % e],
-                        ["{plugin: structure, mode: learned, optimizer: adam, lr: %s, lambda1: %s, lambda2: %s}"
-                         % (num(s["lr_adj"]), num(s["lam1"]), num(s["lam2"]))])
+            variant(lines, "solitude-e%d" % e, plugin, hp, 300,
+                    ["{plugin: rr, epsilon: %d, diagonal: true, aggregation: in_reports}" % e],
+                    ["{plugin: structure, mode: learned, optimizer: adam, lr: %s, lambda1: %s, lambda2: %s}"
+                     % (num(s["lr_adj"]), num(s["lam1"]), num(s["lam2"]))])
         with open("%s/blink-cora-%s.yaml" % (sys.argv[3], plugin), "w") as f:
             f.write("\n".join(lines) + "\n")
 

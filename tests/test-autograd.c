@@ -2550,6 +2550,97 @@ static void test_weighted_primitives(void)
   ldp_tape_free(tape);
 }
 
+/* ---- weighted edge softmax (Blink's DenseGAT attention) ---- */
+
+static LdpVar *build_edge_softmax_weighted(LdpTape *t, LdpVar **in, gpointer d)
+{
+  return ldp_op_edge_softmax_weighted(t, d, in[0], in[1]);
+}
+
+/* The analytic gradient of L = sum(out * R) w.r.t. @w (one backward on a fresh tape). */
+static LdpTensor *softmax_weighted_wgrad(LdpGraph *g, LdpParam *s, LdpParam *w, const LdpTensor *r)
+{
+  LdpTape *tape = ldp_tape_new(TRUE);
+  ldp_tensor_fill(ldp_param_grad(w), 0.0f);
+  LdpVar *out = ldp_op_edge_softmax_weighted(tape, g, ldp_tape_constant(tape, ldp_param_value(s)), ldp_tape_param(tape, w));
+  ldp_tape_backward(tape, ldp_op_sum(tape, ldp_op_mul(tape, out, ldp_tape_constant(tape, r))));
+  ldp_tape_free(tape);
+  return ldp_tensor_copy(ldp_param_grad(w));
+}
+
+static void test_edge_softmax_weighted(void)
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, 81);
+  g_autoptr(LdpGraph) g = directed_graph(); /* node 0: no incoming edge; node 3: one */
+  const LdpCsr *a = ldp_graph_csr(g);
+  const guint m = ldp_graph_n_edges(g), H = 2;
+
+  /* Gradients of scores and weights, weights in [0.3, 1.5] (the central difference
+   * needs w - h >= 0). */
+  LdpParam *in[2] = { param_away("scores", m, H, &rng), param_positive("w", m, 1, &rng, 0.3f, 1.5f) };
+  check_grads("edge_softmax_weighted", in, 2, build_edge_softmax_weighted, g, TRUE);
+
+  /* Values against w_e e^s_e / sum_f w_f e^s_f in double, with zero weights: edge 0 of
+   * node 1's row, and node 3's only edge (a row of weight 0 gives 0). */
+  LdpTensor *wv = ldp_param_value(in[1]), *sv = ldp_param_value(in[0]);
+  const guint zero_edge = a->indptr[1], lone_edge = a->indptr[3];
+  g_assert_cmpuint(a->indptr[4] - a->indptr[3], ==, 1);
+  wv->data[zero_edge] = 0.0f;
+  wv->data[lone_edge] = 0.0f;
+  LdpTape *tape = ldp_tape_new(TRUE);
+  LdpVar *sv_var = ldp_tape_param(tape, in[0]), *wv_var = ldp_tape_param(tape, in[1]);
+  LdpVar *y = ldp_op_edge_softmax_weighted(tape, g, sv_var, wv_var);
+  g_assert_true(ldp_op_edge_softmax_weighted(tape, g, sv_var, wv_var) == y); /* memoised */
+  for (guint i = 0; i < a->rows; i++)
+    for (guint h = 0; h < H; h++) {
+      double z = 0.0;
+      for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++)
+        z += wv->data[e] * exp(ldp_tensor_row(sv, e)[h]);
+      for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++) {
+        const double want = z > 0.0 ? wv->data[e] * exp(ldp_tensor_row(sv, e)[h]) / z : 0.0;
+        /* float32 values of a ratio of <= 4 terms of size O(1): a few ulps */
+        g_assert_cmpfloat(fabs(ldp_tensor_row(ldp_var_value(y), e)[h] - want), <, 1e-6);
+      }
+    }
+  /* With all-ones weights: the plain edge softmax. */
+  g_autoptr(LdpTensor) ones = ldp_tensor_new(m, 1);
+  ldp_tensor_fill(ones, 1.0f);
+  const LdpTensor *y1 = ldp_var_value(ldp_op_edge_softmax_weighted(tape, g, sv_var, ldp_tape_constant(tape, ones)));
+  const LdpTensor *y0 = ldp_var_value(ldp_op_edge_softmax(tape, g, sv_var));
+  for (gsize k = 0; k < ldp_tensor_size(y0); k++)
+    g_assert_cmpfloat(fabs(y1->data[k] - y0->data[k]), <, 1e-6);
+  ldp_tape_free(tape);
+
+  /* The gradient at w = 0 (the exponential branch) is the limit of the gradient at
+   * w > 0 (the ratio branch): d out / d w is smooth in w with derivatives O(1) here,
+   * so moving w_e from 0 to 1e-6 changes the gradient by O(1e-6), and the two branches
+   * round differently by a few ulps: 1e-5 relative + 1e-6 absolute. The weight-0 row
+   * has no gradient. */
+  g_autoptr(LdpTensor) r = ldp_tensor_new(m, H);
+  fill_uniform(r, &rng, -1.0f, 1.0f);
+  g_autoptr(LdpTensor) at0 = softmax_weighted_wgrad(g, in[0], in[1], r);
+  g_assert_cmpfloat(at0->data[lone_edge], ==, 0.0f);
+  g_assert_cmpfloat(fabs(at0->data[zero_edge]), >, 1e-3); /* the check below is not vacuous */
+  wv->data[zero_edge] = 1e-6f;
+  g_autoptr(LdpTensor) at_eps = softmax_weighted_wgrad(g, in[0], in[1], r);
+  g_assert_cmpfloat(fabs(at0->data[zero_edge] - at_eps->data[zero_edge]), <,
+                    1e-5 * fabs(at_eps->data[zero_edge]) + 1e-6);
+
+  /* Programmer errors: a negative weight, a wrong shape. */
+  wv->data[zero_edge] = -0.5f;
+  tape = ldp_tape_new(TRUE);
+  g_test_expect_message(G_LOG_DOMAIN, G_LOG_LEVEL_CRITICAL, "*ldp_op_edge_softmax_weighted*");
+  g_assert_null(ldp_op_edge_softmax_weighted(tape, g, ldp_tape_param(tape, in[0]), ldp_tape_param(tape, in[1])));
+  g_test_assert_expected_messages();
+  g_autoptr(LdpTensor) short_w = ldp_tensor_new(m - 1, 1);
+  g_test_expect_message(G_LOG_DOMAIN, G_LOG_LEVEL_CRITICAL, "*ldp_op_edge_softmax_weighted*");
+  g_assert_null(ldp_op_edge_softmax_weighted(tape, g, ldp_tape_param(tape, in[0]), ldp_tape_constant(tape, short_w)));
+  g_test_assert_expected_messages();
+  ldp_tape_free(tape);
+  free_params(in, 2);
+}
+
 /* 5 nodes, directed, weighted stored values, a stored diagonal entry (2, 2) and a node
  * (0) without incoming edges. */
 static LdpGraph *norm_graph(gboolean weighted)
@@ -3054,6 +3145,7 @@ int main(int argc, char **argv)
   g_test_add_func("/autograd/custom-op", test_custom_op);
   g_test_add_func("/autograd/weighted-primitives", test_weighted_primitives);
   g_test_add_func("/autograd/edge-norm", test_edge_norm);
+  g_test_add_func("/autograd/edge-softmax-weighted", test_edge_softmax_weighted);
   g_test_add_func("/autograd/edge-norm-composed", test_edge_norm_composed);
   g_test_add_func("/autograd/propagate-background", test_propagate_background);
   g_test_add_func("/autograd/attention-background", test_attention_background);

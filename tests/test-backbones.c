@@ -251,7 +251,7 @@ static void test_schemas(void)
     { "mlp", LDP_BACKBONE_NODE, 2, 16, "selu" },
     { "gcn", LDP_BACKBONE_NODE | LDP_BACKBONE_EDGE_WEIGHTS, 2, 16, "selu" },
     { "sage", LDP_BACKBONE_NODE | LDP_BACKBONE_EDGE_WEIGHTS, 2, 16, "selu" },
-    { "gat", LDP_BACKBONE_NODE, 2, 16, "selu" },
+    { "gat", LDP_BACKBONE_NODE | LDP_BACKBONE_EDGE_WEIGHTS, 2, 16, "selu" },
     { "gin", LDP_BACKBONE_NODE | LDP_BACKBONE_GRAPH | LDP_BACKBONE_EDGE_WEIGHTS, 5, 64, "relu" },
   };
   for (guint i = 0; i < G_N_ELEMENTS(expect); i++) {
@@ -508,7 +508,7 @@ static void test_errors(void)
   GError *err = NULL;
 
   /* backbones that cannot honour learnable edge weights refuse them */
-  const char *const refusing[] = { "gat", "mlp" };
+  const char *const refusing[] = { "mlp" };
   for (guint i = 0; i < G_N_ELEMENTS(refusing); i++) {
     Model *m = model_new(refusing[i], no_sets, 4, 3, LDP_TASK_NODE, 1);
     g_assert_false(m->vt->capabilities & LDP_BACKBONE_EDGE_WEIGHTS);
@@ -695,8 +695,10 @@ static DMat ref_gin_propagate(Data *dt, DMat h, LdpParam *ew)
   return out;
 }
 
-/* One GAT layer, heads concatenated (@concat) or averaged, plus bias. */
-static DMat ref_gat_layer(Data *dt, DMat h, Model *m, guint l, gboolean concat)
+/* One GAT layer, heads concatenated (@concat) or averaged, plus bias. With edge weights
+ * @ew (nullable), Blink's DenseGAT: alpha_ij = w_ij e^(e_ij) / sum_k w_ik e^(e_ik) and
+ * the message w_ij alpha_ij z_j, the self-loop of weight 1 replacing any stored diagonal. */
+static DMat ref_gat_layer(Data *dt, DMat h, Model *m, guint l, gboolean concat, LdpParam *ew)
 {
   char name[64];
   g_snprintf(name, sizeof name, "gat.%u.weight", l);
@@ -713,10 +715,16 @@ static DMat ref_gat_layer(Data *dt, DMat h, Model *m, guint l, gboolean concat)
   for (guint i = 0; i < dt->n; i++) {
     /* N(i) ∪ {i}: the stored row without its diagonal, then i */
     g_autoptr(GArray) nb = g_array_new(FALSE, FALSE, sizeof(guint));
+    g_autoptr(GArray) nw = g_array_new(FALSE, FALSE, sizeof(double));
     for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++)
-      if (a->indices[e] != i)
+      if (a->indices[e] != i) {
+        const double we = ew_at(ew, e);
         g_array_append_val(nb, a->indices[e]);
+        g_array_append_val(nw, we);
+      }
+    const double one = 1.0;
     g_array_append_val(nb, i);
+    g_array_append_val(nw, one);
     for (guint k = 0; k < heads; k++) {
       double sd = 0;
       for (guint c = 0; c < ch; c++)
@@ -731,11 +739,11 @@ static DMat ref_gat_layer(Data *dt, DMat h, Model *m, guint l, gboolean concat)
         mx = MAX(mx, e[t]);
       }
       for (guint t = 0; t < nb->len; t++)
-        tot += (e[t] = exp(e[t] - mx));
+        tot += (e[t] = g_array_index(nw, double, t) * exp(e[t] - mx));
       for (guint t = 0; t < nb->len; t++) {
         guint j = g_array_index(nb, guint, t);
         for (guint c = 0; c < ch; c++) {
-          double v = e[t] / tot * *dmat_at(z, j, k * ch + c);
+          double v = g_array_index(nw, double, t) * e[t] / tot * *dmat_at(z, j, k * ch + c);
           if (concat)
             *dmat_at(out, i, k * ch + c) += v;
           else
@@ -834,9 +842,9 @@ static DMat ref_forward(const char *name, Model *m, Data *dt, LdpParam *ew, gboo
       h = t;
     }
   } else if (strcmp(name, "gat") == 0) {
-    t = ref_gat_layer(dt, h, m, 0, TRUE);
+    t = ref_gat_layer(dt, h, m, 0, TRUE, ew);
     dmat_selu(t);
-    h = ref_gat_layer(dt, t, m, 1, FALSE);
+    h = ref_gat_layer(dt, t, m, 1, FALSE, ew);
     g_free(t.v);
   } else {
     /* gin, 3 layers (2 message-passing), relu, mean readout, no dropout */
@@ -1923,6 +1931,17 @@ static void test_gat_weighted(void)
   g_assert_nonnull(strstr(err->message, "attention_dropout"));
   g_clear_error(&err);
   ldp_tape_free(tape);
+
+  /* Learnable edge weights on a graph with stored weights are refused too. */
+  g_autoptr(LdpTensor) ew = ldp_tensor_new(G_N_ELEMENTS(rows), 1);
+  ldp_tensor_fill(ew, 1.0f);
+  tape = ldp_tape_new(FALSE);
+  g_assert_null(m->vt->forward(m->inst, tape, &batch, ldp_tape_constant(tape, x), ldp_tape_constant(tape, ew), &rng,
+                               &err));
+  g_assert_error(err, LDP_RUN_ERROR, LDP_RUN_ERROR_INCOMPATIBLE);
+  g_assert_nonnull(strstr(err->message, "stored weights"));
+  g_clear_error(&err);
+  ldp_tape_free(tape);
   model_free(m);
 }
 
@@ -2104,7 +2123,8 @@ int main(int argc, char **argv)
 
   static const RefCase refs[] = {
     { "mlp", FALSE, FALSE }, { "gcn", FALSE, FALSE }, { "gcn", TRUE, FALSE }, { "sage", FALSE, FALSE },
-    { "sage", TRUE, FALSE }, { "gat", FALSE, FALSE }, { "gin", FALSE, TRUE },  { "gin", TRUE, TRUE },
+    { "sage", TRUE, FALSE }, { "gat", FALSE, FALSE }, { "gat", TRUE, FALSE }, { "gin", FALSE, TRUE },
+    { "gin", TRUE, TRUE },
     { "gin", FALSE, FALSE },
   };
   for (guint i = 0; i < G_N_ELEMENTS(refs); i++) {
@@ -2119,7 +2139,8 @@ int main(int argc, char **argv)
     { "gcn", FALSE, FALSE, FALSE, NULL },  { "gcn", TRUE, FALSE, FALSE, NULL },
     { "gcn", FALSE, TRUE, FALSE, NULL },   { "sage", FALSE, FALSE, FALSE, NULL },
     { "sage", TRUE, FALSE, FALSE, NULL },  { "sage", FALSE, TRUE, FALSE, NULL },
-    { "gat", FALSE, FALSE, FALSE, NULL },  { "gin", FALSE, FALSE, TRUE, "mean" },
+    { "gat", FALSE, FALSE, FALSE, NULL },  { "gat", FALSE, TRUE, FALSE, NULL },
+    { "gin", FALSE, FALSE, TRUE, "mean" },
     { "gin", FALSE, FALSE, TRUE, "sum" },  { "gin", FALSE, TRUE, TRUE, "mean" },
     { "gin", TRUE, FALSE, TRUE, "mean" },  { "gin", FALSE, FALSE, FALSE, NULL },
   };

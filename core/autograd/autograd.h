@@ -25,6 +25,7 @@ enum {
   AUTOGRAD_MEMO_PROPAGATE_BACKGROUND,
   AUTOGRAD_MEMO_EDGE_SCALE,
   AUTOGRAD_MEMO_ATTENTION_BACKGROUND,
+  AUTOGRAD_MEMO_EDGE_SOFTMAX_WEIGHTED,
 };
 
 /* Whether @v is a dense variable of @tape (not a sparse or linear constant). */

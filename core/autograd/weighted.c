@@ -635,3 +635,114 @@ LdpVar *ldp_op_edge_norm(LdpTape *tape, LdpGraph *g, LdpVar *w, LdpNorm norm)
     return edge_scale(tape, n, lifted, ldp_op_pow(tape, clamp_min_one(tape, deg), -1.0f), FALSE);
   return edge_scale(tape, n, lifted, ldp_op_pow(tape, deg, -0.5f), TRUE);
 }
+
+/* ---- edge_softmax_weighted: Blink's DenseGAT attention ----
+ * Per row i and column h, with m the largest score among the edges of positive weight:
+ *   u_e = w_e e^(s_e - m),  Z = sum_e u_e,  out_e = u_e / Z,
+ * so an edge of weight 0 contributes nothing (its score may be anything). Backward,
+ * with r_e = g_e - sum_f g_f out_f:  d s_e = out_e r_e,  d w_e = (e^(s_e - m) / Z) r_e,
+ * summed over the columns (one weight serves every head). For w_e > 0 the factor
+ * e^(s_e - m) / Z is out_e / w_e (no exponential); only weight-0 edges recompute it,
+ * from the row's log-normaliser m + log Z. */
+
+typedef struct {
+  LdpGraph *g;  /* reference held */
+  double *lse;  /* rows x columns: m + log Z, -INFINITY for rows without a positive weight */
+} WeightedSoftmaxState;
+
+static void weighted_softmax_state_free(gpointer data)
+{
+  WeightedSoftmaxState *s = data;
+  ldp_graph_unref(s->g);
+  g_free(s->lse);
+  g_free(s);
+}
+
+static void edge_softmax_weighted_backward(gpointer state, LdpVar *const *inputs, guint n_inputs,
+                                           const LdpTensor *out_value, const LdpTensor *out_grad,
+                                           LdpTensor *const *in_grads)
+{
+  const WeightedSoftmaxState *st = state;
+  const LdpCsr *a = ldp_graph_csr(st->g);
+  const float *restrict s = ldp_var_value(inputs[0])->data, *restrict w = ldp_var_value(inputs[1])->data;
+  const float *restrict y = out_value->data, *restrict g = out_grad->data;
+  float *restrict ds = in_grads[0] ? in_grads[0]->data : NULL;
+  float *restrict dw = in_grads[1] ? in_grads[1]->data : NULL;
+  const guint H = out_grad->cols;
+  /* Row i's edges belong to row i only: one thread per row, its columns in order. */
+  LDP_OMP_FOR(ldp_par((gsize)a->nnz * H))
+  for (guint i = 0; i < a->rows; i++)
+    for (guint h = 0; h < H; h++) {
+      const double lse = st->lse[(gsize)i * H + h];
+      if (lse == -INFINITY)
+        continue;
+      double dot = 0.0;
+      for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++)
+        dot += (double)g[(gsize)e * H + h] * y[(gsize)e * H + h];
+      for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++) {
+        const gsize k = (gsize)e * H + h;
+        const float r = g[k] - (float)dot;
+        if (ds)
+          ds[k] += y[k] * r;
+        if (dw)
+          dw[e] += (w[e] > 0.0f ? y[k] / w[e] : (float)exp((double)s[k] - lse)) * r;
+      }
+    }
+}
+
+LdpVar *ldp_op_edge_softmax_weighted(LdpTape *tape, LdpGraph *g, LdpVar *scores, LdpVar *w)
+{
+  g_return_val_if_fail(tape != NULL && g != NULL, NULL);
+  g_return_val_if_fail(ldp_var_is_dense_on(scores, tape) && ldp_var_is_dense_on(w, tape), NULL);
+  const LdpCsr *a = ldp_graph_csr(g);
+  const LdpTensor *S = ldp_var_value(scores), *W = ldp_var_value(w);
+  g_return_val_if_fail(S->rows == a->nnz && W->rows == a->nnz && W->cols == 1, NULL);
+  LdpVar *hit = ldp_tape_memo_find(tape, AUTOGRAD_MEMO_EDGE_SOFTMAX_WEIGHTED, 0, 0.0f, g, scores, w);
+  if (hit)
+    return hit;
+  for (guint e = 0; e < a->nnz; e++)
+    g_return_val_if_fail(W->data[e] >= 0.0f && isfinite(W->data[e]), NULL);
+  const guint H = S->cols;
+  const float *restrict s = S->data, *restrict wd = W->data;
+  LdpTensor *out = ldp_tensor_new_uninit(a->nnz, H);
+  float *restrict o = out->data;
+  double *lse = g_new(double, MAX((gsize)a->rows * H, 1));
+  LDP_OMP_FOR(ldp_par((gsize)a->nnz * H))
+  for (guint i = 0; i < a->rows; i++) {
+    const guint lo = a->indptr[i], hi = a->indptr[i + 1];
+    for (guint h = 0; h < H; h++) {
+      float m = -INFINITY;
+      for (guint e = lo; e < hi; e++)
+        if (wd[e] > 0.0f)
+          m = MAX(m, s[(gsize)e * H + h]);
+      if (m == -INFINITY) { /* no edge of positive weight (or none at all) */
+        for (guint e = lo; e < hi; e++)
+          o[(gsize)e * H + h] = 0.0f;
+        lse[(gsize)i * H + h] = -INFINITY;
+        continue;
+      }
+      /* Each exponential (<= 1) is computed once and kept in out; the products with
+       * the weights and the normalisation are in double, so that tiny weights neither
+       * underflow nor make 1 / Z overflow a float. */
+      double sum = 0.0;
+      for (guint e = lo; e < hi; e++) {
+        const gsize k = (gsize)e * H + h;
+        o[k] = wd[e] > 0.0f ? expf(s[k] - m) : 0.0f;
+        sum += (double)wd[e] * o[k];
+      }
+      const double inv = 1.0 / sum;
+      for (guint e = lo; e < hi; e++) {
+        const gsize k = (gsize)e * H + h;
+        o[k] = (float)((double)wd[e] * o[k] * inv);
+      }
+      lse[(gsize)i * H + h] = m + log(sum);
+    }
+  }
+  WeightedSoftmaxState *st = g_new(WeightedSoftmaxState, 1);
+  st->g = ldp_graph_ref(g);
+  st->lse = lse;
+  LdpVar *in[2] = { scores, w };
+  LdpVar *v = ldp_tape_custom_op(tape, "edge_softmax_weighted", in, 2, out, edge_softmax_weighted_backward, st,
+                                 weighted_softmax_state_free);
+  return ldp_tape_memo_put(tape, AUTOGRAD_MEMO_EDGE_SOFTMAX_WEIGHTED, 0, 0.0f, g, scores, w, v);
+}

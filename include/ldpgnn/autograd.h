@@ -291,6 +291,15 @@ LDP_API LdpVar *ldp_op_propagate_background(LdpTape *tape, LdpGraph *g, LdpNorm 
  * O(n U (c + log n)) per head for U classes, plus O(nnz c). Memoised. (1.3) */
 LDP_API LdpVar *ldp_op_attention_background(LdpTape *tape, LdpGraph *g, LdpVar *z, LdpVar *src, LdpVar *dst,
                                             float slope);
+/* Weighted softmax of edge scores over the incoming edges of each node (each CSR row),
+ * independently per column: out[e][h] = w_e e^(s[e][h]) / sum over the edges f of e's
+ * row of w_f e^(s[f][h]), the attention of Blink's DenseGAT. @scores is n_edges(g) x h,
+ * @w n_edges(g) x 1 with w >= 0 (a negative or non-finite weight is a programmer error);
+ * edges of weight 0 get 0, and a row whose weights are all 0 gives 0 (and no gradient).
+ * With all-ones @w it equals ldp_op_edge_softmax up to rounding. Gradients flow to
+ * @scores and to @w (d out[e][h] / d w_f = e^(s[f][h]) / Z (1[e = f] - out[e][h]) with
+ * Z the row's normaliser, finite at w_f = 0). Memoised. (1.3) */
+LDP_API LdpVar *ldp_op_edge_softmax_weighted(LdpTape *tape, LdpGraph *g, LdpVar *scores, LdpVar *w);
 
 /* ---- link-prediction ops ---- */
 

@@ -30,7 +30,9 @@
  *        kind must declare abi_minor >= 2.
  *   1.3  the dataset slot level (a pipeline's task level known before loading); the
  *        host functions ldp_op_edge_scores, ldp_op_attention_background,
- *        ldp_attack_model_new_input and ldp_attacks_run_model.
+ *        ldp_op_edge_softmax_weighted, ldp_op_add_bias_selu, ldp_op_add_bias_elu,
+ *        ldp_dataset_materialize_features, ldp_attack_model_new_input and
+ *        ldp_attacks_run_model.
  */
 #pragma once
 

@@ -134,7 +134,7 @@ gboolean backbone_check_forward(const char *plugin, const LdpBatch *batch, LdpVa
   if (edge_w && !edge_w_supported) {
     g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_INCOMPATIBLE,
                 "backbone %s: learnable edge weights are not supported by this architecture; "
-                "use gcn, sage or gin, or drop the calibrator that provides them",
+                "use gcn, sage, gat or gin, or drop the calibrator that provides them",
                 plugin);
     return FALSE;
   }

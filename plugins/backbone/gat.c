@@ -9,8 +9,13 @@
  * dropout (default 0) acts on alpha during training. Glorot W and a (a_k is glorot over
  * heads x channels as in PyG), zero bias.
  *
- * Learnable external edge weights are not supported: the attention already decides
- * the weight of every edge, so a forward with edge weights fails with a GError.
+ * Learnable edge weights (Solitude's structure learning, one w >= 0 per stored edge)
+ * enter as the stored weights below do, w_e in place of w_ij: the weighted softmax
+ * (ldp_op_edge_softmax_weighted, differentiable in w) and the message multiplied by
+ * w_e, self-loops of weight 1 (any stored diagonal is replaced), as Blink's DenseGAT
+ * on Solitude's learned adjacency. They are refused on graphs with stored weights
+ * other than 1 and on a dense background (there is no such pipeline, and two sets of
+ * weights would need a rule).
  *
  * Weighted graphs (stored values w >= 0 other than 1, e.g. Blink's hybrid) use the
  * weighted attention of Blink's DenseGAT, self-loops of weight 1:
@@ -27,7 +32,7 @@
 #include <math.h>
 
 #define GAT_NAME "gat"
-#define GAT_CAPS (LDP_BACKBONE_NODE)
+#define GAT_CAPS (LDP_BACKBONE_NODE | LDP_BACKBONE_EDGE_WEIGHTS)
 
 typedef struct {
   LdpParam *weight;   /* in x heads*ch */
@@ -185,7 +190,7 @@ static LdpVar *gat_forward(gpointer inst, LdpTape *tape, const LdpBatch *batch, 
                            LdpRng *rng, GError **error)
 {
   Gat *m = inst;
-  if (!backbone_check_forward(GAT_NAME, batch, x, m->in_dim, edge_w, FALSE, FALSE, error))
+  if (!backbone_check_forward(GAT_NAME, batch, x, m->in_dim, edge_w, TRUE, FALSE, error))
     return NULL;
   const gboolean background = ldp_graph_has_background(batch->graph);
   if (background && m->attention_dropout > 0.0f) {
@@ -196,8 +201,25 @@ static LdpVar *gat_forward(gpointer inst, LdpTape *tape, const LdpBatch *batch, 
                 m->attention_dropout);
     return NULL;
   }
+  if (background && edge_w) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_INCOMPATIBLE,
+                "backbone %s: learnable edge weights on a graph with a dense background (Blink's soft "
+                "posterior) are not supported",
+                GAT_NAME);
+    return NULL;
+  }
   LdpGraph *ag = background ? NULL : gat_attention_graph(m, batch->graph);
   const LdpTensor *logw = background ? NULL : g_hash_table_lookup(m->att_logw, ag);
+  if (edge_w && logw) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_INCOMPATIBLE,
+                "backbone %s: learnable edge weights on a graph with stored weights other than 1 "
+                "(e.g. Blink's hybrid) are not supported",
+                GAT_NAME);
+    return NULL;
+  }
+  /* Learned weights on the attention graph's edges (the same order: both are A + I of
+   * ldp_graph_normalized(SELF)), 1 on the self-loops. */
+  LdpVar *w_att = edge_w ? ldp_op_edge_norm(tape, batch->graph, edge_w, LDP_NORM_SELF) : NULL;
   LdpVar *h = x;
   for (guint l = 0; l < m->common.layers; l++) {
     const GatLayer *c = &m->convs[l];
@@ -210,8 +232,10 @@ static LdpVar *gat_forward(gpointer inst, LdpTape *tape, const LdpBatch *batch, 
       LdpVar *e = ldp_op_edge_scores(tape, ag, s_src, s_dst, 0.2f);
       if (logw)
         e = gat_add_log_weights(tape, e, logw);
-      LdpVar *alpha = ldp_op_edge_softmax(tape, ag, e);
+      LdpVar *alpha = w_att ? ldp_op_edge_softmax_weighted(tape, ag, e, w_att) : ldp_op_edge_softmax(tape, ag, e);
       alpha = ldp_op_dropout(tape, alpha, m->attention_dropout, rng);
+      if (w_att) /* the weight enters the message too (DenseGAT: W_ij alpha_ij) */
+        alpha = ldp_op_scale_rows(tape, alpha, w_att);
       h = ldp_op_propagate(tape, ag, alpha, z);
     }
     if (!c->concat && c->heads > 1)
