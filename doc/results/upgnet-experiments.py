@@ -32,6 +32,7 @@ per dataset; the ceiling (clean features, no calibrator) with --methods ceiling 
 import argparse
 import csv
 import os
+import re
 import subprocess
 import sys
 from collections import defaultdict
@@ -138,6 +139,46 @@ def hp_label(hp):
     return f"lr {hp[0]}, wd {hp[1]}, dropout {hp[2]}"
 
 
+def method_k(label, method):
+    """The K a report row's label gives the method (None: no K, e.g. NFR alone or the floor)."""
+    m = re.search(r"lpgnn (\d+), upgnet (\d+)", label or "")
+    if not m or method not in ("lpgnn", "upgnet", "upgnet-hoa"):
+        return None
+    return m.group(1) if method == "lpgnn" else m.group(2)
+
+
+def current(a, job):
+    """True when upgnet-seeds.csv already holds this job's reported seeds with the same K
+    and hyper-parameters for each of its methods; their K label is then rewritten to the
+    job's (e.g. without "(from sage)" once the backbone's own grid kept the same K)."""
+    cmd, d, mech, eps, label, hpsets = job
+    methods = cmd[cmd.index("--set") + 1].split("=", 1)[1].split(",")
+    hp = tuple(x.split("=", 1)[1] for x in hpsets) if hpsets else README_HP
+    with open(a.csv) as f:
+        rows = list(csv.DictReader(f))
+    mine = [r for r in rows if r["purpose"] == "report" and r["dataset"] == a.dataset
+            and r["backbone"] == a.backbone and r["mechanism"] == mech and r["epsilon"] == eps
+            and r["method"] in methods]
+    for method in methods:
+        rs = [r for r in mine if r["method"] == method]
+        if len(rs) < a.report_seeds:
+            return False
+        for r in rs:
+            if method_k(r["K"], method) != method_k(label, method):
+                return False
+            if tuple(r.get(k) or v for k, v in zip(("lr", "weight_decay", "dropout"), README_HP)) != hp:
+                return False
+    if any(r["K"] != label for r in mine):
+        for r in mine:
+            r["K"] = label
+        with open(a.csv, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(rows[0].keys()), lineterminator="\n", restval="")
+            w.writeheader()
+            w.writerows(rows)
+    print(f"current: {a.dataset} {a.backbone} {mech} {eps} {','.join(methods)} (K {label})", flush=True)
+    return True
+
+
 def report(a):
     _, pipeline = DATASETS[a.dataset]
     ks = kept_k(a) if any(m in a.methods for m in ("lpgnn", "upgnet", "upgnet-hoa")) else {}
@@ -174,6 +215,9 @@ def report(a):
         hpsets = [] if hp == README_HP else [f"lr={hp[0]}", f"weight_decay={hp[1]}", f"dropout={hp[2]}"]
         jobs.append((cmd, d, mech, eps, label, hpsets))
 
+    if a.skip_current:
+        jobs = [j for j in jobs if not current(a, j)]
+
     def one(job):
         cmd, d = job[0], job[1]
         if not os.path.exists(os.path.join(d, "seeds.csv")):
@@ -200,6 +244,10 @@ def main():
                     help="report with the K kept on this backbone's grid (when this backbone's grid is too costly)")
     ap.add_argument("--k-grid", metavar="K1,K2,...",
                     help="the K values of the tuning grid (default: upgnet-grid.yaml's, 2, 8, 16)")
+    ap.add_argument("--skip-current", action="store_true",
+                    help="do not run a cell's group of methods whose reported seeds are already in the CSV "
+                         "with the same K and hyper-parameters")
+    ap.add_argument("--report-seeds", type=int, default=10, help="the pipelines' reported seeds (for --skip-current)")
     ap.add_argument("--csv", default=CSV, help="the per-seed results to append to (default: upgnet-seeds.csv)")
     a = ap.parse_args()
     a.mechanisms = a.mechanisms.split(",")

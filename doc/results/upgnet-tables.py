@@ -163,11 +163,17 @@ def acc(by, method, metric="test_accuracy", sd=True):
 
 
 def kept_k(by):
-    for method in ("upgnet", "lpgnn"):
+    """Each method's K, from its own rows' label (a rerun of one method may change it)."""
+    ks, notes = [], set()
+    for method, pos in (("lpgnn", 1), ("upgnet", 2)):
         for r in by.get(method, {}).values():
-            if r.get("K"):
-                return r["K"]
-    return "–"
+            m = re.search(r"lpgnn (\d+), upgnet (\d+)(.*)", r.get("K") or "")
+            if m:
+                ks.append(f"{method} {m.group(pos)}")
+                if m.group(3).strip():
+                    notes.add(m.group(3).strip())
+            break
+    return ", ".join(ks) + "".join(f" {n}" for n in sorted(notes)) if ks else "–"
 
 
 def kept_hp(by):
