@@ -184,7 +184,8 @@ def report(a):
     ks = kept_k(a) if any(m in a.methods for m in ("lpgnn", "upgnet", "upgnet-hoa")) else {}
     hps = kept_hp(a)
     groups = [(["lpgnn"], hps.get("lpgnn", README_HP)),
-              (["upgnet", "upgnet-nfr", "upgnet-hoa"], hps.get("upgnet", README_HP)),
+              (["upgnet"], hps.get("upgnet", README_HP)),
+              (["upgnet-nfr", "upgnet-hoa"], hps.get("upgnet", README_HP)),
               (["mlp", "ceiling"], README_HP)]
     cells = [(m, e) for m in a.mechanisms for e in a.epsilons if e != "inf"]
     if "inf" in a.epsilons:
