@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Appends the per-seed results of UPGNet/LPGNN sweeps or runs to upgnet-seeds.csv.
 
-usage: upgnet-collect.py --dataset NAME --backbone NAME --purpose tune|report
+usage: upgnet-collect.py --dataset NAME --backbone NAME --purpose tune|hparams|report
                          [--set AXIS=VALUE]... [--csv FILE] DIR...
 
 DIR is a sweep directory (sweep.json: one row per cell, variant and seed, the cell's
 axis values as columns) or a run directory (summary.json + seeds.csv; the columns come
 from --set, e.g. --set mechanism=multibit --set epsilon=inf). Rows already in the CSV
-(same dataset, backbone, purpose, mechanism, epsilon, K, method, seed) are replaced.
+(same dataset, backbone, purpose, mechanism, epsilon, K, lr, weight decay, dropout,
+method, seed; for purpose report without K and the hyper-parameters: a cell holds one
+configuration per method, the last one run) are replaced. Empty lr, weight_decay and
+dropout mean the reference README's values (0.01, 0.01, 0.75).
 Standard library only.
 """
 import argparse
@@ -18,8 +21,16 @@ import sys
 
 FIELDS = ["dataset", "backbone", "purpose", "mechanism", "epsilon", "K", "method", "seed",
           "test_accuracy", "val_accuracy", "val_loss", "train_accuracy", "selected_epoch",
-          "train_seconds", "test_at_best_val_accuracy", "test_at_last_epoch"]
-KEY = FIELDS[:8]
+          "train_seconds", "test_at_best_val_accuracy", "test_at_last_epoch",
+          "lr", "weight_decay", "dropout"]
+KEY = FIELDS[:8] + ["lr", "weight_decay", "dropout"]
+REPORT_KEY = ["dataset", "backbone", "purpose", "mechanism", "epsilon", "method", "seed"]
+# sweep axes named by their path
+AXIS_COLUMN = {"train.lr": "lr", "train.weight_decay": "weight_decay", "backbone.dropout": "dropout"}
+
+
+def key(r):
+    return tuple(r.get(k) or "" for k in (REPORT_KEY if r["purpose"] == "report" else KEY))
 
 
 def read_cell(path, values, common):
@@ -52,7 +63,7 @@ def read_cell(path, values, common):
     with open(seeds) as f:
         for r in csv.DictReader(f):
             row = dict(common)
-            row.update({k: v for k, v in values.items() if k in FIELDS})
+            row.update({AXIS_COLUMN.get(k, k): str(v) for k, v in values.items() if AXIS_COLUMN.get(k, k) in FIELDS})
             row.update(method=r["run"], seed=r["seed"], test_accuracy=r["test_accuracy"],
                        val_accuracy=r["val_accuracy"], val_loss=r["val_loss"],
                        train_accuracy=r["train_accuracy"], selected_epoch=r["selected_epoch"],
@@ -67,13 +78,13 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dataset", required=True)
     ap.add_argument("--backbone", required=True)
-    ap.add_argument("--purpose", required=True, choices=["tune", "report"])
+    ap.add_argument("--purpose", required=True, choices=["tune", "hparams", "report"])
     ap.add_argument("--set", action="append", default=[], metavar="AXIS=VALUE")
     ap.add_argument("--csv", default=os.path.join(os.path.dirname(__file__), "upgnet-seeds.csv"))
     ap.add_argument("dirs", nargs="+")
     a = ap.parse_args()
     common = {"dataset": a.dataset, "backbone": a.backbone, "purpose": a.purpose,
-              "mechanism": "", "epsilon": "", "K": ""}
+              "mechanism": "", "epsilon": "", "K": "", "lr": "", "weight_decay": "", "dropout": ""}
     for s in a.set:
         k, _, v = s.partition("=")
         if k not in FIELDS:
@@ -93,10 +104,10 @@ def main():
     if os.path.exists(a.csv):
         with open(a.csv) as f:
             old = list(csv.DictReader(f))
-    keys = {tuple(r[k] for k in KEY) for r in new}
-    rows = [r for r in old if tuple(r[k] for k in KEY) not in keys] + new
+    keys = {key(r) for r in new}
+    rows = [r for r in old if key(r) not in keys] + new
     with open(a.csv, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=FIELDS, lineterminator="\n")
+        w = csv.DictWriter(f, fieldnames=FIELDS, lineterminator="\n", restval="")
         w.writeheader()
         w.writerows(rows)
     print(f"{len(new)} rows from {len(a.dirs)} directories; {len(rows)} in {a.csv}")

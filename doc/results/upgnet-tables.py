@@ -4,12 +4,16 @@
 usage: upgnet-tables.py [--csv CSV] [--update MARKDOWN]
 
 With --update, each table replaces the text between its markers in MARKDOWN
-(<!-- TUNE_TABLE --> ... <!-- /TUNE_TABLE -->, likewise REPORT_TABLE, ALT_TABLE,
-SUMMARY_TABLE); without it, the tables are printed.
+(<!-- TUNE_TABLE --> ... <!-- /TUNE_TABLE -->, likewise HPARAM_TABLE, REPORT_TABLE,
+ALT_TABLE, SUMMARY_TABLE); without it, the tables are printed.
 
 1. The validation grid (purpose tune): per cell and method, the mean validation
    accuracy for each K, and the K kept (highest mean validation accuracy; ties: the
    smaller K).
+1b. The lr / weight decay / dropout grid (purpose hparams): per dataset, backbone and
+   method, the validation accuracy at the README's point (0.01 / 0.01 / 0.75), the point
+   kept (highest mean; ties: the README's, then the grid's order) and its validation
+   accuracy, and the range over the grid.
 2. The comparison (purpose report): per cell, each method's mean test accuracy, and the
    paired difference UPGNet - LPGNN over the seeds both ran, with a 95 % Student-t
    interval (mean +- t_{0.975, n-1} s / sqrt(n)). A difference whose interval excludes 0
@@ -98,6 +102,41 @@ def tune_table(rows):
     return out
 
 
+README_HP = ("0.01", "0.01", "0.75")
+
+
+def hp_of(r):
+    return tuple(r.get(k) or d for k, d in zip(("lr", "weight_decay", "dropout"), README_HP))
+
+
+def hparam_table(rows):
+    grid = defaultdict(lambda: defaultdict(list))
+    order = {}
+    for r in rows:
+        if r["purpose"] == "hparams":
+            group = (r["dataset"], r["backbone"], r["method"], r["K"])
+            grid[group][hp_of(r)].append(float(r["val_accuracy"]))
+            order.setdefault(group, [])
+            if hp_of(r) not in order[group]:
+                order[group].append(hp_of(r))
+    out = ["| dataset | backbone | method | K (MBM, ε = 1) | val acc at 0.01 / 0.01 / 0.75 | kept lr / wd / dropout "
+           "| val acc kept | grid min – max | points × seeds |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    for group in sorted(grid, key=lambda g: (order_of(DATASETS, g[0]), order_of(BACKBONES, g[1]), g[2])):
+        means = {p: mean_sd(v)[0] for p, v in grid[group].items()}
+        pts = sorted(means, key=lambda p: (p != README_HP, order[group].index(p)))
+        kept = max(pts, key=lambda p: (means[p], -pts.index(p)))
+        n = max(len(v) for v in grid[group].values())
+        readme = f"{100 * means[README_HP]:.2f}" if README_HP in means else "–"
+        out.append(f"| {' | '.join(group)} | {readme} | {' / '.join(kept)} | {100 * means[kept]:.2f} | "
+                   f"{100 * min(means.values()):.2f} – {100 * max(means.values()):.2f} | {len(means)} × {n} |")
+    return out
+
+
+def order_of(key, pos):
+    return key.index(pos) if pos in key else len(key)
+
+
 def report_cells(rows):
     rep = defaultdict(lambda: defaultdict(dict))
     floor = defaultdict(dict)
@@ -124,24 +163,42 @@ def acc(by, method, metric="test_accuracy", sd=True):
 
 
 def kept_k(by):
-    for method in ("upgnet", "lpgnn"):
+    """Each method's K, from its own rows' label (a rerun of one method may change it)."""
+    ks, notes = [], set()
+    for method, pos in (("lpgnn", 1), ("upgnet", 2)):
         for r in by.get(method, {}).values():
-            if r.get("K"):
-                return r["K"]
-    return "–"
+            m = re.search(r"lpgnn (\d+), upgnet (\d+)(.*)", r.get("K") or "")
+            if m:
+                ks.append(f"{method} {m.group(pos)}")
+                if m.group(3).strip():
+                    notes.add(m.group(3).strip())
+            break
+    return ", ".join(ks) + "".join(f" {n}" for n in sorted(notes)) if ks else "–"
+
+
+def kept_hp(by):
+    """lr / wd / dropout of LPGNN's and UPGNet's rows ("README" when both used its values)."""
+    hp = {}
+    for method in ("lpgnn", "upgnet"):
+        for r in by.get(method, {}).values():
+            hp[method] = hp_of(r)
+            break
+    if all(v == README_HP for v in hp.values()):
+        return "README"
+    return "; ".join(f"{m} {' / '.join(v)}" for m, v in hp.items())
 
 
 def report_table(rep):
     others = ["upgnet-nfr", "upgnet-hoa", "mlp", "ceiling"]
-    out = ["| dataset | backbone | mechanism | ε | K | LPGNN | UPGNet | UPGNet − LPGNN [95 % CI] | n | verdict | "
+    out = ["| dataset | backbone | mechanism | ε | K | lr / wd / dropout | LPGNN | UPGNet | UPGNet − LPGNN [95 % CI] | n | verdict | "
            + " | ".join(others) + " |",
-           "|---|---|---|---|---|---|---|---|---|---|" + "---|" * len(others)]
+           "|---|---|---|---|---|---|---|---|---|---|---|" + "---|" * len(others)]
     for cell in sorted(rep, key=cell_key):
         by = rep[cell]
         if "lpgnn" not in by and "upgnet" not in by:
             continue
         diff, verdict, n = paired(by, "test_accuracy")
-        out.append(f"| {' | '.join(cell)} | {kept_k(by)} | {acc(by, 'lpgnn')} | {acc(by, 'upgnet')} | {diff} | {n} | "
+        out.append(f"| {' | '.join(cell)} | {kept_k(by)} | {kept_hp(by)} | {acc(by, 'lpgnn')} | {acc(by, 'upgnet')} | {diff} | {n} | "
                    f"{verdict} | " + " | ".join(acc(by, o) for o in others) + " |")
     return out
 
@@ -205,7 +262,7 @@ def main():
         if r["epsilon"] == "inf":
             r["mechanism"] = "none"  # no mechanism runs at epsilon = inf
     rep = report_cells(rows)
-    tables = {"TUNE_TABLE": tune_table(rows), "REPORT_TABLE": report_table(rep),
+    tables = {"TUNE_TABLE": tune_table(rows), "HPARAM_TABLE": hparam_table(rows), "REPORT_TABLE": report_table(rep),
               "ALT_TABLE": alt_table(rep), "SUMMARY_TABLE": summary_table(rep)}
     if not a.update:
         for name, lines in tables.items():
