@@ -273,6 +273,40 @@ static void attention_scratch_clear(AttentionScratch *w)
   g_free(w->sum_neg);
 }
 
+/* Splits the m - 1 stored pairs of a row (columns @col, values @val) and the self-loop
+ * @self (weight 1, last) at the kink: the pair with column j lies on the positive side
+ * when q + key[j H] > 0, and gets c2 = (W^2 - B^2) e2[2 j + side], c1 = (W - B) e2[2 j +
+ * side] (B from @brow by class), in row order within each side. Every pair is written
+ * to both lists and kept in one, so there is no branch on the (unpredictable) side. */
+LDP_MULTIVERSION
+static void attention_row_split(guint m, guint self, const guint *restrict col, const float *restrict val,
+                                const guint *restrict class_of, const float *restrict brow,
+                                const float *restrict key, guint H, float q, const double *restrict e2,
+                                AttentionScratch *restrict w, guint *np_out, guint *nn_out)
+{
+  guint *restrict ip = w->idx_pos, *restrict in = w->idx_neg;
+  double *restrict c2p = w->c2_pos, *restrict c2n = w->c2_neg, *restrict c1p = w->c1_pos,
+                   *restrict c1n = w->c1_neg;
+  guint np = 0, nn = 0;
+  for (guint k = 0; k < m; k++) {
+    const gboolean is_self = k + 1 == m;
+    const guint j = is_self ? self : col[k];
+    const double wv = is_self ? 1.0 : val[k], b = brow[class_of[j]];
+    const guint pos = q + key[(gsize)j * H] > 0.0f;
+    const double e = e2[2 * (gsize)j + pos], c2 = (wv * wv - b * b) * e, c1 = (wv - b) * e;
+    ip[np] = j;
+    c2p[np] = c2;
+    c1p[np] = c1;
+    in[nn] = j;
+    c2n[nn] = c2;
+    c1n[nn] = c1;
+    np += pos;
+    nn += 1 - pos;
+  }
+  *np_out = np;
+  *nn_out = nn;
+}
+
 static guint attention_max_row(const LdpCsr *A)
 {
   guint mx = 0;
@@ -345,6 +379,7 @@ static void attention_forward(AttentionState *st, const LdpTensor *Z, const LdpT
   double *y = g_new(double, (gsize)MAX(n, 1) * Y);
   double *e_pos = g_new(double, MAX(n, 1)), *e_neg = g_new(double, MAX(n, 1)), *f_neg = g_new(double, MAX(n, 1));
   const guint Cp = attention_padded(C), max_row = attention_max_row(A);
+  double *e2 = g_new(double, 2 * (gsize)MAX(n, 1));
   double *zp = attention_padded_rows(n, Cp); /* z of the head, rows of Cp */
   for (guint h = 0; h < H; h++) {
     float smax = -INFINITY;
@@ -359,6 +394,10 @@ static void attention_forward(AttentionState *st, const LdpTensor *Z, const LdpT
       y[(gsize)j * Y + C] = 1.0;
     }
     attention_factors(S->data, T->data, n, H, h, smax, a, e_pos, e_neg, f_neg);
+    for (guint j = 0; j < n; j++) { /* by side: E_ij e^{-m_i} / f_neg[i] */
+      e2[2 * (gsize)j] = e_neg[j];
+      e2[2 * (gsize)j + 1] = e_pos[j];
+    }
     ClassSide cs;
     class_side_build(&cs, n, U, class_of, key, NULL, y, Y, a);
 #ifdef _OPENMP
@@ -405,22 +444,9 @@ static void attention_forward(AttentionState *st, const LdpTensor *Z, const LdpT
          * (W_ij^p - B^p) E_ij, split at the kink: the positive side's E e^{-m_i} is
          * e_pos[j], the negative side's f_neg[i] e_neg[j], f_neg[i] taken out of its sum. */
         const guint lo = A->indptr[i], m = A->indptr[i + 1] - lo + 1;
-        guint np = 0, nn = 0;
-        for (guint k = 0; k < m; k++) {
-          const gboolean self = k + 1 == m;
-          const guint j = self ? i : A->indices[lo + k];
-          const double wv = self ? 1.0 : A->values[lo + k], b = brow[class_of[j]];
-          const double d2 = wv * wv - b * b, d1 = wv - b;
-          if (ti + S->data[(gsize)j * H + h] > 0.0f) {
-            w.idx_pos[np] = j;
-            w.c2_pos[np] = d2 * e_pos[j];
-            w.c1_pos[np++] = d1 * e_pos[j];
-          } else {
-            w.idx_neg[nn] = j;
-            w.c2_neg[nn] = d2 * e_neg[j];
-            w.c1_neg[nn++] = d1 * e_neg[j];
-          }
-        }
+        guint np, nn;
+        attention_row_split(m, i, A->indices + lo, A->values + lo, class_of, brow, S->data + h, H, ti, e2, &w,
+                            &np, &nn);
         double dp = 0.0, dn = 0.0;
         memset(w.sum_pos, 0, Cp * sizeof *w.sum_pos);
         memset(w.sum_neg, 0, Cp * sizeof *w.sum_neg);
@@ -445,6 +471,7 @@ static void attention_forward(AttentionState *st, const LdpTensor *Z, const LdpT
     class_side_free(&cs);
   }
   g_aligned_free(zp);
+  g_free(e2);
   g_free(key);
   g_free(y);
   g_free(e_pos);
@@ -469,6 +496,7 @@ static void attention_backward(gpointer state, LdpVar *const *inputs, guint n_in
   double *y = g_new(double, (gsize)MAX(n, 1) * Y); /* (g_i, gamma_i) per target */
   double *e_pos = g_new(double, MAX(n, 1)), *e_neg = g_new(double, MAX(n, 1)), *f_neg = g_new(double, MAX(n, 1));
   const guint Cp = attention_padded(C), max_row = attention_max_row(A);
+  double *e2 = g_new(double, 2 * (gsize)MAX(n, 1));
   double *yp = attention_padded_rows(n, Cp); /* g_i, rows of Cp */
   double *gam = g_new(double, MAX(n, 1));   /* gamma_i */
   for (guint h = 0; h < H; h++) {
@@ -496,6 +524,10 @@ static void attention_backward(gpointer state, LdpVar *const *inputs, guint n_in
     for (guint j = 0; j < n; j++)
       smax = MAX(smax, S->data[(gsize)j * H + h]);
     attention_factors(S->data, T->data, n, H, h, smax, a, e_pos, e_neg, f_neg);
+    for (guint i = 0; i < n; i++) { /* by side: the factor of target i */
+      e2[2 * (gsize)i] = f_neg[i];
+      e2[2 * (gsize)i + 1] = 1.0;
+    }
     ClassSide cs;
     class_side_build(&cs, n, U, class_of, key, ell, y, Y, a);
 #ifdef _OPENMP
@@ -538,22 +570,9 @@ static void attention_backward(gpointer state, LdpVar *const *inputs, guint n_in
          * E e^{-m_i} is e_pos[j], the negative side's f_neg[i] e_neg[j], the factor of
          * source j taken out of each sum. */
         const guint lo = A->indptr[j], m = A->indptr[j + 1] - lo + 1;
-        guint np = 0, nn = 0;
-        for (guint k = 0; k < m; k++) {
-          const gboolean self = k + 1 == m;
-          const guint i = self ? j : A->indices[lo + k];
-          const double wv = self ? 1.0 : A->values[lo + k], b = brow[class_of[i]];
-          const double d2 = wv * wv - b * b, d1 = wv - b;
-          if (T->data[(gsize)i * H + h] + sj > 0.0f) {
-            w.idx_pos[np] = i;
-            w.c2_pos[np] = d2;
-            w.c1_pos[np++] = d1;
-          } else {
-            w.idx_neg[nn] = i;
-            w.c2_neg[nn] = d2 * f_neg[i];
-            w.c1_neg[nn++] = d1 * f_neg[i];
-          }
-        }
+        guint np, nn;
+        attention_row_split(m, j, A->indices + lo, A->values + lo, class_of, brow, T->data + h, H, sj, e2, &w,
+                            &np, &nn);
         double gp = 0.0, gn = 0.0;
         memset(w.sum_pos, 0, Cp * sizeof *w.sum_pos);
         memset(w.sum_neg, 0, Cp * sizeof *w.sum_neg);
@@ -583,6 +602,7 @@ static void attention_backward(gpointer state, LdpVar *const *inputs, guint n_in
     class_side_free(&cs);
   }
   g_aligned_free(yp);
+  g_free(e2);
   g_free(gam);
   g_free(key);
   g_free(ell);
