@@ -29,6 +29,10 @@
  * each class sorted by t, their y = (g_i, gamma_i) weighted by e^{-m_i}); W is
  * symmetric, so row j of the CSR lists the stored targets of source j.
  *
+ * The stored pairs of a row are split by the side of the kink first, so each side's
+ * sum carries one factor per pair (the other side's per-row factor is taken out of it)
+ * and is summed over 64-byte-aligned rows padded to 8 doubles, in register blocks.
+ *
  * Cost per head: O(n log n) for the sorts, O(n U (C + log n)) for the class sums and
  * O((n + R) C) for the corrections (U classes, R stored pairs), each way; memory O(n C).
  * Sums run in double in a fixed order; every output row is written by one thread. */
