@@ -29,6 +29,10 @@
  * each class sorted by t, their y = (g_i, gamma_i) weighted by e^{-m_i}); W is
  * symmetric, so row j of the CSR lists the stored targets of source j.
  *
+ * The stored pairs of a row are split by the side of the kink first, so each side's
+ * sum carries one factor per pair (the other side's per-row factor is taken out of it)
+ * and is summed over 64-byte-aligned rows padded to 8 doubles, in register blocks.
+ *
  * Cost per head: O(n log n) for the sorts, O(n U (C + log n)) for the class sums and
  * O((n + R) C) for the corrections (U classes, R stored pairs), each way; memory O(n C).
  * Sums run in double in a fixed order; every output row is written by one thread. */
@@ -170,21 +174,155 @@ static void class_side_query(const ClassSide *cs, guint u, float q, double ell_q
 
 /* ---- the op ---- */
 
-/* acc1 += sum_k cf[2k] y[idx[k]][0..C), acc2 += sum_k cf[2k + 1] y[idx[k]][0..C), y
- * with rows of @stride doubles: the stored pairs' corrections, in pair order. */
-LDP_MULTIVERSION
-static void attention_pairs_add(guint m, const guint *restrict idx, const double *restrict cf,
-                                const double *restrict y, guint stride, guint C, double *restrict acc1,
-                                double *restrict acc2)
+/* Columns of the padded value rows the stored pairs read (a multiple of 8 doubles, one
+ * cache-line-aligned row per node), and the widest block summed in registers. */
+#define ATTENTION_PAD 8u
+#define ATTENTION_BLOCK 16u
+
+static inline guint attention_padded(guint C)
 {
-  for (guint k = 0; k < m; k++) {
-    const double *restrict yr = y + (gsize)idx[k] * stride;
-    const double c1 = cf[2 * k], c2 = cf[2 * k + 1];
-    for (guint c = 0; c < C; c++) {
-      acc1[c] += c1 * yr[c];
-      acc2[c] += c2 * yr[c];
+  return (C + ATTENTION_PAD - 1) / ATTENTION_PAD * ATTENTION_PAD;
+}
+
+/* sum[c0 .. c0 + W) += sum_k c2[k] y[idx[k]][c0 .. c0 + W) for a constant W, in two
+ * interleaved partial sums (even and odd k) held in registers. */
+static inline __attribute__((always_inline)) void attention_pairs_block(guint m, const guint *restrict idx,
+                                                                        const double *restrict c2,
+                                                                        const double *restrict y, guint stride,
+                                                                        guint c0, guint W, double *restrict sum)
+{
+  double even[ATTENTION_BLOCK] = { 0 }, odd[ATTENTION_BLOCK] = { 0 };
+  guint k = 0;
+  for (; k + 1 < m; k += 2) {
+    const double *restrict y0 = y + (gsize)idx[k] * stride + c0, *restrict y1 = y + (gsize)idx[k + 1] * stride + c0;
+    const double f0 = c2[k], f1 = c2[k + 1];
+    for (guint c = 0; c < W; c++) {
+      even[c] += f0 * y0[c];
+      odd[c] += f1 * y1[c];
     }
   }
+  if (k < m) {
+    const double *restrict y0 = y + (gsize)idx[k] * stride + c0;
+    for (guint c = 0; c < W; c++)
+      even[c] += c2[k] * y0[c];
+  }
+  for (guint c = 0; c < W; c++)
+    sum[c0 + c] += even[c] + odd[c];
+}
+
+/* The stored pairs of one row (one side of lambda's kink), in list order:
+ *   sum[0 .. Cp) += sum_k c2[k] y[idx[k]],   *sum1 += sum_k c1[k] v[idx[k]] (v NULL: 1),
+ * y with rows of @Cp doubles (a multiple of ATTENTION_PAD). */
+LDP_MULTIVERSION
+static void attention_pairs_sum(guint m, const guint *restrict idx, const double *restrict c2,
+                                const double *restrict c1, const double *restrict y, guint Cp,
+                                const double *restrict v, double *restrict sum, double *restrict sum1)
+{
+  for (guint c0 = 0; c0 < Cp; c0 += ATTENTION_BLOCK) {
+    if (Cp - c0 >= ATTENTION_BLOCK)
+      attention_pairs_block(m, idx, c2, y, Cp, c0, ATTENTION_BLOCK, sum);
+    else
+      attention_pairs_block(m, idx, c2, y, Cp, c0, ATTENTION_PAD, sum);
+  }
+  double s0 = 0.0, s1 = 0.0;
+  guint k = 0;
+  if (v) {
+    for (; k + 1 < m; k += 2) {
+      s0 += c1[k] * v[idx[k]];
+      s1 += c1[k + 1] * v[idx[k + 1]];
+    }
+    if (k < m)
+      s0 += c1[k] * v[idx[k]];
+  } else {
+    for (; k + 1 < m; k += 2) {
+      s0 += c1[k];
+      s1 += c1[k + 1];
+    }
+    if (k < m)
+      s0 += c1[k];
+  }
+  *sum1 += s0 + s1;
+}
+
+/* Per-thread lists of one row's stored pairs (and self-loop), split by the side of
+ * lambda's kink: positive pairs from the front, negative ones in their own arrays. */
+typedef struct {
+  guint *idx_pos, *idx_neg;
+  double *c2_pos, *c2_neg, *c1_pos, *c1_neg;
+  double *sum_pos, *sum_neg; /* Cp each */
+} AttentionScratch;
+
+static void attention_scratch_init(AttentionScratch *w, guint max_row, guint Cp)
+{
+  const gsize m = (gsize)max_row + 1;
+  w->idx_pos = g_new(guint, m);
+  w->idx_neg = g_new(guint, m);
+  w->c2_pos = g_new(double, m);
+  w->c2_neg = g_new(double, m);
+  w->c1_pos = g_new(double, m);
+  w->c1_neg = g_new(double, m);
+  w->sum_pos = g_new(double, Cp);
+  w->sum_neg = g_new(double, Cp);
+}
+
+static void attention_scratch_clear(AttentionScratch *w)
+{
+  g_free(w->idx_pos);
+  g_free(w->idx_neg);
+  g_free(w->c2_pos);
+  g_free(w->c2_neg);
+  g_free(w->c1_pos);
+  g_free(w->c1_neg);
+  g_free(w->sum_pos);
+  g_free(w->sum_neg);
+}
+
+/* Splits the m - 1 stored pairs of a row (columns @col, values @val) and the self-loop
+ * @self (weight 1, last) at the kink: the pair with column j lies on the positive side
+ * when q + key[j H] > 0, and gets c2 = (W^2 - B^2) e2[2 j + side], c1 = (W - B) e2[2 j +
+ * side] (B from @brow by class), in row order within each side. Every pair is written
+ * to both lists and kept in one, so there is no branch on the (unpredictable) side. */
+LDP_MULTIVERSION
+static void attention_row_split(guint m, guint self, const guint *restrict col, const float *restrict val,
+                                const guint *restrict class_of, const float *restrict brow,
+                                const float *restrict key, guint H, float q, const double *restrict e2,
+                                AttentionScratch *restrict w, guint *np_out, guint *nn_out)
+{
+  guint *restrict ip = w->idx_pos, *restrict in = w->idx_neg;
+  double *restrict c2p = w->c2_pos, *restrict c2n = w->c2_neg, *restrict c1p = w->c1_pos,
+                   *restrict c1n = w->c1_neg;
+  guint np = 0, nn = 0;
+  for (guint k = 0; k < m; k++) {
+    const gboolean is_self = k + 1 == m;
+    const guint j = is_self ? self : col[k];
+    const double wv = is_self ? 1.0 : val[k], b = brow[class_of[j]];
+    const guint pos = q + key[(gsize)j * H] > 0.0f;
+    const double e = e2[2 * (gsize)j + pos], c2 = (wv * wv - b * b) * e, c1 = (wv - b) * e;
+    ip[np] = j;
+    c2p[np] = c2;
+    c1p[np] = c1;
+    in[nn] = j;
+    c2n[nn] = c2;
+    c1n[nn] = c1;
+    np += pos;
+    nn += 1 - pos;
+  }
+  *np_out = np;
+  *nn_out = nn;
+}
+
+static guint attention_max_row(const LdpCsr *A)
+{
+  guint mx = 0;
+  for (guint i = 0; i < A->rows; i++)
+    mx = MAX(mx, A->indptr[i + 1] - A->indptr[i]);
+  return mx;
+}
+
+/* Rows of @Cp doubles, 64-byte aligned, the padding zero. (transfer full: g_aligned_free) */
+static double *attention_padded_rows(guint n, guint Cp)
+{
+  return g_aligned_alloc0((gsize)MAX(n, 1) * Cp, sizeof(double), 64);
 }
 
 typedef struct {
@@ -244,80 +382,100 @@ static void attention_forward(AttentionState *st, const LdpTensor *Z, const LdpT
   float *key = g_new(float, MAX(n, 1));
   double *y = g_new(double, (gsize)MAX(n, 1) * Y);
   double *e_pos = g_new(double, MAX(n, 1)), *e_neg = g_new(double, MAX(n, 1)), *f_neg = g_new(double, MAX(n, 1));
+  const guint Cp = attention_padded(C), max_row = attention_max_row(A);
+  double *e2 = g_new(double, 2 * (gsize)MAX(n, 1));
+  double *zp = attention_padded_rows(n, Cp); /* z of the head, rows of Cp */
   for (guint h = 0; h < H; h++) {
     float smax = -INFINITY;
     for (guint j = 0; j < n; j++) {
       key[j] = S->data[(gsize)j * H + h];
       smax = MAX(smax, key[j]);
       const float *zr = ldp_tensor_row(Z, j) + (gsize)h * C;
-      for (guint c = 0; c < C; c++)
+      for (guint c = 0; c < C; c++) {
         y[(gsize)j * Y + c] = zr[c];
+        zp[(gsize)j * Cp + c] = zr[c];
+      }
       y[(gsize)j * Y + C] = 1.0;
     }
     attention_factors(S->data, T->data, n, H, h, smax, a, e_pos, e_neg, f_neg);
+    for (guint j = 0; j < n; j++) { /* by side: E_ij e^{-m_i} / f_neg[i] */
+      e2[2 * (gsize)j] = e_neg[j];
+      e2[2 * (gsize)j + 1] = e_pos[j];
+    }
     ClassSide cs;
     class_side_build(&cs, n, U, class_of, key, NULL, y, Y, a);
-    LDP_OMP_FOR(ldp_par((gsize)n * U * Y))
-    for (guint i = 0; i < n; i++) {
-      const float ti = T->data[(gsize)i * H + h];
-      const double mi = leaky((double)ti + smax, a);
-      const guint ci = class_of[i];
-      /* acc[0..C): N_i; acc[C..2C): sum lambda' W^2 E z; then D_i, sum lambda' W E. */
-      double *acc = g_new0(double, 2 * (gsize)C + 2);
-      double D = 0.0, Dd = 0.0;
-      for (guint u = 0; u < U; u++) {
-        const double b = block[(gsize)ci * U + u], b2 = b * b;
-        double fp = 0.0, fn = 0.0;
-        const double *pr, *nr;
-        class_side_query(&cs, u, ti, -mi, a, &fp, &pr, &fn, &nr);
-        if (pr) {
-          for (guint c = 0; c < C; c++) {
-            acc[c] += b2 * fp * pr[c];
-            acc[C + c] += b2 * fp * pr[c];
+#ifdef _OPENMP
+#pragma omp parallel if (ldp_par((gsize)n * U * Y))
+#endif
+    {
+      AttentionScratch w;
+      attention_scratch_init(&w, max_row, Cp);
+      /* acc[0..C): N_i; acc[C..2C): sum lambda' W^2 E z. */
+      double *acc = g_new(double, 2 * (gsize)C);
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+      for (guint i = 0; i < n; i++) {
+        const float ti = T->data[(gsize)i * H + h];
+        const double mi = leaky((double)ti + smax, a);
+        const guint ci = class_of[i];
+        const float *brow = block + (gsize)ci * U;
+        memset(acc, 0, 2 * (gsize)C * sizeof *acc);
+        double D = 0.0, Dd = 0.0;
+        for (guint u = 0; u < U; u++) {
+          const double b = brow[u], b2 = b * b;
+          double fp = 0.0, fn = 0.0;
+          const double *pr, *nr;
+          class_side_query(&cs, u, ti, -mi, a, &fp, &pr, &fn, &nr);
+          if (pr) {
+            for (guint c = 0; c < C; c++) {
+              acc[c] += b2 * fp * pr[c];
+              acc[C + c] += b2 * fp * pr[c];
+            }
+            D += b * fp * pr[C];
+            Dd += b * fp * pr[C];
           }
-          D += b * fp * pr[C];
-          Dd += b * fp * pr[C];
-        }
-        if (nr) {
-          for (guint c = 0; c < C; c++) {
-            acc[c] += b2 * fn * nr[c];
-            acc[C + c] += a * b2 * fn * nr[c];
+          if (nr) {
+            for (guint c = 0; c < C; c++) {
+              acc[c] += b2 * fn * nr[c];
+              acc[C + c] += a * b2 * fn * nr[c];
+            }
+            D += b * fn * nr[C];
+            Dd += a * b * fn * nr[C];
           }
-          D += b * fn * nr[C];
-          Dd += a * b * fn * nr[C];
         }
+        /* The self-loop (weight 1) and the stored pairs replace their background term
+         * (W_ij^p - B^p) E_ij, split at the kink: the positive side's E e^{-m_i} is
+         * e_pos[j], the negative side's f_neg[i] e_neg[j], f_neg[i] taken out of its sum. */
+        const guint lo = A->indptr[i], m = A->indptr[i + 1] - lo + 1;
+        guint np, nn;
+        attention_row_split(m, i, A->indices + lo, A->values + lo, class_of, brow, S->data + h, H, ti, e2, &w,
+                            &np, &nn);
+        double dp = 0.0, dn = 0.0;
+        memset(w.sum_pos, 0, Cp * sizeof *w.sum_pos);
+        memset(w.sum_neg, 0, Cp * sizeof *w.sum_neg);
+        attention_pairs_sum(np, w.idx_pos, w.c2_pos, w.c1_pos, zp, Cp, NULL, w.sum_pos, &dp);
+        attention_pairs_sum(nn, w.idx_neg, w.c2_neg, w.c1_neg, zp, Cp, NULL, w.sum_neg, &dn);
+        const double fi = f_neg[i];
+        D += dp + fi * dn;
+        Dd += dp + a * fi * dn;
+        float *o = ldp_tensor_row(out, i) + (gsize)h * C;
+        for (guint c = 0; c < C; c++) {
+          const double sp = w.sum_pos[c], sn = fi * w.sum_neg[c];
+          o[c] = (float)((acc[c] + (sp + sn)) / D);
+          st->Nd[((gsize)i * H + h) * C + c] = acc[C + c] + (sp + a * sn);
+        }
+        st->m[(gsize)i * H + h] = mi;
+        st->D[(gsize)i * H + h] = D;
+        st->Dd[(gsize)i * H + h] = Dd;
       }
-      /* The self-loop (weight 1) and the stored pairs replace their background term. */
-      const guint lo = A->indptr[i], m = A->indptr[i + 1] - lo + 1;
-      guint *idx = g_new(guint, m);
-      double *cf = g_new(double, 2 * (gsize)m);
-      for (guint k = 0; k < m; k++) {
-        const gboolean self = k + 1 == m;
-        const guint j = self ? i : A->indices[lo + k];
-        const double w = self ? 1.0 : A->values[lo + k], b = block[(gsize)ci * U + class_of[j]];
-        const gboolean pos = ti + S->data[(gsize)j * H + h] > 0.0f;
-        const double E = pos ? e_pos[j] : f_neg[i] * e_neg[j], lp = pos ? 1.0 : a;
-        idx[k] = j;
-        cf[2 * k] = (w * w - b * b) * E;
-        cf[2 * k + 1] = lp * cf[2 * k];
-        D += (w - b) * E;
-        Dd += lp * (w - b) * E;
-      }
-      attention_pairs_add(m, idx, cf, y, Y, C, acc, acc + C);
-      g_free(idx);
-      g_free(cf);
-      float *o = ldp_tensor_row(out, i) + (gsize)h * C;
-      for (guint c = 0; c < C; c++) {
-        o[c] = (float)(acc[c] / D);
-        st->Nd[((gsize)i * H + h) * C + c] = acc[C + c];
-      }
-      st->m[(gsize)i * H + h] = mi;
-      st->D[(gsize)i * H + h] = D;
-      st->Dd[(gsize)i * H + h] = Dd;
       g_free(acc);
+      attention_scratch_clear(&w);
     }
     class_side_free(&cs);
   }
+  g_aligned_free(zp);
+  g_free(e2);
   g_free(key);
   g_free(y);
   g_free(e_pos);
@@ -341,6 +499,10 @@ static void attention_backward(gpointer state, LdpVar *const *inputs, guint n_in
   double *ell = g_new(double, MAX(n, 1));
   double *y = g_new(double, (gsize)MAX(n, 1) * Y); /* (g_i, gamma_i) per target */
   double *e_pos = g_new(double, MAX(n, 1)), *e_neg = g_new(double, MAX(n, 1)), *f_neg = g_new(double, MAX(n, 1));
+  const guint Cp = attention_padded(C), max_row = attention_max_row(A);
+  double *e2 = g_new(double, 2 * (gsize)MAX(n, 1));
+  double *yp = attention_padded_rows(n, Cp); /* g_i, rows of Cp */
+  double *gam = g_new(double, MAX(n, 1));   /* gamma_i */
   for (guint h = 0; h < H; h++) {
     for (guint i = 0; i < n; i++) {
       const gsize ih = (gsize)i * H + h;
@@ -349,10 +511,12 @@ static void attention_backward(gpointer state, LdpVar *const *inputs, guint n_in
       double gamma = 0.0, gdotn = 0.0;
       for (guint c = 0; c < C; c++) {
         y[(gsize)i * Y + c] = gr[c] / st->D[ih];
+        yp[(gsize)i * Cp + c] = y[(gsize)i * Y + c];
         gamma += (double)gr[c] * orow[c];
         gdotn += (double)gr[c] * st->Nd[ih * C + c];
       }
       y[(gsize)i * Y + C] = gamma / st->D[ih];
+      gam[i] = y[(gsize)i * Y + C];
       key[i] = T->data[ih];
       ell[i] = -st->m[ih];
       if (dt)
@@ -364,66 +528,86 @@ static void attention_backward(gpointer state, LdpVar *const *inputs, guint n_in
     for (guint j = 0; j < n; j++)
       smax = MAX(smax, S->data[(gsize)j * H + h]);
     attention_factors(S->data, T->data, n, H, h, smax, a, e_pos, e_neg, f_neg);
+    for (guint i = 0; i < n; i++) { /* by side: the factor of target i */
+      e2[2 * (gsize)i] = f_neg[i];
+      e2[2 * (gsize)i + 1] = 1.0;
+    }
     ClassSide cs;
     class_side_build(&cs, n, U, class_of, key, ell, y, Y, a);
-    LDP_OMP_FOR(ldp_par((gsize)n * U * Y))
-    for (guint j = 0; j < n; j++) {
-      const float sj = S->data[(gsize)j * H + h];
-      const guint cj = class_of[j];
+#ifdef _OPENMP
+#pragma omp parallel if (ldp_par((gsize)n * U * Y))
+#endif
+    {
+      AttentionScratch w;
+      attention_scratch_init(&w, max_row, Cp);
       /* acc[0..C): dz_j; acc[C..2C): sum lambda' W^2 E g; acc[2C]: sum lambda' W E gamma. */
-      double *acc = g_new0(double, 2 * (gsize)C + 1);
-      for (guint u = 0; u < U; u++) {
-        const double b = block[(gsize)cj * U + u], b2 = b * b;
-        double fp = 0.0, fn = 0.0;
-        const double *pr, *nr;
-        class_side_query(&cs, u, sj, 0.0, a, &fp, &pr, &fn, &nr);
-        if (pr) {
-          for (guint c = 0; c < C; c++) {
-            acc[c] += b2 * fp * pr[c];
-            acc[C + c] += b2 * fp * pr[c];
+      double *acc = g_new(double, 2 * (gsize)C + 1);
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+      for (guint j = 0; j < n; j++) {
+        const float sj = S->data[(gsize)j * H + h];
+        const guint cj = class_of[j];
+        const float *brow = block + (gsize)cj * U;
+        memset(acc, 0, (2 * (gsize)C + 1) * sizeof *acc);
+        for (guint u = 0; u < U; u++) {
+          const double b = brow[u], b2 = b * b;
+          double fp = 0.0, fn = 0.0;
+          const double *pr, *nr;
+          class_side_query(&cs, u, sj, 0.0, a, &fp, &pr, &fn, &nr);
+          if (pr) {
+            for (guint c = 0; c < C; c++) {
+              acc[c] += b2 * fp * pr[c];
+              acc[C + c] += b2 * fp * pr[c];
+            }
+            acc[2 * C] += b * fp * pr[C];
           }
-          acc[2 * C] += b * fp * pr[C];
-        }
-        if (nr) {
-          for (guint c = 0; c < C; c++) {
-            acc[c] += b2 * fn * nr[c];
-            acc[C + c] += a * b2 * fn * nr[c];
+          if (nr) {
+            for (guint c = 0; c < C; c++) {
+              acc[c] += b2 * fn * nr[c];
+              acc[C + c] += a * b2 * fn * nr[c];
+            }
+            acc[2 * C] += a * b * fn * nr[C];
           }
-          acc[2 * C] += a * b * fn * nr[C];
         }
+        /* The stored pairs and the self-loop, split at the kink: the positive side's
+         * E e^{-m_i} is e_pos[j], the negative side's f_neg[i] e_neg[j], the factor of
+         * source j taken out of each sum. */
+        const guint lo = A->indptr[j], m = A->indptr[j + 1] - lo + 1;
+        guint np, nn;
+        attention_row_split(m, j, A->indices + lo, A->values + lo, class_of, brow, T->data + h, H, sj, e2, &w,
+                            &np, &nn);
+        double gp = 0.0, gn = 0.0;
+        memset(w.sum_pos, 0, Cp * sizeof *w.sum_pos);
+        memset(w.sum_neg, 0, Cp * sizeof *w.sum_neg);
+        attention_pairs_sum(np, w.idx_pos, w.c2_pos, w.c1_pos, yp, Cp, gam, w.sum_pos, &gp);
+        attention_pairs_sum(nn, w.idx_neg, w.c2_neg, w.c1_neg, yp, Cp, gam, w.sum_neg, &gn);
+        const double ej = e_pos[j], fj = e_neg[j];
+        acc[2 * C] += ej * gp + a * fj * gn;
+        const float *zr = ldp_tensor_row(Z, j) + (gsize)h * C;
+        double zdot = 0.0;
+        for (guint c = 0; c < C; c++) {
+          const double sp = ej * w.sum_pos[c], sn = fj * w.sum_neg[c];
+          acc[c] += sp + sn;
+          acc[C + c] += sp + a * sn;
+          zdot += zr[c] * acc[C + c];
+        }
+        if (dz) {
+          float *dr = ldp_tensor_row(dz, j) + (gsize)h * C;
+          for (guint c = 0; c < C; c++)
+            dr[c] += (float)acc[c];
+        }
+        if (ds)
+          ds->data[(gsize)j * H + h] += (float)(zdot - acc[2 * C]);
       }
-      const guint lo = A->indptr[j], m = A->indptr[j + 1] - lo + 1;
-      guint *idx = g_new(guint, m);
-      double *cf = g_new(double, 2 * (gsize)m);
-      for (guint k = 0; k < m; k++) {
-        const gboolean self = k + 1 == m;
-        const guint i = self ? j : A->indices[lo + k];
-        const double w = self ? 1.0 : A->values[lo + k], b = block[(gsize)cj * U + class_of[i]];
-        const gboolean pos = T->data[(gsize)i * H + h] + sj > 0.0f;
-        const double E = pos ? e_pos[j] : f_neg[i] * e_neg[j], lp = pos ? 1.0 : a;
-        idx[k] = i;
-        cf[2 * k] = (w * w - b * b) * E;
-        cf[2 * k + 1] = lp * cf[2 * k];
-        acc[2 * C] += lp * (w - b) * E * y[(gsize)i * Y + C];
-      }
-      attention_pairs_add(m, idx, cf, y, Y, C, acc, acc + C);
-      g_free(idx);
-      g_free(cf);
-      const float *zr = ldp_tensor_row(Z, j) + (gsize)h * C;
-      double zdot = 0.0;
-      for (guint c = 0; c < C; c++)
-        zdot += zr[c] * acc[C + c];
-      if (dz) {
-        float *dr = ldp_tensor_row(dz, j) + (gsize)h * C;
-        for (guint c = 0; c < C; c++)
-          dr[c] += (float)acc[c];
-      }
-      if (ds)
-        ds->data[(gsize)j * H + h] += (float)(zdot - acc[2 * C]);
       g_free(acc);
+      attention_scratch_clear(&w);
     }
     class_side_free(&cs);
   }
+  g_aligned_free(yp);
+  g_free(e2);
+  g_free(gam);
   g_free(key);
   g_free(ell);
   g_free(y);
