@@ -1,0 +1,168 @@
+/* edge-kernels.c: per-row kernels of the sparse attention ops (edge-kernels.h).
+ *
+ * Each kernel is the plain loop it replaces with the loops arranged for registers and
+ * vectors: a row's sums run in registers over its edges (16 columns at a time) instead
+ * of through memory, and per-edge dot products run side by side over a block of edges
+ * (gathers) instead of one after another. No element's terms or their order change,
+ * and FP contraction is off for this file, so that no clone fuses a*b+c into an FMA:
+ * every clone gives the bits of the baseline build. */
+#include "config.h"
+
+#include "autograd/edge-kernels.h"
+
+#include "numerics/multiversion.h"
+
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+
+/* Columns summed in registers at a time: one AVX-512 register, two AVX2 or four SSE. */
+#define EDGE_CHUNK 16
+
+/* Columns [k0, k0 + W) of head h, W <= EDGE_CHUNK a constant after inlining. */
+static inline __attribute__((always_inline)) void accumulate_chunk(const guint *restrict idx,
+                                                                   const guint *restrict emap, guint lo, guint hi,
+                                                                   const float *restrict X, guint C,
+                                                                   const float *restrict cf, guint heads, guint h,
+                                                                   guint k0, float *restrict out,
+                                                                   gboolean from_zero, const guint W)
+{
+  float acc[EDGE_CHUNK];
+  for (guint k = 0; k < W; k++)
+    acc[k] = from_zero ? 0.0f : out[k0 + k];
+  for (guint t = lo; t < hi; t++) {
+    const guint e = emap ? emap[t] : t;
+    const float c = cf[(gsize)e * heads + h];
+    const float *restrict xr = X + (gsize)idx[t] * C + k0;
+    for (guint k = 0; k < W; k++)
+      acc[k] += c * xr[k];
+  }
+  for (guint k = 0; k < W; k++)
+    out[k0 + k] = acc[k];
+}
+
+LDP_MULTIVERSION
+void ldp_edge_kern_accumulate_row(const guint *idx, const guint *emap, guint lo, guint hi, const float *X, guint C,
+                                  const float *cf, guint heads, float *out, gboolean from_zero)
+{
+  const guint f = C / heads;
+  for (guint h = 0; h < heads; h++)
+    for (guint k0 = h * f; k0 < (h + 1) * f; k0 += EDGE_CHUNK) {
+      switch (MIN(EDGE_CHUNK, (h + 1) * f - k0)) {
+#define ACC_CASE(W)                                                                     \
+  case W:                                                                               \
+    accumulate_chunk(idx, emap, lo, hi, X, C, cf, heads, h, k0, out, from_zero, W);     \
+    break;
+        ACC_CASE(1)
+        ACC_CASE(2)
+        ACC_CASE(3)
+        ACC_CASE(4)
+        ACC_CASE(5)
+        ACC_CASE(6)
+        ACC_CASE(7)
+        ACC_CASE(8)
+        ACC_CASE(9)
+        ACC_CASE(10)
+        ACC_CASE(11)
+        ACC_CASE(12)
+        ACC_CASE(13)
+        ACC_CASE(14)
+        ACC_CASE(15)
+        ACC_CASE(16)
+#undef ACC_CASE
+      default:
+        g_assert_not_reached();
+      }
+    }
+}
+
+/* One edge's update of head blocks of width F (a constant after inlining, or 0 for
+ * the runtime width f). */
+static inline __attribute__((always_inline)) void scatter_edge(float *restrict dr, const float *restrict gr,
+                                                               const float *restrict ce, guint heads, guint f,
+                                                               const guint F)
+{
+  const guint w = F ? F : f;
+  for (guint h = 0; h < heads; h++) {
+    const float c = ce[h];
+    for (guint k = h * w; k < (h + 1) * w; k++)
+      dr[k] += c * gr[k];
+  }
+}
+
+LDP_MULTIVERSION
+void ldp_edge_kern_scatter_rows(const guint *indptr, const guint *idx, guint r0, guint r1, const float *G, guint C,
+                                const float *cf, guint heads, float *dx)
+{
+  const guint f = C / heads;
+  for (guint i = r0; i < r1; i++) {
+    const float *gr = G + (gsize)i * C;
+    for (guint e = indptr[i]; e < indptr[i + 1]; e++) {
+      float *dr = dx + (gsize)idx[e] * C;
+      const float *ce = cf + (gsize)e * heads;
+      if (f == EDGE_CHUNK)
+        scatter_edge(dr, gr, ce, heads, f, EDGE_CHUNK);
+      else
+        scatter_edge(dr, gr, ce, heads, f, 0);
+    }
+  }
+}
+
+/* Edges whose dot products run side by side, each in its own register. */
+#define DOTS_LANES 8
+
+/* The dot products of head h for the edges [t0, t0 + L), L a constant after inlining. */
+static inline __attribute__((always_inline)) void dots_lanes(const guint *restrict idx, guint t0, const float *restrict g,
+                                                             const float *restrict X, guint C, guint k_lo,
+                                                             guint k_hi, float *restrict out, guint stride,
+                                                             const guint L)
+{
+  const float *xr[DOTS_LANES];
+  float acc[DOTS_LANES];
+  for (guint q = 0; q < L; q++) {
+    xr[q] = X + (gsize)idx[t0 + q] * C;
+    acc[q] = 0.0f;
+  }
+  for (guint k = k_lo; k < k_hi; k++) {
+    const float gk = g[k];
+    for (guint q = 0; q < L; q++)
+      acc[q] += gk * xr[q][k];
+  }
+  for (guint q = 0; q < L; q++)
+    out[(gsize)q * stride] = acc[q];
+}
+
+LDP_MULTIVERSION
+void ldp_edge_kern_row_dots(const guint *idx, guint lo, guint hi, const float *g, const float *X, guint C,
+                            guint heads, float *dots)
+{
+  const guint f = C / heads;
+  guint t = lo;
+  for (; t + DOTS_LANES <= hi; t += DOTS_LANES)
+    for (guint h = 0; h < heads; h++)
+      dots_lanes(idx, t, g, X, C, h * f, (h + 1) * f, dots + (gsize)(t - lo) * heads + h, heads, DOTS_LANES);
+  for (; t < hi; t++)
+    for (guint h = 0; h < heads; h++)
+      dots_lanes(idx, t, g, X, C, h * f, (h + 1) * f, dots + (gsize)(t - lo) * heads + h, heads, 1);
+}
+
+LDP_MULTIVERSION
+void ldp_edge_kern_scores_row(const guint *idx, guint lo, guint hi, const float *S, const float *d, guint H,
+                              float slope, float *o)
+{
+  if (H == 1) {
+    const float d0 = d[0];
+    for (guint t = lo; t < hi; t++) {
+      const float x = S[idx[t]] + d0;
+      o[t] = x > 0.0f ? x : slope * x;
+    }
+    return;
+  }
+  for (guint t = lo; t < hi; t++)
+    for (guint h = 0; h < H; h++) {
+      const float x = S[(gsize)idx[t] * H + h] + d[h];
+      o[(gsize)t * H + h] = x > 0.0f ? x : slope * x;
+    }
+}
