@@ -78,8 +78,8 @@ void ldp_edge_kern_accumulate_row(const guint *idx, const guint *emap, guint lo,
     }
 }
 
-/* One edge's update of head blocks of width F (a constant after inlining, or 0 for
- * the runtime width f). */
+/* One edge's update of head blocks of width F (a constant after inlining: the common
+ * widths up to 16 get straight-line vector code), or 0 for the runtime width f. */
 static inline __attribute__((always_inline)) void scatter_edge(float *restrict dr, const float *restrict gr,
                                                                const float *restrict ce, guint heads, guint f,
                                                                const guint F)
@@ -102,36 +102,64 @@ void ldp_edge_kern_scatter_rows(const guint *indptr, const guint *idx, guint r0,
     for (guint e = indptr[i]; e < indptr[i + 1]; e++) {
       float *dr = dx + (gsize)idx[e] * C;
       const float *ce = cf + (gsize)e * heads;
-      if (f == EDGE_CHUNK)
-        scatter_edge(dr, gr, ce, heads, f, EDGE_CHUNK);
-      else
+      switch (f) {
+#define SCATTER_CASE(F)                       \
+  case F:                                     \
+    scatter_edge(dr, gr, ce, heads, f, F);    \
+    break;
+        SCATTER_CASE(1)
+        SCATTER_CASE(2)
+        SCATTER_CASE(3)
+        SCATTER_CASE(4)
+        SCATTER_CASE(5)
+        SCATTER_CASE(6)
+        SCATTER_CASE(7)
+        SCATTER_CASE(8)
+        SCATTER_CASE(9)
+        SCATTER_CASE(10)
+        SCATTER_CASE(11)
+        SCATTER_CASE(12)
+        SCATTER_CASE(13)
+        SCATTER_CASE(14)
+        SCATTER_CASE(15)
+        SCATTER_CASE(16)
+#undef SCATTER_CASE
+      default:
         scatter_edge(dr, gr, ce, heads, f, 0);
+      }
     }
   }
 }
 
-/* Edges whose dot products run side by side, each in its own register. */
-#define DOTS_LANES 8
-
-/* The dot products of head h for the edges [t0, t0 + L), L a constant after inlining. */
-static inline __attribute__((always_inline)) void dots_lanes(const guint *restrict idx, guint t0, const float *restrict g,
-                                                             const float *restrict X, guint C, guint k_lo,
-                                                             guint k_hi, float *restrict out, guint stride,
-                                                             const guint L)
+/* Head h's dot products of eight edges side by side, each in its own register (one
+ * sum after another would wait on each addition). */
+static inline void dots_eight(const guint *restrict idx, guint t, const float *restrict g, const float *restrict X,
+                              guint C, guint k_lo, guint k_hi, float *restrict out, guint stride)
 {
-  const float *xr[DOTS_LANES];
-  float acc[DOTS_LANES];
-  for (guint q = 0; q < L; q++) {
-    xr[q] = X + (gsize)idx[t0 + q] * C;
-    acc[q] = 0.0f;
-  }
+  const float *restrict x0 = X + (gsize)idx[t] * C, *restrict x1 = X + (gsize)idx[t + 1] * C;
+  const float *restrict x2 = X + (gsize)idx[t + 2] * C, *restrict x3 = X + (gsize)idx[t + 3] * C;
+  const float *restrict x4 = X + (gsize)idx[t + 4] * C, *restrict x5 = X + (gsize)idx[t + 5] * C;
+  const float *restrict x6 = X + (gsize)idx[t + 6] * C, *restrict x7 = X + (gsize)idx[t + 7] * C;
+  float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f, a4 = 0.0f, a5 = 0.0f, a6 = 0.0f, a7 = 0.0f;
   for (guint k = k_lo; k < k_hi; k++) {
     const float gk = g[k];
-    for (guint q = 0; q < L; q++)
-      acc[q] += gk * xr[q][k];
+    a0 += gk * x0[k];
+    a1 += gk * x1[k];
+    a2 += gk * x2[k];
+    a3 += gk * x3[k];
+    a4 += gk * x4[k];
+    a5 += gk * x5[k];
+    a6 += gk * x6[k];
+    a7 += gk * x7[k];
   }
-  for (guint q = 0; q < L; q++)
-    out[(gsize)q * stride] = acc[q];
+  out[0] = a0;
+  out[stride] = a1;
+  out[2 * stride] = a2;
+  out[3 * stride] = a3;
+  out[4 * stride] = a4;
+  out[5 * stride] = a5;
+  out[6 * stride] = a6;
+  out[7 * stride] = a7;
 }
 
 LDP_MULTIVERSION
@@ -140,12 +168,18 @@ void ldp_edge_kern_row_dots(const guint *idx, guint lo, guint hi, const float *g
 {
   const guint f = C / heads;
   guint t = lo;
-  for (; t + DOTS_LANES <= hi; t += DOTS_LANES)
+  for (; t + 8 <= hi; t += 8)
     for (guint h = 0; h < heads; h++)
-      dots_lanes(idx, t, g, X, C, h * f, (h + 1) * f, dots + (gsize)(t - lo) * heads + h, heads, DOTS_LANES);
-  for (; t < hi; t++)
-    for (guint h = 0; h < heads; h++)
-      dots_lanes(idx, t, g, X, C, h * f, (h + 1) * f, dots + (gsize)(t - lo) * heads + h, heads, 1);
+      dots_eight(idx, t, g, X, C, h * f, (h + 1) * f, dots + (gsize)(t - lo) * heads + h, heads);
+  for (; t < hi; t++) {
+    const float *restrict xr = X + (gsize)idx[t] * C;
+    for (guint h = 0; h < heads; h++) {
+      float dot = 0.0f;
+      for (guint k = h * f; k < (h + 1) * f; k++)
+        dot += g[k] * xr[k];
+      dots[(gsize)(t - lo) * heads + h] = dot;
+    }
+  }
 }
 
 LDP_MULTIVERSION
