@@ -362,7 +362,9 @@ static void test_propagate_heads_bitwise(void)
   g_assert_no_error(error);
   g_autoptr(LdpGraph) small = small_graph();
   LdpGraph *graphs[2] = { small, big };
-  const guint shapes[][2] = { { 1, 1 }, { 1, 7 }, { 1, 16 }, { 3, 5 }, { 4, 16 }, { 2, 17 }, { 3, 35 } };
+  /* {heads, columns per head} */
+  const guint shapes[][2] = { { 1, 1 },  { 1, 7 },  { 1, 16 }, { 3, 5 },  { 2, 16 },
+                              { 3, 16 }, { 4, 16 }, { 2, 17 }, { 3, 35 } };
   for (guint gi = 0; gi < 2; gi++)
     for (guint si = 0; si < G_N_ELEMENTS(shapes); si++) {
       LdpGraph *g = graphs[gi];

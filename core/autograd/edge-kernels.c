@@ -43,11 +43,44 @@ static inline __attribute__((always_inline)) void accumulate_chunk(const guint *
     out[k0 + k] = acc[k];
 }
 
+/* All H heads of width F at once (H F <= 64 columns, constants after inlining): one
+ * pass over the edges, each source row read once. */
+static inline __attribute__((always_inline)) void accumulate_heads(const guint *restrict idx,
+                                                                   const guint *restrict emap, guint lo, guint hi,
+                                                                   const float *restrict X,
+                                                                   const float *restrict cf, float *restrict out,
+                                                                   gboolean from_zero, const guint H, const guint F)
+{
+  float acc[4 * EDGE_CHUNK];
+  for (guint k = 0; k < H * F; k++)
+    acc[k] = from_zero ? 0.0f : out[k];
+  for (guint t = lo; t < hi; t++) {
+    const guint e = emap ? emap[t] : t;
+    const float *restrict xr = X + (gsize)idx[t] * (H * F);
+    for (guint h = 0; h < H; h++) {
+      const float c = cf[(gsize)e * H + h];
+      for (guint k = h * F; k < (h + 1) * F; k++)
+        acc[k] += c * xr[k];
+    }
+  }
+  for (guint k = 0; k < H * F; k++)
+    out[k] = acc[k];
+}
+
 LDP_MULTIVERSION
 void ldp_edge_kern_accumulate_row(const guint *idx, const guint *emap, guint lo, guint hi, const float *X, guint C,
                                   const float *cf, guint heads, float *out, gboolean from_zero)
 {
   const guint f = C / heads;
+  if (f == EDGE_CHUNK && heads >= 2 && heads <= 4) {
+    if (heads == 2)
+      accumulate_heads(idx, emap, lo, hi, X, cf, out, from_zero, 2, EDGE_CHUNK);
+    else if (heads == 3)
+      accumulate_heads(idx, emap, lo, hi, X, cf, out, from_zero, 3, EDGE_CHUNK);
+    else
+      accumulate_heads(idx, emap, lo, hi, X, cf, out, from_zero, 4, EDGE_CHUNK);
+    return;
+  }
   for (guint h = 0; h < heads; h++)
     for (guint k0 = h * f; k0 < (h + 1) * f; k0 += EDGE_CHUNK) {
       switch (MIN(EDGE_CHUNK, (h + 1) * f - k0)) {
@@ -133,7 +166,7 @@ void ldp_edge_kern_scatter_rows(const guint *indptr, const guint *idx, guint r0,
 
 /* Head h's dot products of eight edges side by side, each in its own register (one
  * sum after another would wait on each addition). */
-static inline void dots_eight(const guint *restrict idx, guint t, const float *restrict g, const float *restrict X,
+static inline __attribute__((always_inline)) void dots_eight(const guint *restrict idx, guint t, const float *restrict g, const float *restrict X,
                               guint C, guint k_lo, guint k_hi, float *restrict out, guint stride)
 {
   const float *restrict x0 = X + (gsize)idx[t] * C, *restrict x1 = X + (gsize)idx[t + 1] * C;
