@@ -833,9 +833,10 @@ static void test_edge_scores(void)
   free_params(in, 2);
 
   /* Bit for bit the composed ops, with distinct and with one shared input: on the small
-   * graph, and on a random one large enough (70000 edges x 2 heads) for the kernels'
-   * multi-threaded paths when OpenMP runs more than one thread. */
-  check_edge_scores_bitwise(g, 2, &rng);
+   * graph (1 to 8 heads), and on a random one large enough (70000 edges x 2 heads) for
+   * the kernels' multi-threaded paths when OpenMP runs more than one thread. */
+  for (guint heads = 1; heads <= 8; heads++) /* the kernel's fixed and runtime head counts */
+    check_edge_scores_bitwise(g, heads, &rng);
   const guint big_n = 2000, big_m = 70000;
   g_autofree guint *bs = g_new(guint, big_m), *bd = g_new(guint, big_m);
   for (guint e = 0; e < big_m; e++) {

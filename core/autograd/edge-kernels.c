@@ -166,8 +166,10 @@ void ldp_edge_kern_scatter_rows(const guint *indptr, const guint *idx, guint r0,
 
 /* Head h's dot products of eight edges side by side, each in its own register (one
  * sum after another would wait on each addition). */
-static inline __attribute__((always_inline)) void dots_eight(const guint *restrict idx, guint t, const float *restrict g, const float *restrict X,
-                              guint C, guint k_lo, guint k_hi, float *restrict out, guint stride)
+static inline __attribute__((always_inline)) void dots_eight(const guint *restrict idx, guint t,
+                                                             const float *restrict g, const float *restrict X,
+                                                             guint C, guint k_lo, guint k_hi, float *restrict out,
+                                                             guint stride)
 {
   const float *restrict x0 = X + (gsize)idx[t] * C, *restrict x1 = X + (gsize)idx[t + 1] * C;
   const float *restrict x2 = X + (gsize)idx[t + 2] * C, *restrict x3 = X + (gsize)idx[t + 3] * C;
@@ -215,21 +217,38 @@ void ldp_edge_kern_row_dots(const guint *idx, guint lo, guint hi, const float *g
   }
 }
 
+/* H heads (a constant after inlining, or 0 for the runtime count @heads). */
+static inline __attribute__((always_inline)) void scores_heads(const guint *restrict idx, guint lo, guint hi,
+                                                               const float *restrict S, const float *restrict d,
+                                                               guint heads, float slope, float *restrict o,
+                                                               const guint H)
+{
+  const guint n = H ? H : heads;
+  for (guint t = lo; t < hi; t++)
+    for (guint h = 0; h < n; h++) {
+      const float x = S[(gsize)idx[t] * n + h] + d[h];
+      o[(gsize)t * n + h] = x > 0.0f ? x : slope * x;
+    }
+}
+
 LDP_MULTIVERSION
 void ldp_edge_kern_scores_row(const guint *idx, guint lo, guint hi, const float *S, const float *d, guint H,
                               float slope, float *o)
 {
-  if (H == 1) {
-    const float d0 = d[0];
-    for (guint t = lo; t < hi; t++) {
-      const float x = S[idx[t]] + d0;
-      o[t] = x > 0.0f ? x : slope * x;
-    }
-    return;
+  switch (H) {
+  case 1:
+    scores_heads(idx, lo, hi, S, d, H, slope, o, 1);
+    break;
+  case 2:
+    scores_heads(idx, lo, hi, S, d, H, slope, o, 2);
+    break;
+  case 4:
+    scores_heads(idx, lo, hi, S, d, H, slope, o, 4);
+    break;
+  case 8:
+    scores_heads(idx, lo, hi, S, d, H, slope, o, 8);
+    break;
+  default:
+    scores_heads(idx, lo, hi, S, d, H, slope, o, 0);
   }
-  for (guint t = lo; t < hi; t++)
-    for (guint h = 0; h < H; h++) {
-      const float x = S[(gsize)idx[t] * H + h] + d[h];
-      o[(gsize)t * H + h] = x > 0.0f ? x : slope * x;
-    }
 }

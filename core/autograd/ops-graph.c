@@ -55,10 +55,11 @@ static float *prop_coefficients(const LdpCsr *A, const gint *origin, const LdpTe
 {
   const guint heads = w->cols;
   if (!origin) {
-    guint e = 0;
-    while (e < A->nnz && A->values[e] == 1.0f)
-      e++;
-    if (e == A->nnz)
+    /* One flag over all values: a loop without branches (it vectorises). */
+    int all_ones = 1;
+    for (guint e = 0; e < A->nnz; e++)
+      all_ones &= A->values[e] == 1.0f;
+    if (all_ones)
       return NULL;
   }
   float *coef = g_new(float, MAX((gsize)A->nnz * heads, 1));
