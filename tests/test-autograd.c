@@ -296,6 +296,111 @@ static void test_propagate(void)
   free_params(in4, 2);
 }
 
+/* Values and gradients of the multi-head weighted propagation, out = A_w x with G the
+ * upstream gradient, by the plain loops (storage order, every sum from 0 in float);
+ * @ref_* are zero-filled. Contraction off so that a*b+c rounds twice, as in the op. */
+__attribute__((optimize("fp-contract=off"))) static void
+propagate_heads_reference(const LdpCsr *A, const LdpTensor *x, const LdpTensor *w, const LdpTensor *G,
+                          LdpTensor *ref_out, LdpTensor *ref_dx, LdpTensor *ref_dw)
+{
+  const guint C = x->cols, heads = w->cols, f = C / heads;
+  for (guint i = 0; i < A->rows; i++)
+    for (guint e = A->indptr[i]; e < A->indptr[i + 1]; e++) {
+      const guint j = A->indices[e];
+      for (guint h = 0; h < heads; h++) {
+        const float c = A->values[e] * w->data[(gsize)e * heads + h];
+        float dot = 0.0f;
+        for (guint k = h * f; k < (h + 1) * f; k++) {
+          ldp_tensor_row(ref_out, i)[k] += c * ldp_tensor_row(x, j)[k];
+          ldp_tensor_row(ref_dx, j)[k] += c * ldp_tensor_row(G, i)[k];
+          dot += ldp_tensor_row(G, i)[k] * ldp_tensor_row(x, j)[k];
+        }
+        ref_dw->data[(gsize)e * heads + h] += A->values[e] * dot;
+      }
+    }
+}
+
+/* One forward and backward of ldp_op_propagate(g, w, x) with upstream gradient @G:
+ * the value and the gradients of x and w (transfer full). */
+static LdpTensor *propagate_heads_run(LdpGraph *g, LdpParam *x, LdpParam *w, const LdpTensor *G, LdpTensor **dx,
+                                      LdpTensor **dw)
+{
+  LdpTape *t = ldp_tape_new(TRUE);
+  ldp_tensor_fill(ldp_param_grad(x), 0.0f);
+  ldp_tensor_fill(ldp_param_grad(w), 0.0f);
+  LdpVar *out = ldp_op_propagate(t, g, ldp_tape_param(t, w), ldp_tape_param(t, x));
+  ldp_tape_backward(t, ldp_op_sum(t, ldp_op_mul(t, out, ldp_tape_constant(t, G))));
+  LdpTensor *y = ldp_tensor_copy(ldp_var_value(out));
+  *dx = ldp_tensor_copy(ldp_param_grad(x));
+  *dw = ldp_tensor_copy(ldp_param_grad(w));
+  ldp_tape_free(t);
+  return y;
+}
+
+static void assert_same_bits(const LdpTensor *a, const LdpTensor *b)
+{
+  g_assert_cmpuint(ldp_tensor_size(a), ==, ldp_tensor_size(b));
+  g_assert_cmpmem(a->data, sizeof(float) * ldp_tensor_size(a), b->data, sizeof(float) * ldp_tensor_size(b));
+}
+
+/* The weighted propagation with several heads and head widths (below, at and across
+ * the kernels' 16-column blocks) equals the plain loops bit for bit, forward and
+ * backward, on a small graph and on one large enough (70000 edges) for the
+ * multi-threaded paths, with one and with two threads. */
+static void test_propagate_heads_bitwise(void)
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, 47);
+  const guint big_n = 2000, big_m = 70000;
+  g_autofree guint *bs = g_new(guint, big_m), *bd = g_new(guint, big_m);
+  for (guint e = 0; e < big_m; e++) {
+    bs[e] = (guint)ldp_rng_below(&rng, big_n);
+    bd[e] = (guint)ldp_rng_below(&rng, big_n);
+  }
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LdpGraph) big = ldp_graph_new_from_edges(big_n, bs, bd, big_m, FALSE, &error);
+  g_assert_no_error(error);
+  g_autoptr(LdpGraph) small = small_graph();
+  LdpGraph *graphs[2] = { small, big };
+  /* {heads, columns per head} */
+  const guint shapes[][2] = { { 1, 1 },  { 1, 7 },  { 1, 16 }, { 3, 5 },  { 2, 16 },
+                              { 3, 16 }, { 4, 16 }, { 2, 17 }, { 3, 35 } };
+  for (guint gi = 0; gi < 2; gi++)
+    for (guint si = 0; si < G_N_ELEMENTS(shapes); si++) {
+      LdpGraph *g = graphs[gi];
+      const LdpCsr *A = ldp_graph_csr(g);
+      const guint heads = shapes[si][0], C = heads * shapes[si][1];
+      if (gi == 1 && C < 5)
+        continue; /* below the threads' threshold: the small graph covers it */
+      LdpParam *x = ldp_param_new("x", A->cols, C), *w = ldp_param_new("w", A->nnz, heads);
+      fill_uniform(ldp_param_value(x), &rng, -1.0f, 1.0f);
+      fill_uniform(ldp_param_value(w), &rng, 0.0f, 1.0f);
+      g_autoptr(LdpTensor) G = ldp_tensor_new(A->rows, C);
+      fill_uniform(G, &rng, -1.0f, 1.0f);
+      g_autoptr(LdpTensor) ref_out = ldp_tensor_new(A->rows, C), ref_dx = ldp_tensor_new(A->cols, C);
+      g_autoptr(LdpTensor) ref_dw = ldp_tensor_new(A->nnz, heads);
+      propagate_heads_reference(A, ldp_param_value(x), ldp_param_value(w), G, ref_out, ref_dx, ref_dw);
+#ifdef _OPENMP
+      const int saved = omp_get_max_threads();
+      for (int threads = 1; threads <= 2; threads++) {
+        omp_set_num_threads(threads);
+#endif
+        LdpTensor *dx, *dw;
+        g_autoptr(LdpTensor) y = propagate_heads_run(g, x, w, G, &dx, &dw);
+        assert_same_bits(y, ref_out);
+        assert_same_bits(dx, ref_dx);
+        assert_same_bits(dw, ref_dw);
+        ldp_tensor_free(dx);
+        ldp_tensor_free(dw);
+#ifdef _OPENMP
+      }
+      omp_set_num_threads(saved);
+#endif
+      ldp_param_free(x);
+      ldp_param_free(w);
+    }
+}
+
 typedef struct {
   LdpGraph *g;
   guint steps;
@@ -728,9 +833,10 @@ static void test_edge_scores(void)
   free_params(in, 2);
 
   /* Bit for bit the composed ops, with distinct and with one shared input: on the small
-   * graph, and on a random one large enough (70000 edges x 2 heads) for the kernels'
-   * multi-threaded paths when OpenMP runs more than one thread. */
-  check_edge_scores_bitwise(g, 2, &rng);
+   * graph (1 to 8 heads), and on a random one large enough (70000 edges x 2 heads) for
+   * the kernels' multi-threaded paths when OpenMP runs more than one thread. */
+  for (guint heads = 1; heads <= 8; heads++) /* the kernel's fixed and runtime head counts */
+    check_edge_scores_bitwise(g, heads, &rng);
   const guint big_n = 2000, big_m = 70000;
   g_autofree guint *bs = g_new(guint, big_m), *bd = g_new(guint, big_m);
   for (guint e = 0; e < big_m; e++) {
@@ -3115,6 +3221,7 @@ int main(int argc, char **argv)
   g_test_add_func("/autograd/matmul-dense", test_matmul_dense);
   g_test_add_func("/autograd/matmul-sparse", test_matmul_sparse);
   g_test_add_func("/autograd/propagate", test_propagate);
+  g_test_add_func("/autograd/propagate-heads-bitwise", test_propagate_heads_bitwise);
   g_test_add_func("/autograd/propagate-steps", test_propagate_steps);
   g_test_add_func("/autograd/elementwise", test_elementwise);
   g_test_add_func("/autograd/activation-values", test_activation_values);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "autograd/autograd.h"
+#include "autograd/edge-kernels.h"
 #include "autograd/tape.h"
 #include "numerics/numerics.h"
 
@@ -54,10 +55,11 @@ static float *prop_coefficients(const LdpCsr *A, const gint *origin, const LdpTe
 {
   const guint heads = w->cols;
   if (!origin) {
-    guint e = 0;
-    while (e < A->nnz && A->values[e] == 1.0f)
-      e++;
-    if (e == A->nnz)
+    /* One flag over all values: a loop without branches (it vectorises). */
+    int all_ones = 1;
+    for (guint e = 0; e < A->nnz; e++)
+      all_ones &= A->values[e] == 1.0f;
+    if (all_ones)
       return NULL;
   }
   float *coef = g_new(float, MAX((gsize)A->nnz * heads, 1));
@@ -69,6 +71,9 @@ static float *prop_coefficients(const LdpCsr *A, const gint *origin, const LdpTe
   }
   return coef;
 }
+
+/* Floats of per-edge dot products that the weight gradient holds at a time. */
+#define PROP_DOTS_BUF 256
 
 static void propagate_backward(LdpVar *self)
 {
@@ -89,39 +94,17 @@ static void propagate_backward(LdpVar *self)
       ldp_graph_spmm(s->g, TRUE, 1.0f, G, fresh ? 0.0f : 1.0f, dx);
     } else if (graph_serial(work)) {
       /* dX[j] += coef_e G[i] for the entries e = (i, j), in storage order. */
-      LdpTensor *dx = ldp_var_grad_buf(x);
-      const float *coef = s->coef ? s->coef : wv->value->data;
-      const guint heads = s->heads, f = C / heads;
-      for (guint i = 0; i < A->rows; i++) {
-        const float *restrict gr = ldp_tensor_row(G, i);
-        for (guint e = A->indptr[i]; e < A->indptr[i + 1]; e++) {
-          const float *ce = coef + (gsize)e * heads;
-          float *restrict dr = ldp_tensor_row(dx, A->indices[e]);
-          for (guint h = 0; h < heads; h++) {
-            const float c = ce[h];
-            for (guint k = h * f; k < (h + 1) * f; k++)
-              dr[k] += c * gr[k];
-          }
-        }
-      }
+      ldp_edge_kern_scatter_rows(A->indptr, A->indices, 0, A->rows, G->data, C,
+                                 s->coef ? s->coef : wv->value->data, s->heads, ldp_var_grad_buf(x)->data);
     } else {
+      /* The same sums row by row of A^T, each in registers from dX's current value. */
       LdpTensor *dx = ldp_var_grad_buf(x);
       const guint *map = ldp_graph_transpose_edge_map(s->g);
       const float *coef = s->coef ? s->coef : wv->value->data;
-      const guint heads = s->heads, f = C / heads;
       LDP_OMP_FOR(ldp_par(work))
-      for (guint j = 0; j < At->rows; j++) {
-        float *restrict dr = ldp_tensor_row(dx, j);
-        for (guint t = At->indptr[j]; t < At->indptr[j + 1]; t++) {
-          const float *ce = coef + (gsize)map[t] * heads;
-          const float *restrict gr = ldp_tensor_row(G, At->indices[t]);
-          for (guint h = 0; h < heads; h++) {
-            const float c = ce[h];
-            for (guint k = h * f; k < (h + 1) * f; k++)
-              dr[k] += c * gr[k];
-          }
-        }
-      }
+      for (guint j = 0; j < At->rows; j++)
+        ldp_edge_kern_accumulate_row(At->indices, map, At->indptr[j], At->indptr[j + 1], G->data, C, coef, s->heads,
+                                     ldp_tensor_row(dx, j), FALSE);
     }
   }
 
@@ -130,7 +113,7 @@ static void propagate_backward(LdpVar *self)
      * (each written once), then a sequential scatter into the origin's rows. */
     LdpTensor *dw = ldp_var_grad_buf(wv);
     const gint *origin = ldp_graph_edge_origin(s->g);
-    const guint heads = s->heads, f = C / heads;
+    const guint heads = s->heads;
     const LdpTensor *X = x->value;
     float *contrib = origin ? g_new(float, (gsize)A->nnz * heads) : NULL;
 #define PROP_DW_STORE(e, h, dot)                                \
@@ -140,39 +123,21 @@ static void propagate_backward(LdpVar *self)
     else                                                        \
       dw->data[(gsize)(e) * heads + (h)] += A->values[e] * (dot); \
   } while (0)
+    /* The dot products of a block of edges side by side (edge-kernels.h). */
     LDP_OMP_FOR(ldp_par(work))
     for (guint i = 0; i < A->rows; i++) {
-      const float *gr = ldp_tensor_row(G, i);
-      const guint hi = A->indptr[i + 1];
-      guint e = A->indptr[i];
-      /* Four edges at a time: four independent dot products, each summed in its own
-       * column order, so the additions overlap instead of waiting on one chain. */
-      for (; e + 4 <= hi; e += 4) {
-        const float *x0 = ldp_tensor_row(X, A->indices[e]), *x1 = ldp_tensor_row(X, A->indices[e + 1]);
-        const float *x2 = ldp_tensor_row(X, A->indices[e + 2]), *x3 = ldp_tensor_row(X, A->indices[e + 3]);
-        for (guint h = 0; h < heads; h++) {
-          float d0 = 0.0f, d1 = 0.0f, d2 = 0.0f, d3 = 0.0f;
-          for (guint k = h * f; k < (h + 1) * f; k++) {
-            d0 += gr[k] * x0[k];
-            d1 += gr[k] * x1[k];
-            d2 += gr[k] * x2[k];
-            d3 += gr[k] * x3[k];
-          }
-          PROP_DW_STORE(e, h, d0);
-          PROP_DW_STORE(e + 1, h, d1);
-          PROP_DW_STORE(e + 2, h, d2);
-          PROP_DW_STORE(e + 3, h, d3);
-        }
+      float buf[PROP_DOTS_BUF];
+      float *dots = heads <= PROP_DOTS_BUF ? buf : g_new(float, heads);
+      const guint step = MAX(1, PROP_DOTS_BUF / heads);
+      for (guint e0 = A->indptr[i]; e0 < A->indptr[i + 1]; e0 += step) {
+        const guint e1 = MIN(e0 + step, A->indptr[i + 1]);
+        ldp_edge_kern_row_dots(A->indices, e0, e1, ldp_tensor_row(G, i), X->data, C, heads, dots);
+        for (guint e = e0; e < e1; e++)
+          for (guint h = 0; h < heads; h++)
+            PROP_DW_STORE(e, h, dots[(gsize)(e - e0) * heads + h]);
       }
-      for (; e < hi; e++) {
-        const float *xr = ldp_tensor_row(X, A->indices[e]);
-        for (guint h = 0; h < heads; h++) {
-          float dot = 0.0f;
-          for (guint k = h * f; k < (h + 1) * f; k++)
-            dot += gr[k] * xr[k];
-          PROP_DW_STORE(e, h, dot);
-        }
-      }
+      if (dots != buf)
+        g_free(dots);
     }
 #undef PROP_DW_STORE
     if (origin) {
@@ -185,61 +150,6 @@ static void propagate_backward(LdpVar *self)
       }
       g_free(contrib);
     }
-  }
-}
-
-/* The weighted forward with one head of C columns: each output row is summed in
- * registers over its edges (an accumulator per column, in edge order, starting from
- * zero as the zero-filled output does), instead of through memory, where each edge's
- * addition waits for the previous store. Instantiated per width (C is constant). */
-#define PROP_NARROW_MAX 16
-static inline __attribute__((always_inline)) void prop_forward_width(const LdpCsr *A, const LdpTensor *X,
-                                                                     const float *cf, LdpTensor *out,
-                                                                     const guint C)
-{
-  LDP_OMP_FOR(ldp_par((gsize)A->nnz * C))
-  for (guint i = 0; i < A->rows; i++) {
-    float acc[PROP_NARROW_MAX];
-    for (guint k = 0; k < C; k++)
-      acc[k] = 0.0f;
-    for (guint e = A->indptr[i]; e < A->indptr[i + 1]; e++) {
-      const float *restrict xr = ldp_tensor_row(X, A->indices[e]);
-      const float c = cf[e];
-      for (guint k = 0; k < C; k++)
-        acc[k] += c * xr[k];
-    }
-    float *restrict o = ldp_tensor_row(out, i);
-    for (guint k = 0; k < C; k++)
-      o[k] = acc[k];
-  }
-}
-
-static void prop_forward_narrow(const LdpCsr *A, const LdpTensor *X, const float *cf, LdpTensor *out)
-{
-  switch (X->cols) {
-#define PROP_CASE(W)                           \
-  case W:                                      \
-    prop_forward_width(A, X, cf, out, W);      \
-    break;
-    PROP_CASE(1)
-    PROP_CASE(2)
-    PROP_CASE(3)
-    PROP_CASE(4)
-    PROP_CASE(5)
-    PROP_CASE(6)
-    PROP_CASE(7)
-    PROP_CASE(8)
-    PROP_CASE(9)
-    PROP_CASE(10)
-    PROP_CASE(11)
-    PROP_CASE(12)
-    PROP_CASE(13)
-    PROP_CASE(14)
-    PROP_CASE(15)
-    PROP_CASE(16)
-#undef PROP_CASE
-  default:
-    g_assert_not_reached();
   }
 }
 
@@ -269,33 +179,20 @@ LdpVar *ldp_op_propagate(LdpTape *tape, LdpGraph *g, LdpVar *edge_w, LdpVar *x)
   if (hit)
     return hit;
 
-  /* The weighted path accumulates into zeros; the SpMM path writes every element. */
-  LdpTensor *out = edge_w ? ldp_tensor_new(A->rows, C) : ldp_tensor_new_uninit(A->rows, C);
+  /* Both paths write every element. */
+  LdpTensor *out = ldp_tensor_new_uninit(A->rows, C);
   float *coef = NULL;
   if (!edge_w) {
     ldp_graph_spmm(g, FALSE, 1.0f, x->value, 0.0f, out);
   } else {
     const LdpTensor *w = edge_w->value, *X = x->value;
-    const guint f = C / heads;
     coef = prop_coefficients(A, origin, w);
     const float *cf = coef ? coef : w->data;
-    if (heads == 1 && C >= 1 && C <= PROP_NARROW_MAX) {
-      prop_forward_narrow(A, X, cf, out);
-    } else {
-      LDP_OMP_FOR(ldp_par((gsize)A->nnz * C))
-      for (guint i = 0; i < A->rows; i++) {
-        float *restrict o = ldp_tensor_row(out, i);
-        for (guint e = A->indptr[i]; e < A->indptr[i + 1]; e++) {
-          const float *restrict xr = ldp_tensor_row(X, A->indices[e]);
-          const float *ce = cf + (gsize)e * heads;
-          for (guint h = 0; h < heads; h++) {
-            const float c = ce[h];
-            for (guint k = h * f; k < (h + 1) * f; k++)
-              o[k] += c * xr[k];
-          }
-        }
-      }
-    }
+    /* Each row summed in registers over its edges (edge-kernels.h). */
+    LDP_OMP_FOR(ldp_par((gsize)A->nnz * C))
+    for (guint i = 0; i < A->rows; i++)
+      ldp_edge_kern_accumulate_row(A->indices, NULL, A->indptr[i], A->indptr[i + 1], X->data, C, cf, heads,
+                                   ldp_tensor_row(out, i), TRUE);
   }
 
   LdpVar *parents[2] = { x, edge_w };
@@ -718,13 +615,7 @@ LdpVar *ldp_op_edge_scores(LdpTape *tape, LdpGraph *g, LdpVar *src, LdpVar *dst,
   float *restrict o = out->data;
   LDP_OMP_FOR(ldp_par((gsize)A->nnz * H))
   for (guint i = 0; i < A->rows; i++)
-    for (guint e = A->indptr[i]; e < A->indptr[i + 1]; e++) {
-      const guint j = A->indices[e];
-      for (guint h = 0; h < H; h++) {
-        const float x = S[(gsize)j * H + h] + D[(gsize)i * H + h];
-        o[(gsize)e * H + h] = x > 0.0f ? x : slope * x;
-      }
-    }
+    ldp_edge_kern_scores_row(A->indices, A->indptr[i], A->indptr[i + 1], S, D + (gsize)i * H, H, slope, o);
   LdpVar *parents[2] = { src, dst };
   LdpVar *v = ldp_var_record(tape, out, parents, 2, edge_scores_backward);
   ScoresSaved *s = g_new(ScoresSaved, 1);
