@@ -2700,14 +2700,14 @@ static double *edge_norm_reference(LdpGraph *g, const float *w, LdpNorm norm)
  * every non-empty row has a degree >= 1 and the clamp is the identity. */
 /* The per-edge gradient of propagate_values, d v_e = <G_i, X_src(e)>, is summed in
  * double from 0 over j ascending whatever kernel computes it (gathers by column,
- * AVX-512 row transposes for 8 < c <= 16, the serial loop): bit for bit the serial
+ * AVX-512 row transposes for 4 <= c <= 16, the serial loop): bit for bit the serial
  * sum, on dense rows (one row's edges per block) and sparse rows (blocks across rows),
  * widths on both sides of the kernels' limits, edge counts not multiples of 16. */
 static void test_propagate_values_dots(void)
 {
   LdpRng rng;
   ldp_rng_init(&rng, 91);
-  static const guint widths[] = { 1, 7, 8, 9, 15, 16, 17, 33 };
+  static const guint widths[] = { 1, 3, 4, 7, 8, 9, 15, 16, 17, 33 };
   for (guint dense = 0; dense < 2; dense++) {
     const guint n = dense ? 53 : 211;
     g_autoptr(GArray) rows = g_array_new(FALSE, FALSE, sizeof(guint));

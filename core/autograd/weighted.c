@@ -276,8 +276,10 @@ static void edge_dots_rows_block(const float *restrict g, const float *restrict 
     dv[k] += (float)acc[k];
 }
 
-/* The same sums, 16 edges at a time with AVX-512, for 8 < c <= 16 (a hidden width
- * of 16): each edge's row of @x (and of @g) is one contiguous load, transposed in
+typedef enum { EDGE_DOTS_GATHER, EDGE_DOTS_WIDE, EDGE_DOTS_NARROW } EdgeDotsKernel;
+
+/* The same sums, 16 edges at a time with AVX-512, for 4 <= c <= 16 (a hidden width
+ * of 16, a layer's output of a few classes): each edge's row of @x (and of @g) is one contiguous load, transposed in
  * registers into its columns, instead of a gather per column; then the same fused
  * multiply-adds in double from 0, j ascending (exact products, so the same bits as
  * above: /autograd/propagate-values-dots checks them against the serial sums). */
@@ -354,41 +356,116 @@ __attribute__((target("avx512f"))) static void edge_dots16_rows_avx512(const flo
   _mm256_storeu_ps(dv + 8, _mm256_add_ps(_mm256_loadu_ps(dv + 8), _mm512_cvtpd_ps(s1)));
 }
 
-/* Whether the kernels above apply: the CPU has AVX-512 and 8 < c <= 16 (from 8
- * columns down the gathers were measured as fast). */
-static gboolean edge_dots_wide(guint c)
+/* col[j] (j < 8) = element j of the 8 rows at @off of @x, rows read on c <= 8 lanes. */
+__attribute__((target("avx512f,avx512vl"), always_inline)) static inline void
+rows8_columns8(const float *restrict x, guint c, const guint *restrict off, __m256 *col)
 {
-  return c > 8 && c <= 16 && __builtin_cpu_supports("avx512f");
+  const __mmask8 m = (__mmask8)((1u << c) - 1u);
+  const __m256 r0 = _mm256_maskz_loadu_ps(m, x + off[0]), r1 = _mm256_maskz_loadu_ps(m, x + off[1]);
+  const __m256 r2 = _mm256_maskz_loadu_ps(m, x + off[2]), r3 = _mm256_maskz_loadu_ps(m, x + off[3]);
+  const __m256 r4 = _mm256_maskz_loadu_ps(m, x + off[4]), r5 = _mm256_maskz_loadu_ps(m, x + off[5]);
+  const __m256 r6 = _mm256_maskz_loadu_ps(m, x + off[6]), r7 = _mm256_maskz_loadu_ps(m, x + off[7]);
+  const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+  const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+  const __m256 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5);
+  const __m256 t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+  /* u_q, 128-bit lane L: column 4L + q of rows 0-3 (u_q) or 4-7 (u_{4+q}) */
+  const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+  const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+  const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+  const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+  col[0] = _mm256_permute2f128_ps(u0, u4, 0x20);
+  col[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
+  col[2] = _mm256_permute2f128_ps(u2, u6, 0x20);
+  col[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
+  col[4] = _mm256_permute2f128_ps(u0, u4, 0x31);
+  col[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
+  col[6] = _mm256_permute2f128_ps(u2, u6, 0x31);
+  col[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
+}
+
+/* edge_dots16_avx512 for c <= 8 */
+__attribute__((target("avx512f,avx512vl"))) static void edge_dots16_narrow_avx512(const float *restrict g,
+                                                                                 const float *restrict x, guint c,
+                                                                                 const guint *restrict off,
+                                                                                 float *restrict dv)
+{
+  __m256 a[8], b[8];
+  rows8_columns8(x, c, off, a);
+  rows8_columns8(x, c, off + 8, b);
+  __m512d s0 = _mm512_setzero_pd(), s1 = _mm512_setzero_pd();
+  for (guint j = 0; j < c; j++) {
+    const __m512d gj = _mm512_set1_pd((double)g[j]);
+    s0 = _mm512_fmadd_pd(gj, _mm512_cvtps_pd(a[j]), s0);
+    s1 = _mm512_fmadd_pd(gj, _mm512_cvtps_pd(b[j]), s1);
+  }
+  _mm256_storeu_ps(dv, _mm256_add_ps(_mm256_loadu_ps(dv), _mm512_cvtpd_ps(s0)));
+  _mm256_storeu_ps(dv + 8, _mm256_add_ps(_mm256_loadu_ps(dv + 8), _mm512_cvtpd_ps(s1)));
+}
+
+/* edge_dots16_rows_avx512 for c <= 8 */
+__attribute__((target("avx512f,avx512vl"))) static void
+edge_dots16_rows_narrow_avx512(const float *restrict g, const float *restrict x, guint c, const guint *restrict goff,
+                               const guint *restrict off, float *restrict dv)
+{
+  __m256 a[8], b[8], ga[8], gb[8];
+  rows8_columns8(x, c, off, a);
+  rows8_columns8(x, c, off + 8, b);
+  rows8_columns8(g, c, goff, ga);
+  rows8_columns8(g, c, goff + 8, gb);
+  __m512d s0 = _mm512_setzero_pd(), s1 = _mm512_setzero_pd();
+  for (guint j = 0; j < c; j++) {
+    s0 = _mm512_fmadd_pd(_mm512_cvtps_pd(ga[j]), _mm512_cvtps_pd(a[j]), s0);
+    s1 = _mm512_fmadd_pd(_mm512_cvtps_pd(gb[j]), _mm512_cvtps_pd(b[j]), s1);
+  }
+  _mm256_storeu_ps(dv, _mm256_add_ps(_mm256_loadu_ps(dv), _mm512_cvtpd_ps(s0)));
+  _mm256_storeu_ps(dv + 8, _mm256_add_ps(_mm256_loadu_ps(dv + 8), _mm512_cvtpd_ps(s1)));
+}
+
+/* Which of the kernels above applies: EDGE_DOTS_WIDE for 8 < c <= 16, EDGE_DOTS_NARROW
+ * for 4 <= c <= 8 (below 4 columns the gathers were measured as fast), on a CPU with
+ * AVX-512 (F and VL). */
+static EdgeDotsKernel edge_dots_kernel(guint c)
+{
+  if (c < 4 || c > 16 || !__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512vl"))
+    return EDGE_DOTS_GATHER;
+  return c > 8 ? EDGE_DOTS_WIDE : EDGE_DOTS_NARROW;
 }
 #else
-static gboolean edge_dots_wide(guint c)
+static EdgeDotsKernel edge_dots_kernel(guint c)
 {
-  return FALSE;
+  return EDGE_DOTS_GATHER;
 }
 #endif
 
-/* edge_dots_block / edge_dots_rows_block, 16 edges at a time where edge_dots_wide. */
+/* edge_dots_block / edge_dots_rows_block, 16 edges at a time by @kernel. */
 static void edge_dots_block_any(const float *g, const float *x, guint c, const guint *off, guint n, float *dv,
-                                gboolean wide)
+                                EdgeDotsKernel kernel)
 {
   guint k0 = 0;
 #ifdef EDGE_DOTS_AVX512
-  if (wide)
+  if (kernel == EDGE_DOTS_WIDE)
     for (; k0 + 16 <= n; k0 += 16)
       edge_dots16_avx512(g, x, c, off + k0, dv + k0);
+  else if (kernel == EDGE_DOTS_NARROW)
+    for (; k0 + 16 <= n; k0 += 16)
+      edge_dots16_narrow_avx512(g, x, c, off + k0, dv + k0);
 #endif
   if (k0 < n)
     edge_dots_block(g, x, c, off + k0, n - k0, dv + k0);
 }
 
 static void edge_dots_rows_block_any(const float *g, const float *x, guint c, const guint *goff, const guint *off,
-                                     guint n, float *dv, gboolean wide)
+                                     guint n, float *dv, EdgeDotsKernel kernel)
 {
   guint k0 = 0;
 #ifdef EDGE_DOTS_AVX512
-  if (wide)
+  if (kernel == EDGE_DOTS_WIDE)
     for (; k0 + 16 <= n; k0 += 16)
       edge_dots16_rows_avx512(g, x, c, goff + k0, off + k0, dv + k0);
+  else if (kernel == EDGE_DOTS_NARROW)
+    for (; k0 + 16 <= n; k0 += 16)
+      edge_dots16_rows_narrow_avx512(g, x, c, goff + k0, off + k0, dv + k0);
 #endif
   if (k0 < n)
     edge_dots_rows_block(g, x, c, goff + k0, off + k0, n - k0, dv + k0);
@@ -396,14 +473,14 @@ static void edge_dots_rows_block_any(const float *g, const float *x, guint c, co
 
 /* The same for all edges of row @i of @a, by blocks. */
 static void edge_dots_row(const LdpCsr *a, guint i, const float *g, const float *x, guint c, float *dv,
-                          gboolean wide)
+                          EdgeDotsKernel kernel)
 {
   guint off[EDGE_DOTS_BLOCK];
   for (guint e0 = a->indptr[i]; e0 < a->indptr[i + 1]; e0 += EDGE_DOTS_BLOCK) {
     const guint n = MIN(EDGE_DOTS_BLOCK, a->indptr[i + 1] - e0);
     for (guint k = 0; k < n; k++)
       off[k] = a->indices[e0 + k] * c;
-    edge_dots_block_any(g, x, c, off, n, dv + e0, wide);
+    edge_dots_block_any(g, x, c, off, n, dv + e0, kernel);
   }
 }
 
@@ -449,14 +526,14 @@ static void propagate_values_backward(gpointer state, LdpVar *const *inputs, gui
         }
       }
     } else if (a->nnz >= (gsize)32 * a->rows) { /* dense rows: one row's edges per block */
-      const gboolean wide = edge_dots_wide(c);
+      const EdgeDotsKernel kernel = edge_dots_kernel(c);
       LDP_OMP_FOR(ldp_par((gsize)a->nnz * c))
       for (guint i = 0; i < a->rows; i++)
-        edge_dots_row(a, i, ldp_tensor_row(G, i), X->data, c, dv, wide);
+        edge_dots_row(a, i, ldp_tensor_row(G, i), X->data, c, dv, kernel);
     } else { /* sparse rows: blocks of consecutive edges across rows */
       const guint *dst = ldp_graph_edge_dst(g);
       const guint n_blocks = (a->nnz + EDGE_DOTS_BLOCK - 1) / EDGE_DOTS_BLOCK;
-      const gboolean wide = edge_dots_wide(c);
+      const EdgeDotsKernel kernel = edge_dots_kernel(c);
       LDP_OMP_FOR(ldp_par((gsize)a->nnz * c))
       for (guint b = 0; b < n_blocks; b++) {
         guint goff[EDGE_DOTS_BLOCK], off[EDGE_DOTS_BLOCK];
@@ -465,7 +542,7 @@ static void propagate_values_backward(gpointer state, LdpVar *const *inputs, gui
           goff[k] = dst[e0 + k] * c;
           off[k] = a->indices[e0 + k] * c;
         }
-        edge_dots_rows_block_any(G->data, X->data, c, goff, off, n, dv + e0, wide);
+        edge_dots_rows_block_any(G->data, X->data, c, goff, off, n, dv + e0, kernel);
       }
     }
   }
