@@ -2756,6 +2756,48 @@ static void test_propagate_values_dots(void)
       ldp_tape_free(t);
       ldp_param_free(w);
     }
+    /* Two ops with the same graph and values share the values' transposed copy: each
+     * input's gradient is the one it gets from an op alone on its tape. */
+    const guint c = 5;
+    LdpParam *w = ldp_param_new("w", a->nnz, 1);
+    fill_uniform(ldp_param_value(w), &rng, 0.0f, 1.0f);
+    LdpParam *x1 = ldp_param_new("x1", n, c), *x2 = ldp_param_new("x2", n, c);
+    fill_uniform(ldp_param_value(x1), &rng, -1.0f, 1.0f);
+    fill_uniform(ldp_param_value(x2), &rng, -1.0f, 1.0f);
+    g_autoptr(LdpTensor) r = ldp_tensor_new(n, c);
+    fill_uniform(r, &rng, -1.0f, 1.0f);
+    g_autoptr(LdpTensor) alone1 = NULL, alone2 = NULL;
+    for (guint pass = 0; pass < 2; pass++) {
+      ldp_tensor_fill(ldp_param_grad(x1), 0.0f);
+      ldp_tensor_fill(ldp_param_grad(x2), 0.0f);
+      LdpTape *t = ldp_tape_new(TRUE);
+      LdpVar *wv = ldp_tape_param(t, w);
+      LdpVar *o1 = ldp_op_propagate_values(t, g, wv, ldp_tape_param(t, x1));
+      ldp_tape_backward(t, ldp_op_sum(t, ldp_op_mul(t, o1, ldp_tape_constant(t, r))));
+      ldp_tape_free(t);
+      t = ldp_tape_new(TRUE);
+      wv = ldp_tape_param(t, w);
+      LdpVar *o2 = ldp_op_propagate_values(t, g, wv, ldp_tape_param(t, x2));
+      if (pass == 1) {
+        /* both on one tape, x1's op last (its backward runs first and gathers) */
+        o1 = ldp_op_propagate_values(t, g, wv, ldp_tape_param(t, x1));
+        ldp_tensor_fill(ldp_param_grad(x1), 0.0f);
+        ldp_tape_backward(t, ldp_op_add(t, ldp_op_sum(t, ldp_op_mul(t, o2, ldp_tape_constant(t, r))),
+                                        ldp_op_sum(t, ldp_op_mul(t, o1, ldp_tape_constant(t, r)))));
+      } else {
+        ldp_tape_backward(t, ldp_op_sum(t, ldp_op_mul(t, o2, ldp_tape_constant(t, r))));
+      }
+      ldp_tape_free(t);
+      if (pass == 0) {
+        alone1 = ldp_tensor_copy(ldp_param_grad(x1));
+        alone2 = ldp_tensor_copy(ldp_param_grad(x2));
+      }
+    }
+    g_assert_cmpmem(alone1->data, sizeof(float) * n * c, ldp_param_grad(x1)->data, sizeof(float) * n * c);
+    g_assert_cmpmem(alone2->data, sizeof(float) * n * c, ldp_param_grad(x2)->data, sizeof(float) * n * c);
+    ldp_param_free(x1);
+    ldp_param_free(x2);
+    ldp_param_free(w);
   }
 }
 

@@ -484,31 +484,65 @@ static void edge_dots_row(const LdpCsr *a, guint i, const float *g, const float 
   }
 }
 
+/* The values of a propagate_values op in the order of the graph's transpose, shared
+ * by the ops of one tape with the same graph and values variable (the layers of a GCN
+ * all propagate with one set of coefficients): gathered once, by the first backward
+ * that needs them, and freed with the last op. */
+typedef struct {
+  gint ref;
+  float *vt; /* NULL until gathered */
+} TransposedValues;
+
+typedef struct {
+  LdpGraph *g;            /* reference held */
+  TransposedValues *tv;   /* reference held */
+} PropagateValuesState;
+
+static void propagate_values_state_free(gpointer data)
+{
+  PropagateValuesState *st = data;
+  ldp_graph_unref(st->g);
+  if (g_atomic_int_dec_and_test(&st->tv->ref)) {
+    g_free(st->tv->vt);
+    g_free(st->tv);
+  }
+  g_free(st);
+}
+
+/* (transfer none) @vals in the order of the transpose of @g. */
+static const float *transposed_values(TransposedValues *tv, LdpGraph *g, const float *vals)
+{
+  if (tv->vt)
+    return tv->vt;
+  const LdpCsr *at = ldp_graph_csr_t(g);
+  const guint *map = ldp_graph_transpose_edge_map(g);
+  float *vt = g_new(float, MAX(at->nnz, 1));
+  /* A gather at scattered positions of an E-sized array: fetched ahead, as the
+   * hardware cannot guess them. */
+  for (guint t = 0; t < at->nnz; t++) {
+    if (t + 64 < at->nnz)
+      __builtin_prefetch(vals + map[t + 64]);
+    vt[t] = vals[map[t]];
+  }
+  tv->vt = vt;
+  return vt;
+}
+
 static void propagate_values_backward(gpointer state, LdpVar *const *inputs, guint n_inputs,
                                       const LdpTensor *out_value, const LdpTensor *out_grad,
                                       LdpTensor *const *in_grads)
 {
-  LdpGraph *g = state;
+  PropagateValuesState *st = state;
+  LdpGraph *g = st->g;
   const LdpCsr *a = ldp_graph_csr(g);
   const float *vals = ldp_var_value(inputs[0])->data;
   const LdpTensor *X = ldp_var_value(inputs[1]), *G = out_grad;
   const guint c = G->cols;
   if (in_grads[1]) {
     /* dX += A_v^T G through the cached transpose, its values gathered from @vals. */
-    const LdpCsr *at = ldp_graph_csr_t(g);
-    const guint *map = ldp_graph_transpose_edge_map(g);
-    float *vt = g_new(float, MAX(at->nnz, 1));
-    /* A gather at scattered positions of an E-sized array: fetched ahead, as the
-     * hardware cannot guess them. */
-    for (guint t = 0; t < at->nnz; t++) {
-      if (t + 64 < at->nnz)
-        __builtin_prefetch(vals + map[t + 64]);
-      vt[t] = vals[map[t]];
-    }
-    LdpCsr m = *at;
-    m.values = vt;
+    LdpCsr m = *ldp_graph_csr_t(g);
+    m.values = (float *)transposed_values(st->tv, g, vals);
     ldp_csr_spmm_ordered(1.0f, &m, NULL, G, 1.0f, in_grads[1]); /* storage order, as ldp_graph_spmm */
-    g_free(vt);
   }
   if (in_grads[0]) {
     /* d values_e += <G[i], X[src(e)]>: edge e belongs to row i only. */
@@ -565,8 +599,20 @@ LdpVar *ldp_op_propagate_values(LdpTape *tape, LdpGraph *g, LdpVar *values, LdpV
   LdpTensor *out = ldp_tensor_new_uninit(a->rows, X->cols);
   ldp_csr_spmm_ordered(1.0f, &m, NULL, X, 0.0f, out); /* storage order, as ldp_graph_spmm */
   LdpVar *in[2] = { values, x };
-  LdpVar *v = ldp_tape_custom_op(tape, "propagate_values", in, 2, out, propagate_values_backward, ldp_graph_ref(g),
-                                 weighted_graph_unref);
+  PropagateValuesState *st = g_new(PropagateValuesState, 1);
+  st->g = ldp_graph_ref(g);
+  LdpVar *sharer = ldp_tape_memo_find(tape, AUTOGRAD_MEMO_TRANSPOSED_VALUES, 0, 0.0f, g, values, NULL);
+  if (sharer) {
+    st->tv = ((PropagateValuesState *)ldp_tape_custom_state(sharer))->tv;
+    g_atomic_int_inc(&st->tv->ref);
+  } else {
+    st->tv = g_new0(TransposedValues, 1);
+    st->tv->ref = 1;
+  }
+  LdpVar *v = ldp_tape_custom_op(tape, "propagate_values", in, 2, out, propagate_values_backward, st,
+                                 propagate_values_state_free);
+  if (!sharer)
+    ldp_tape_memo_put(tape, AUTOGRAD_MEMO_TRANSPOSED_VALUES, 0, 0.0f, g, values, NULL, v);
   return ldp_tape_memo_put(tape, AUTOGRAD_MEMO_PROPAGATE_VALUES, 0, 0.0f, g, values, x, v);
 }
 
