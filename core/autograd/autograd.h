@@ -27,6 +27,7 @@ enum {
   AUTOGRAD_MEMO_ATTENTION_BACKGROUND,
   AUTOGRAD_MEMO_EDGE_SOFTMAX_WEIGHTED,
   AUTOGRAD_MEMO_TRANSPOSED_VALUES,
+  AUTOGRAD_MEMO_EDGE_NORM,
 };
 
 /* The @state a custom op @v was recorded with (ldp_tape_custom_op; transfer none). */

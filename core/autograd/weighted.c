@@ -616,28 +616,6 @@ LdpVar *ldp_op_propagate_values(LdpTape *tape, LdpGraph *g, LdpVar *values, LdpV
   return ldp_tape_memo_put(tape, AUTOGRAD_MEMO_PROPAGATE_VALUES, 0, 0.0f, g, values, x, v);
 }
 
-/* ---- clamp at 1 (the weighted mean's divisor) ---- */
-
-static void clamp_min_one_backward(gpointer state, LdpVar *const *inputs, guint n_inputs, const LdpTensor *out_value,
-                                   const LdpTensor *out_grad, LdpTensor *const *in_grads)
-{
-  const LdpTensor *X = ldp_var_value(inputs[0]);
-  const gsize n = ldp_tensor_size(X);
-  for (gsize i = 0; i < n; i++)
-    if (X->data[i] >= 1.0f) /* PyTorch's clamp passes the gradient at the bound */
-      in_grads[0]->data[i] += out_grad->data[i];
-}
-
-static LdpVar *clamp_min_one(LdpTape *tape, LdpVar *x)
-{
-  const LdpTensor *X = ldp_var_value(x);
-  const gsize n = ldp_tensor_size(X);
-  LdpTensor *out = ldp_tensor_new_uninit(X->rows, X->cols);
-  for (gsize i = 0; i < n; i++)
-    out->data[i] = X->data[i] >= 1.0f ? X->data[i] : 1.0f;
-  return ldp_tape_custom_op(tape, "clamp_min_one", &x, 1, out, clamp_min_one_backward, NULL, NULL);
-}
-
 /* ---- propagate over a graph with a block-constant background ---- */
 
 typedef struct {
@@ -772,100 +750,133 @@ static LdpVar *edge_lift(LdpTape *tape, LdpGraph *g, LdpGraph *derived, LdpVar *
   return ldp_tape_memo_put(tape, AUTOGRAD_MEMO_EDGE_LIFT, 0, 0.0f, g, derived, w, v);
 }
 
-/* ---- edge_scale: per-edge values times node scales at their ends ----
- * One op for what the normalisations compute as gathers and products,
- *   both ends (GCN, SYM): out_e = (v_e s_dst(e)) s_src(e), as mul(mul(v, gather(s, dst)), gather(s, src)),
- *   destination (MEAN):   out_e = v_e s_dst(e),              as mul(v, gather(s, dst)),
- * with the same forward products and, in the backward, the same terms added in the
- * same order as those ops' backwards (a product's gradient buffer starts at 0, hence
- * the explicit 0 + ...; the gathers scatter the source terms of every edge in edge
- * order, then the destination terms): so the same bits, without the E-sized
- * intermediate values and gradients that the four ops materialise. */
+/* ---- edge_norm_scaled: GCN, SYM and MEAN in one op ----
+ * The composition edge_lift -> edge_row_sum -> (clamp at 1, MEAN) -> pow -> edge_scale
+ * as one op: the same forward values, and a backward that adds the same terms in the
+ * same order into each element (the E-sized gradient of the lifted weights is never
+ * stored: per row, the edge_scale terms, then the degree's, then the lift into dw), so
+ * the weights' gradient has the same bits (/autograd/edge-norm-composed checks them
+ * against the primitive ops). Not multiversioned, like the ops it replaces: the same
+ * roundings (no contraction into fused multiply-adds). */
 
 typedef struct {
-  LdpGraph *g;   /* the graph of the edges (reference held) */
-  gboolean both; /* scales at both ends (else the destination only) */
-} EdgeScaleState;
+  LdpGraph *g;       /* the weights' graph (reference held) */
+  LdpGraph *n;       /* its normalisation (reference held) */
+  gboolean mean;     /* MEAN (destination scale 1 / max(d, 1)), else d^-1/2 at both ends */
+  float *lifted;     /* per edge of n: w_o stored_o, 1 for added loops */
+  float *base;       /* per node: the input of pow (the degree, clamped at 1 for MEAN) */
+  float *deg;        /* per node: the degree (the clamp's input) */
+  float *scale;      /* per node: pow's output */
+} EdgeNormState;
 
-static void edge_scale_state_free(gpointer data)
+static void edge_norm_state_free(gpointer data)
 {
-  EdgeScaleState *s = data;
-  ldp_graph_unref(s->g);
-  g_free(s);
+  EdgeNormState *st = data;
+  ldp_graph_unref(st->g);
+  ldp_graph_unref(st->n);
+  g_free(st->lifted);
+  g_free(st->base);
+  g_free(st->deg);
+  g_free(st->scale);
+  g_free(st);
 }
 
-static void edge_scale_backward(gpointer state, LdpVar *const *inputs, guint n_inputs, const LdpTensor *out_value,
-                                const LdpTensor *out_grad, LdpTensor *const *in_grads)
+static void edge_norm_scaled_backward(gpointer state, LdpVar *const *inputs, guint n_inputs,
+                                      const LdpTensor *out_value, const LdpTensor *out_grad,
+                                      LdpTensor *const *in_grads)
 {
-  const EdgeScaleState *st = state;
-  const LdpCsr *a = ldp_graph_csr(st->g);
-  const guint *src = ldp_graph_edge_src(st->g);
-  const float *restrict v = ldp_var_value(inputs[0])->data, *restrict sc = ldp_var_value(inputs[1])->data;
-  const float *restrict g = out_grad->data;
-  float *restrict dv = in_grads[0] ? in_grads[0]->data : NULL;
-  float *restrict ds = in_grads[1] ? in_grads[1]->data : NULL;
-  /* The destination of edge e is its CSR row i: its terms go to ds[i] through a
-   * register, in edge order, as the gather's scatter adds them. */
-  if (!st->both) {
-    /* mul(v, at_dst): dv += g at_dst, d at_dst = 0 + g v; gather: ds[dst] += d at_dst */
-    for (guint i = 0; i < a->rows; i++) {
-      float acc = ds ? ds[i] : 0.0f;
-      for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++) {
-        if (dv)
-          dv[e] += g[e] * sc[i];
-        acc += 0.0f + g[e] * v[e];
-      }
-      if (ds)
-        ds[i] = acc;
-    }
+  const EdgeNormState *st = state;
+  if (in_grads[0] == NULL)
     return;
-  }
-  /* mul(p, at_src) with p = v at_dst: dp = 0 + g at_src, d at_src = 0 + g p;
-   * mul(v, at_dst): dv += dp at_dst, d at_dst = 0 + dp v; then the gather of at_src
-   * scatters (all edges), then the gather of at_dst. */
-  if (ds)
+  const LdpCsr *a = ldp_graph_csr(st->n);
+  const guint *src = ldp_graph_edge_src(st->n);
+  const gint *origin = ldp_graph_edge_origin(st->n);
+  const float *stored = ldp_graph_csr(st->g)->values;
+  const float *restrict v = st->lifted, *restrict sc = st->scale, *restrict g = out_grad->data;
+  float *dw = in_grads[0]->data;
+  const float p = st->mean ? -1.0f : -0.5f;
+  float *ds = g_new0(float, MAX(a->rows, 1)); /* edge_scale's gradient of the scales */
+  /* edge_scale, both ends: the source terms of every edge first (its gather's scatter) */
+  if (!st->mean)
     for (guint i = 0; i < a->rows; i++)
       for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++) {
-        const float p = v[e] * sc[i];
-        ds[src[e]] += 0.0f + g[e] * p;
+        const float pe = v[e] * sc[i];
+        ds[src[e]] += 0.0f + g[e] * pe;
       }
   for (guint i = 0; i < a->rows; i++) {
-    float acc = ds ? ds[i] : 0.0f;
+    /* edge_scale: the destination terms of row i's edges */
+    float acc = ds[i];
     for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++) {
-      const float dp = 0.0f + g[e] * sc[src[e]];
-      if (dv)
-        dv[e] += dp * sc[i];
+      const float dp = st->mean ? g[e] : 0.0f + g[e] * sc[src[e]];
       acc += 0.0f + dp * v[e];
     }
-    if (ds)
-      ds[i] = acc;
+    /* pow (its input's gradient buffer starts at 0), then for MEAN the clamp */
+    float dbase = 0.0f;
+    if (!pow_zeroed(st->base[i], p))
+      dbase += (float)(acc * (p * pow(st->base[i], (double)p - 1.0)));
+    float ddeg = dbase;
+    if (st->mean) {
+      ddeg = 0.0f;
+      if (st->deg[i] >= 1.0f) /* PyTorch's clamp passes the gradient at the bound */
+        ddeg += dbase;
+    }
+    /* the lifted weights' gradient: edge_scale's term, then edge_row_sum's; then the
+     * lift into dw, edge by edge in order */
+    for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++) {
+      const float dp = st->mean ? g[e] : 0.0f + g[e] * sc[src[e]];
+      const float dl = (0.0f + dp * sc[i]) + ddeg;
+      const gint o = origin ? origin[e] : (gint)e;
+      if (o >= 0)
+        dw[o] += dl * stored[o];
+    }
   }
+  g_free(ds);
 }
 
-static LdpVar *edge_scale(LdpTape *tape, LdpGraph *g, LdpVar *v, LdpVar *s, gboolean both)
+/* The coefficients of @norm (GCN, SYM or MEAN) on n = ldp_graph_normalized(g, norm). */
+static LdpVar *edge_norm_scaled(LdpTape *tape, LdpGraph *g, LdpGraph *n, LdpVar *w, LdpNorm norm)
 {
-  LdpVar *hit = ldp_tape_memo_find(tape, AUTOGRAD_MEMO_EDGE_SCALE, both, 0.0f, g, v, s);
+  LdpVar *hit = ldp_tape_memo_find(tape, AUTOGRAD_MEMO_EDGE_NORM, norm, 0.0f, g, n, w);
   if (hit)
     return hit;
-  const guint m = ldp_graph_n_edges(g);
-  const LdpCsr *a = ldp_graph_csr(g);
-  const guint *src = ldp_graph_edge_src(g);
-  const float *vd = ldp_var_value(v)->data, *sd = ldp_var_value(s)->data;
+  const LdpCsr *a = ldp_graph_csr(n);
+  const guint m = a->nnz;
+  const gint *origin = ldp_graph_edge_origin(n);
+  const guint *src = ldp_graph_edge_src(n);
+  const float *stored = ldp_graph_csr(g)->values, *wd = ldp_var_value(w)->data;
+  EdgeNormState *st = g_new(EdgeNormState, 1);
+  st->g = ldp_graph_ref(g);
+  st->n = ldp_graph_ref(n);
+  st->mean = norm == LDP_NORM_MEAN;
+  st->lifted = g_new(float, MAX(m, 1));
+  st->deg = g_new(float, MAX(a->rows, 1));
+  st->base = g_new(float, MAX(a->rows, 1));
+  st->scale = g_new(float, MAX(a->rows, 1));
+  const float p = st->mean ? -1.0f : -0.5f;
+  LDP_OMP_FOR(ldp_par(m))
+  for (guint i = 0; i < a->rows; i++) {
+    double d = 0.0; /* in double, as edge_row_sum */
+    for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++) {
+      const gint o = origin ? origin[e] : (gint)e;
+      st->lifted[e] = o < 0 ? 1.0f : wd[o] * stored[o];
+      d += st->lifted[e];
+    }
+    st->deg[i] = (float)d;
+    st->base[i] = st->mean ? (st->deg[i] >= 1.0f ? st->deg[i] : 1.0f) : st->deg[i];
+    st->scale[i] = pow_zeroed(st->base[i], p) ? 0.0f : (float)pow(st->base[i], p); /* rounded once */
+  }
   LdpTensor *out = ldp_tensor_new_uninit(m, 1);
   float *restrict o = out->data;
-  /* by rows: the destination of edge e is its row, read once per row */
+  const float *restrict lv = st->lifted, *restrict sd = st->scale;
+  const gboolean both = !st->mean;
   LDP_OMP_FOR(ldp_par(m))
   for (guint i = 0; i < a->rows; i++) {
     const float si = sd[i];
     for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++)
-      o[e] = both ? vd[e] * si * sd[src[e]] : vd[e] * si;
+      o[e] = both ? lv[e] * si * sd[src[e]] : lv[e] * si;
   }
-  EdgeScaleState *st = g_new(EdgeScaleState, 1);
-  st->g = ldp_graph_ref(g);
-  st->both = both;
-  LdpVar *in[2] = { v, s };
-  LdpVar *r = ldp_tape_custom_op(tape, "edge_scale", in, 2, out, edge_scale_backward, st, edge_scale_state_free);
-  return ldp_tape_memo_put(tape, AUTOGRAD_MEMO_EDGE_SCALE, both, 0.0f, g, v, s, r);
+  LdpVar *v = ldp_tape_custom_op(tape, "edge_norm", &w, 1, out, edge_norm_scaled_backward, st, edge_norm_state_free);
+  return ldp_tape_memo_put(tape, AUTOGRAD_MEMO_EDGE_NORM, norm, 0.0f, g, n, w, v);
 }
 
 LdpVar *ldp_op_edge_norm(LdpTape *tape, LdpGraph *g, LdpVar *w, LdpNorm norm)
@@ -879,15 +890,11 @@ LdpVar *ldp_op_edge_norm(LdpTape *tape, LdpGraph *g, LdpVar *w, LdpNorm norm)
   /* Cached in @g, so it lives as long as the graph the tape borrows. Its edges map to
    * those of @g (added self-loops to -1), which is how the weights are lifted onto it. */
   LdpGraph *n = ldp_graph_normalized(g, norm);
-  LdpVar *lifted = edge_lift(tape, g, n, w);
   if (norm == LDP_NORM_SUM || norm == LDP_NORM_SELF)
-    return lifted;
+    return edge_lift(tape, g, n, w);
   /* GCN: n has the weight-1 loops in place of the diagonal, so its row sums are
    * 1 + the off-diagonal weights; SYM and MEAN: n has g's structure. */
-  LdpVar *deg = ldp_op_edge_row_sum(tape, n, lifted);
-  if (norm == LDP_NORM_MEAN)
-    return edge_scale(tape, n, lifted, ldp_op_pow(tape, clamp_min_one(tape, deg), -1.0f), FALSE);
-  return edge_scale(tape, n, lifted, ldp_op_pow(tape, deg, -0.5f), TRUE);
+  return edge_norm_scaled(tape, g, n, w, norm);
 }
 
 /* ---- edge_softmax_weighted: Blink's DenseGAT attention ----
