@@ -751,13 +751,17 @@ static LdpVar *edge_lift(LdpTape *tape, LdpGraph *g, LdpGraph *derived, LdpVar *
 }
 
 /* ---- edge_norm_scaled: GCN, SYM and MEAN in one op ----
- * The composition edge_lift -> edge_row_sum -> (clamp at 1, MEAN) -> pow -> edge_scale
- * as one op: the same forward values, and a backward that adds the same terms in the
- * same order into each element (the E-sized gradient of the lifted weights is never
- * stored: per row, the edge_scale terms, then the degree's, then the lift into dw), so
- * the weights' gradient has the same bits (/autograd/edge-norm-composed checks them
- * against the primitive ops). Not multiversioned, like the ops it replaces: the same
- * roundings (no contraction into fused multiply-adds). */
+ * The composition lift (edge_lift) -> weighted degrees (edge_row_sum) -> clamp at 1
+ * (MEAN) -> pow -> end scaling (GCN, SYM: out_e = (v_e s_dst(e)) s_src(e), as
+ * mul(mul(v, gather(s, dst)), gather(s, src)); MEAN: out_e = v_e s_dst(e)) as one op:
+ * the same forward values, and a backward that adds the same terms in the same order
+ * into each element as those ops' backwards (a product's gradient buffer starts at 0,
+ * hence the explicit 0 + ...; the gathers scatter the source terms of every edge in
+ * edge order, then the destination terms). The E-sized gradient of the lifted weights
+ * is never stored: per row, the end scaling's terms, then the degree's, then the lift
+ * into dw. /autograd/edge-norm-composed checks value and gradient bits against the
+ * primitive ops. Not multiversioned, like the ops it replaced: the same roundings (no
+ * contraction into fused multiply-adds). */
 
 typedef struct {
   LdpGraph *g;       /* the weights' graph (reference held) */
@@ -795,8 +799,8 @@ static void edge_norm_scaled_backward(gpointer state, LdpVar *const *inputs, gui
   const float *restrict v = st->lifted, *restrict sc = st->scale, *restrict g = out_grad->data;
   float *dw = in_grads[0]->data;
   const float p = st->mean ? -1.0f : -0.5f;
-  float *ds = g_new0(float, MAX(a->rows, 1)); /* edge_scale's gradient of the scales */
-  /* edge_scale, both ends: the source terms of every edge first (its gather's scatter) */
+  float *ds = g_new0(float, MAX(a->rows, 1)); /* the end scaling's gradient of the scales */
+  /* end scaling at both ends: the source terms of every edge first (its gather's scatter) */
   if (!st->mean)
     for (guint i = 0; i < a->rows; i++)
       for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++) {
@@ -804,7 +808,7 @@ static void edge_norm_scaled_backward(gpointer state, LdpVar *const *inputs, gui
         ds[src[e]] += 0.0f + g[e] * pe;
       }
   for (guint i = 0; i < a->rows; i++) {
-    /* edge_scale: the destination terms of row i's edges */
+    /* end scaling: the destination terms of row i's edges */
     float acc = ds[i];
     for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++) {
       const float dp = st->mean ? g[e] : 0.0f + g[e] * sc[src[e]];
@@ -820,7 +824,7 @@ static void edge_norm_scaled_backward(gpointer state, LdpVar *const *inputs, gui
       if (st->deg[i] >= 1.0f) /* PyTorch's clamp passes the gradient at the bound */
         ddeg += dbase;
     }
-    /* the lifted weights' gradient: edge_scale's term, then edge_row_sum's; then the
+    /* the lifted weights' gradient: the end scaling's term, then edge_row_sum's; then the
      * lift into dw, edge by edge in order */
     for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++) {
       const float dp = st->mean ? g[e] : 0.0f + g[e] * sc[src[e]];
