@@ -589,6 +589,57 @@ static void test_runner_report(void)
   g_assert_cmpint(system(rm), ==, 0);
 }
 
+/* ---- the penalties' gradient inside the plugin (its fused op) ---- */
+
+static void test_penalty_gradient(void)
+{
+  /* With all-zero features SAGE's first layer is its bias alone, so every row of the
+   * second layer's input is the same r, and the weighted mean Σ_e w_e r / max(Σ_e w_e,
+   * 1) of a node with Σ w >= 1 is r whatever w: the task loss does not depend on the
+   * weights (its gradient is float rounding, ~1e-9 here, against λ2 = 5e-3). Every
+   * node gets 3 in-edges, so Σ w >= 3 (1 - 2 η) > 1 over the test's steps. What moves
+   * w is then the penalties' gradient alone, g = 2 λ1 (w - 1) + λ2, through τ = 2
+   * projected Adam steps per epoch; one epoch is computed here in double from Adam's
+   * formulas (torch's, optim.c). Tolerance 1e-5: the steps are ~η = 1e-2, computed in
+   * float (relative error ~1e-7), plus the task's ~1e-9 gradient moving Adam's
+   * normalised step by ~1e-9 / λ2 relative. */
+  enum { N = 40 };
+  guint src[3 * N], dst[3 * N];
+  for (guint v = 0; v < N; v++)
+    for (guint k = 0; k < 3; k++) {
+      src[3 * v + k] = (v + 1 + 7 * k) % N;
+      dst[3 * v + k] = v;
+    }
+  LdpRng rng;
+  ldp_rng_init(&rng, 61);
+  guint8 roles[N];
+  gint clean[N];
+  LdpDataset *ds = make_dataset(N, 2, 4, 1.0f, src, dst, 3 * N, roles, clean, &rng);
+  ldp_dataset_set_features_dense(ds, ldp_tensor_new(N, 4));
+  const double eta = 0.01, l1 = 1.0, l2 = 0.005;
+  const char *set[] = { "mode=learned", "optimizer=adam", "lr=0.01", "lambda1=1.0", "lambda2=0.005",
+                        "inner_steps=2", NULL };
+  Trained t = { 0 };
+  train_with(&t, ds, roles, clean, "sage", set, 1);
+  double w = 1.0, m = 0.0, v = 0.0;
+  for (int step = 1; step <= 2; step++) {
+    const double g = 2.0 * l1 * (w - 1.0) + l2;
+    m = 0.9 * m + 0.1 * g;
+    v = 0.999 * v + 0.001 * g * g;
+    const double mh = m / (1.0 - pow(0.9, step)), vh = v / (1.0 - pow(0.999, step));
+    w = CLAMP(w - eta * mh / (sqrt(vh) + 1e-8), 0.0, 1.0);
+  }
+  /* not vacuous: the second step's gradient has the other sign than the first's */
+  g_assert_cmpfloat(2.0 * l1 * (1.0 - eta - 1.0) + l2, <, 0.0);
+  SCOPED_TAPE tape = ldp_tape_new(FALSE);
+  const LdpTensor *wt = ldp_var_value(t.cal->vtable.calibrator->edge_weights(t.inst, tape));
+  g_assert_cmpuint(wt->rows, ==, 3 * N);
+  for (guint e = 0; e < wt->rows; e++)
+    g_assert_cmpfloat_with_epsilon(wt->data[e], w, 1e-5);
+  trained_clear(&t);
+  ldp_dataset_free(ds);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -600,6 +651,7 @@ int main(int argc, char **argv)
   g_test_add_func("/solitude/learned-separates", test_learned_separates);
   g_test_add_func("/solitude/frozen-weights-reproduce", test_frozen_weights_reproduce);
   g_test_add_func("/solitude/adam-projected-step", test_adam_projected_step);
+  g_test_add_func("/solitude/penalty-gradient", test_penalty_gradient);
   g_test_add_func("/solitude/runner-report", test_runner_report);
   int rc = g_test_run();
   ldp_registry_free(reg);

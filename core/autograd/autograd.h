@@ -26,7 +26,12 @@ enum {
   AUTOGRAD_MEMO_EDGE_SCALE,
   AUTOGRAD_MEMO_ATTENTION_BACKGROUND,
   AUTOGRAD_MEMO_EDGE_SOFTMAX_WEIGHTED,
+  AUTOGRAD_MEMO_TRANSPOSED_VALUES,
+  AUTOGRAD_MEMO_EDGE_NORM,
 };
+
+/* The @state a custom op @v was recorded with (ldp_tape_custom_op; transfer none). */
+gpointer ldp_tape_custom_state(const LdpVar *v);
 
 /* Whether @v is a dense variable of @tape (not a sparse or linear constant). */
 gboolean ldp_var_is_dense_on(const LdpVar *v, const LdpTape *tape);

@@ -414,6 +414,12 @@ LdpVar *ldp_tape_custom_op(LdpTape *tape, const char *name, LdpVar *const *input
   return v;
 }
 
+gpointer ldp_tape_custom_state(const LdpVar *v)
+{
+  g_return_val_if_fail(v != NULL && v->saved_free == custom_saved_free, NULL);
+  return ((const CustomSaved *)v->saved)->state;
+}
+
 gboolean ldp_var_is_dense_on(const LdpVar *v, const LdpTape *tape)
 {
   return v != NULL && v->tape == tape && v->sparse == NULL && v->linear == NULL;

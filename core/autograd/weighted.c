@@ -15,6 +15,11 @@
 #include <math.h>
 #include <string.h>
 
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#include <immintrin.h>
+#define EDGE_DOTS_AVX512 1
+#endif
+
 #include "autograd/autograd.h"
 #include "autograd/tape.h"
 
@@ -272,43 +277,273 @@ static void edge_dots_rows_block(const float *restrict g, const float *restrict 
     dv[k] += (float)acc[k];
 }
 
+typedef enum { EDGE_DOTS_GATHER, EDGE_DOTS_WIDE, EDGE_DOTS_NARROW } EdgeDotsKernel;
+
+/* The same sums, 16 edges at a time with AVX-512, for 4 <= c <= 16 (a hidden width
+ * of 16, a layer's output of a few classes): each edge's row of @x (and of @g) is one contiguous load, transposed in
+ * registers into its columns, instead of a gather per column; then the same fused
+ * multiply-adds in double from 0, j ascending (exact products, so the same bits as
+ * above: /autograd/propagate-values-dots checks them against the serial sums). */
+#ifdef EDGE_DOTS_AVX512
+
+/* col[j] (j < 16) = element j of the 8 rows at @off of @x, rows read on c lanes. */
+__attribute__((target("avx512f"), always_inline)) static inline void rows8_columns(const float *restrict x, guint c,
+                                                                                  const guint *restrict off,
+                                                                                  __m256 *col)
+{
+  const __mmask16 m = (__mmask16)(c >= 16 ? 0xFFFFu : (1u << c) - 1u);
+  const __m512 r0 = _mm512_maskz_loadu_ps(m, x + off[0]), r1 = _mm512_maskz_loadu_ps(m, x + off[1]);
+  const __m512 r2 = _mm512_maskz_loadu_ps(m, x + off[2]), r3 = _mm512_maskz_loadu_ps(m, x + off[3]);
+  const __m512 r4 = _mm512_maskz_loadu_ps(m, x + off[4]), r5 = _mm512_maskz_loadu_ps(m, x + off[5]);
+  const __m512 r6 = _mm512_maskz_loadu_ps(m, x + off[6]), r7 = _mm512_maskz_loadu_ps(m, x + off[7]);
+  const __m512 t0 = _mm512_unpacklo_ps(r0, r1), t1 = _mm512_unpackhi_ps(r0, r1);
+  const __m512 t2 = _mm512_unpacklo_ps(r2, r3), t3 = _mm512_unpackhi_ps(r2, r3);
+  const __m512 t4 = _mm512_unpacklo_ps(r4, r5), t5 = _mm512_unpackhi_ps(r4, r5);
+  const __m512 t6 = _mm512_unpacklo_ps(r6, r7), t7 = _mm512_unpackhi_ps(r6, r7);
+  /* u[q], 128-bit lane L: column 4L + q of rows 0-3; u[4 + q]: of rows 4-7 */
+  const __m512 u[8] = {
+    _mm512_shuffle_ps(t0, t2, 0x44), _mm512_shuffle_ps(t0, t2, 0xEE),
+    _mm512_shuffle_ps(t1, t3, 0x44), _mm512_shuffle_ps(t1, t3, 0xEE),
+    _mm512_shuffle_ps(t4, t6, 0x44), _mm512_shuffle_ps(t4, t6, 0xEE),
+    _mm512_shuffle_ps(t5, t7, 0x44), _mm512_shuffle_ps(t5, t7, 0xEE),
+  };
+  for (int q = 0; q < 4; q++) {
+    __m512 lo = _mm512_shuffle_f32x4(u[q], u[4 + q], _MM_SHUFFLE(1, 0, 1, 0));
+    __m512 hi = _mm512_shuffle_f32x4(u[q], u[4 + q], _MM_SHUFFLE(3, 2, 3, 2));
+    lo = _mm512_shuffle_f32x4(lo, lo, _MM_SHUFFLE(3, 1, 2, 0)); /* columns q | 4 + q */
+    hi = _mm512_shuffle_f32x4(hi, hi, _MM_SHUFFLE(3, 1, 2, 0)); /* columns 8 + q | 12 + q */
+    col[q] = _mm512_castps512_ps256(lo);
+    col[4 + q] = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(lo), 1));
+    col[8 + q] = _mm512_castps512_ps256(hi);
+    col[12 + q] = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(hi), 1));
+  }
+}
+
+/* dv[k] += (float) sum_j g[j] x[off[k] + j] for k < 16 (one row's edges: one g). */
+__attribute__((target("avx512f"))) static void edge_dots16_avx512(const float *restrict g, const float *restrict x,
+                                                                  guint c, const guint *restrict off,
+                                                                  float *restrict dv)
+{
+  __m256 a[16], b[16];
+  rows8_columns(x, c, off, a);
+  rows8_columns(x, c, off + 8, b);
+  __m512d s0 = _mm512_setzero_pd(), s1 = _mm512_setzero_pd();
+  for (guint j = 0; j < c; j++) {
+    const __m512d gj = _mm512_set1_pd((double)g[j]);
+    s0 = _mm512_fmadd_pd(gj, _mm512_cvtps_pd(a[j]), s0);
+    s1 = _mm512_fmadd_pd(gj, _mm512_cvtps_pd(b[j]), s1);
+  }
+  _mm256_storeu_ps(dv, _mm256_add_ps(_mm256_loadu_ps(dv), _mm512_cvtpd_ps(s0)));
+  _mm256_storeu_ps(dv + 8, _mm256_add_ps(_mm256_loadu_ps(dv + 8), _mm512_cvtpd_ps(s1)));
+}
+
+/* The same with a row of @g per edge (at @goff). */
+__attribute__((target("avx512f"))) static void edge_dots16_rows_avx512(const float *restrict g,
+                                                                       const float *restrict x, guint c,
+                                                                       const guint *restrict goff,
+                                                                       const guint *restrict off, float *restrict dv)
+{
+  __m256 a[16], b[16], ga[16], gb[16];
+  rows8_columns(x, c, off, a);
+  rows8_columns(x, c, off + 8, b);
+  rows8_columns(g, c, goff, ga);
+  rows8_columns(g, c, goff + 8, gb);
+  __m512d s0 = _mm512_setzero_pd(), s1 = _mm512_setzero_pd();
+  for (guint j = 0; j < c; j++) {
+    s0 = _mm512_fmadd_pd(_mm512_cvtps_pd(ga[j]), _mm512_cvtps_pd(a[j]), s0);
+    s1 = _mm512_fmadd_pd(_mm512_cvtps_pd(gb[j]), _mm512_cvtps_pd(b[j]), s1);
+  }
+  _mm256_storeu_ps(dv, _mm256_add_ps(_mm256_loadu_ps(dv), _mm512_cvtpd_ps(s0)));
+  _mm256_storeu_ps(dv + 8, _mm256_add_ps(_mm256_loadu_ps(dv + 8), _mm512_cvtpd_ps(s1)));
+}
+
+/* col[j] (j < 8) = element j of the 8 rows at @off of @x, rows read on c <= 8 lanes. */
+__attribute__((target("avx512f,avx512vl"), always_inline)) static inline void
+rows8_columns8(const float *restrict x, guint c, const guint *restrict off, __m256 *col)
+{
+  const __mmask8 m = (__mmask8)((1u << c) - 1u);
+  const __m256 r0 = _mm256_maskz_loadu_ps(m, x + off[0]), r1 = _mm256_maskz_loadu_ps(m, x + off[1]);
+  const __m256 r2 = _mm256_maskz_loadu_ps(m, x + off[2]), r3 = _mm256_maskz_loadu_ps(m, x + off[3]);
+  const __m256 r4 = _mm256_maskz_loadu_ps(m, x + off[4]), r5 = _mm256_maskz_loadu_ps(m, x + off[5]);
+  const __m256 r6 = _mm256_maskz_loadu_ps(m, x + off[6]), r7 = _mm256_maskz_loadu_ps(m, x + off[7]);
+  const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+  const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+  const __m256 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5);
+  const __m256 t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+  /* u_q, 128-bit lane L: column 4L + q of rows 0-3 (u_q) or 4-7 (u_{4+q}) */
+  const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+  const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+  const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+  const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+  col[0] = _mm256_permute2f128_ps(u0, u4, 0x20);
+  col[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
+  col[2] = _mm256_permute2f128_ps(u2, u6, 0x20);
+  col[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
+  col[4] = _mm256_permute2f128_ps(u0, u4, 0x31);
+  col[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
+  col[6] = _mm256_permute2f128_ps(u2, u6, 0x31);
+  col[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
+}
+
+/* edge_dots16_avx512 for c <= 8 */
+__attribute__((target("avx512f,avx512vl"))) static void edge_dots16_narrow_avx512(const float *restrict g,
+                                                                                 const float *restrict x, guint c,
+                                                                                 const guint *restrict off,
+                                                                                 float *restrict dv)
+{
+  __m256 a[8], b[8];
+  rows8_columns8(x, c, off, a);
+  rows8_columns8(x, c, off + 8, b);
+  __m512d s0 = _mm512_setzero_pd(), s1 = _mm512_setzero_pd();
+  for (guint j = 0; j < c; j++) {
+    const __m512d gj = _mm512_set1_pd((double)g[j]);
+    s0 = _mm512_fmadd_pd(gj, _mm512_cvtps_pd(a[j]), s0);
+    s1 = _mm512_fmadd_pd(gj, _mm512_cvtps_pd(b[j]), s1);
+  }
+  _mm256_storeu_ps(dv, _mm256_add_ps(_mm256_loadu_ps(dv), _mm512_cvtpd_ps(s0)));
+  _mm256_storeu_ps(dv + 8, _mm256_add_ps(_mm256_loadu_ps(dv + 8), _mm512_cvtpd_ps(s1)));
+}
+
+/* edge_dots16_rows_avx512 for c <= 8 */
+__attribute__((target("avx512f,avx512vl"))) static void
+edge_dots16_rows_narrow_avx512(const float *restrict g, const float *restrict x, guint c, const guint *restrict goff,
+                               const guint *restrict off, float *restrict dv)
+{
+  __m256 a[8], b[8], ga[8], gb[8];
+  rows8_columns8(x, c, off, a);
+  rows8_columns8(x, c, off + 8, b);
+  rows8_columns8(g, c, goff, ga);
+  rows8_columns8(g, c, goff + 8, gb);
+  __m512d s0 = _mm512_setzero_pd(), s1 = _mm512_setzero_pd();
+  for (guint j = 0; j < c; j++) {
+    s0 = _mm512_fmadd_pd(_mm512_cvtps_pd(ga[j]), _mm512_cvtps_pd(a[j]), s0);
+    s1 = _mm512_fmadd_pd(_mm512_cvtps_pd(gb[j]), _mm512_cvtps_pd(b[j]), s1);
+  }
+  _mm256_storeu_ps(dv, _mm256_add_ps(_mm256_loadu_ps(dv), _mm512_cvtpd_ps(s0)));
+  _mm256_storeu_ps(dv + 8, _mm256_add_ps(_mm256_loadu_ps(dv + 8), _mm512_cvtpd_ps(s1)));
+}
+
+/* Which of the kernels above applies: EDGE_DOTS_WIDE for 8 < c <= 16, EDGE_DOTS_NARROW
+ * for 4 <= c <= 8 (below 4 columns the gathers were measured as fast), on a CPU with
+ * AVX-512 (F and VL). */
+static EdgeDotsKernel edge_dots_kernel(guint c)
+{
+  if (c < 4 || c > 16 || !__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512vl"))
+    return EDGE_DOTS_GATHER;
+  return c > 8 ? EDGE_DOTS_WIDE : EDGE_DOTS_NARROW;
+}
+#else
+static EdgeDotsKernel edge_dots_kernel(guint c)
+{
+  return EDGE_DOTS_GATHER;
+}
+#endif
+
+/* edge_dots_block / edge_dots_rows_block, 16 edges at a time by @kernel. */
+static void edge_dots_block_any(const float *g, const float *x, guint c, const guint *off, guint n, float *dv,
+                                EdgeDotsKernel kernel)
+{
+  guint k0 = 0;
+#ifdef EDGE_DOTS_AVX512
+  if (kernel == EDGE_DOTS_WIDE)
+    for (; k0 + 16 <= n; k0 += 16)
+      edge_dots16_avx512(g, x, c, off + k0, dv + k0);
+  else if (kernel == EDGE_DOTS_NARROW)
+    for (; k0 + 16 <= n; k0 += 16)
+      edge_dots16_narrow_avx512(g, x, c, off + k0, dv + k0);
+#endif
+  if (k0 < n)
+    edge_dots_block(g, x, c, off + k0, n - k0, dv + k0);
+}
+
+static void edge_dots_rows_block_any(const float *g, const float *x, guint c, const guint *goff, const guint *off,
+                                     guint n, float *dv, EdgeDotsKernel kernel)
+{
+  guint k0 = 0;
+#ifdef EDGE_DOTS_AVX512
+  if (kernel == EDGE_DOTS_WIDE)
+    for (; k0 + 16 <= n; k0 += 16)
+      edge_dots16_rows_avx512(g, x, c, goff + k0, off + k0, dv + k0);
+  else if (kernel == EDGE_DOTS_NARROW)
+    for (; k0 + 16 <= n; k0 += 16)
+      edge_dots16_rows_narrow_avx512(g, x, c, goff + k0, off + k0, dv + k0);
+#endif
+  if (k0 < n)
+    edge_dots_rows_block(g, x, c, goff + k0, off + k0, n - k0, dv + k0);
+}
+
 /* The same for all edges of row @i of @a, by blocks. */
-static void edge_dots_row(const LdpCsr *a, guint i, const float *g, const float *x, guint c, float *dv)
+static void edge_dots_row(const LdpCsr *a, guint i, const float *g, const float *x, guint c, float *dv,
+                          EdgeDotsKernel kernel)
 {
   guint off[EDGE_DOTS_BLOCK];
   for (guint e0 = a->indptr[i]; e0 < a->indptr[i + 1]; e0 += EDGE_DOTS_BLOCK) {
     const guint n = MIN(EDGE_DOTS_BLOCK, a->indptr[i + 1] - e0);
     for (guint k = 0; k < n; k++)
       off[k] = a->indices[e0 + k] * c;
-    edge_dots_block(g, x, c, off, n, dv + e0);
+    edge_dots_block_any(g, x, c, off, n, dv + e0, kernel);
   }
+}
+
+/* The values of a propagate_values op in the order of the graph's transpose, shared
+ * by the ops of one tape with the same graph and values variable (the layers of a GCN
+ * all propagate with one set of coefficients): gathered once, by the first backward
+ * that needs them, and freed with the last op. */
+typedef struct {
+  gint ref;
+  float *vt; /* NULL until gathered */
+} TransposedValues;
+
+typedef struct {
+  LdpGraph *g;            /* reference held */
+  TransposedValues *tv;   /* reference held */
+} PropagateValuesState;
+
+static void propagate_values_state_free(gpointer data)
+{
+  PropagateValuesState *st = data;
+  ldp_graph_unref(st->g);
+  if (g_atomic_int_dec_and_test(&st->tv->ref)) {
+    g_free(st->tv->vt);
+    g_free(st->tv);
+  }
+  g_free(st);
+}
+
+/* (transfer none) @vals in the order of the transpose of @g. */
+static const float *transposed_values(TransposedValues *tv, LdpGraph *g, const float *vals)
+{
+  if (tv->vt)
+    return tv->vt;
+  const LdpCsr *at = ldp_graph_csr_t(g);
+  const guint *map = ldp_graph_transpose_edge_map(g);
+  float *vt = g_new(float, MAX(at->nnz, 1));
+  /* A gather at scattered positions of an E-sized array: fetched ahead, as the
+   * hardware cannot guess them. */
+  for (guint t = 0; t < at->nnz; t++) {
+    if (t + 64 < at->nnz)
+      __builtin_prefetch(vals + map[t + 64]);
+    vt[t] = vals[map[t]];
+  }
+  tv->vt = vt;
+  return vt;
 }
 
 static void propagate_values_backward(gpointer state, LdpVar *const *inputs, guint n_inputs,
                                       const LdpTensor *out_value, const LdpTensor *out_grad,
                                       LdpTensor *const *in_grads)
 {
-  LdpGraph *g = state;
+  PropagateValuesState *st = state;
+  LdpGraph *g = st->g;
   const LdpCsr *a = ldp_graph_csr(g);
   const float *vals = ldp_var_value(inputs[0])->data;
   const LdpTensor *X = ldp_var_value(inputs[1]), *G = out_grad;
   const guint c = G->cols;
   if (in_grads[1]) {
     /* dX += A_v^T G through the cached transpose, its values gathered from @vals. */
-    const LdpCsr *at = ldp_graph_csr_t(g);
-    const guint *map = ldp_graph_transpose_edge_map(g);
-    float *vt = g_new(float, MAX(at->nnz, 1));
-    /* A gather at scattered positions of an E-sized array: fetched ahead, as the
-     * hardware cannot guess them. */
-    for (guint t = 0; t < at->nnz; t++) {
-      if (t + 64 < at->nnz)
-        __builtin_prefetch(vals + map[t + 64]);
-      vt[t] = vals[map[t]];
-    }
-    LdpCsr m = *at;
-    m.values = vt;
+    LdpCsr m = *ldp_graph_csr_t(g);
+    m.values = (float *)transposed_values(st->tv, g, vals);
     ldp_csr_spmm_ordered(1.0f, &m, NULL, G, 1.0f, in_grads[1]); /* storage order, as ldp_graph_spmm */
-    g_free(vt);
   }
   if (in_grads[0]) {
     /* d values_e += <G[i], X[src(e)]>: edge e belongs to row i only. */
@@ -326,12 +561,14 @@ static void propagate_values_backward(gpointer state, LdpVar *const *inputs, gui
         }
       }
     } else if (a->nnz >= (gsize)32 * a->rows) { /* dense rows: one row's edges per block */
+      const EdgeDotsKernel kernel = edge_dots_kernel(c);
       LDP_OMP_FOR(ldp_par((gsize)a->nnz * c))
       for (guint i = 0; i < a->rows; i++)
-        edge_dots_row(a, i, ldp_tensor_row(G, i), X->data, c, dv);
+        edge_dots_row(a, i, ldp_tensor_row(G, i), X->data, c, dv, kernel);
     } else { /* sparse rows: blocks of consecutive edges across rows */
       const guint *dst = ldp_graph_edge_dst(g);
       const guint n_blocks = (a->nnz + EDGE_DOTS_BLOCK - 1) / EDGE_DOTS_BLOCK;
+      const EdgeDotsKernel kernel = edge_dots_kernel(c);
       LDP_OMP_FOR(ldp_par((gsize)a->nnz * c))
       for (guint b = 0; b < n_blocks; b++) {
         guint goff[EDGE_DOTS_BLOCK], off[EDGE_DOTS_BLOCK];
@@ -340,7 +577,7 @@ static void propagate_values_backward(gpointer state, LdpVar *const *inputs, gui
           goff[k] = dst[e0 + k] * c;
           off[k] = a->indices[e0 + k] * c;
         }
-        edge_dots_rows_block(G->data, X->data, c, goff, off, n, dv + e0);
+        edge_dots_rows_block_any(G->data, X->data, c, goff, off, n, dv + e0, kernel);
       }
     }
   }
@@ -363,31 +600,21 @@ LdpVar *ldp_op_propagate_values(LdpTape *tape, LdpGraph *g, LdpVar *values, LdpV
   LdpTensor *out = ldp_tensor_new_uninit(a->rows, X->cols);
   ldp_csr_spmm_ordered(1.0f, &m, NULL, X, 0.0f, out); /* storage order, as ldp_graph_spmm */
   LdpVar *in[2] = { values, x };
-  LdpVar *v = ldp_tape_custom_op(tape, "propagate_values", in, 2, out, propagate_values_backward, ldp_graph_ref(g),
-                                 weighted_graph_unref);
+  PropagateValuesState *st = g_new(PropagateValuesState, 1);
+  st->g = ldp_graph_ref(g);
+  LdpVar *sharer = ldp_tape_memo_find(tape, AUTOGRAD_MEMO_TRANSPOSED_VALUES, 0, 0.0f, g, values, NULL);
+  if (sharer) {
+    st->tv = ((PropagateValuesState *)ldp_tape_custom_state(sharer))->tv;
+    g_atomic_int_inc(&st->tv->ref);
+  } else {
+    st->tv = g_new0(TransposedValues, 1);
+    st->tv->ref = 1;
+  }
+  LdpVar *v = ldp_tape_custom_op(tape, "propagate_values", in, 2, out, propagate_values_backward, st,
+                                 propagate_values_state_free);
+  if (!sharer)
+    ldp_tape_memo_put(tape, AUTOGRAD_MEMO_TRANSPOSED_VALUES, 0, 0.0f, g, values, NULL, v);
   return ldp_tape_memo_put(tape, AUTOGRAD_MEMO_PROPAGATE_VALUES, 0, 0.0f, g, values, x, v);
-}
-
-/* ---- clamp at 1 (the weighted mean's divisor) ---- */
-
-static void clamp_min_one_backward(gpointer state, LdpVar *const *inputs, guint n_inputs, const LdpTensor *out_value,
-                                   const LdpTensor *out_grad, LdpTensor *const *in_grads)
-{
-  const LdpTensor *X = ldp_var_value(inputs[0]);
-  const gsize n = ldp_tensor_size(X);
-  for (gsize i = 0; i < n; i++)
-    if (X->data[i] >= 1.0f) /* PyTorch's clamp passes the gradient at the bound */
-      in_grads[0]->data[i] += out_grad->data[i];
-}
-
-static LdpVar *clamp_min_one(LdpTape *tape, LdpVar *x)
-{
-  const LdpTensor *X = ldp_var_value(x);
-  const gsize n = ldp_tensor_size(X);
-  LdpTensor *out = ldp_tensor_new_uninit(X->rows, X->cols);
-  for (gsize i = 0; i < n; i++)
-    out->data[i] = X->data[i] >= 1.0f ? X->data[i] : 1.0f;
-  return ldp_tape_custom_op(tape, "clamp_min_one", &x, 1, out, clamp_min_one_backward, NULL, NULL);
 }
 
 /* ---- propagate over a graph with a block-constant background ---- */
@@ -524,95 +751,137 @@ static LdpVar *edge_lift(LdpTape *tape, LdpGraph *g, LdpGraph *derived, LdpVar *
   return ldp_tape_memo_put(tape, AUTOGRAD_MEMO_EDGE_LIFT, 0, 0.0f, g, derived, w, v);
 }
 
-/* ---- edge_scale: per-edge values times node scales at their ends ----
- * One op for what the normalisations compute as gathers and products,
- *   both ends (GCN, SYM): out_e = (v_e s_dst(e)) s_src(e), as mul(mul(v, gather(s, dst)), gather(s, src)),
- *   destination (MEAN):   out_e = v_e s_dst(e),              as mul(v, gather(s, dst)),
- * with the same forward products and, in the backward, the same terms added in the
- * same order as those ops' backwards (a product's gradient buffer starts at 0, hence
- * the explicit 0 + ...; the gathers scatter the source terms of every edge in edge
- * order, then the destination terms): so the same bits, without the E-sized
- * intermediate values and gradients that the four ops materialise. */
+/* ---- edge_norm_scaled: GCN, SYM and MEAN in one op ----
+ * The composition lift (edge_lift) -> weighted degrees (edge_row_sum) -> clamp at 1
+ * (MEAN) -> pow -> end scaling (GCN, SYM: out_e = (v_e s_dst(e)) s_src(e), as
+ * mul(mul(v, gather(s, dst)), gather(s, src)); MEAN: out_e = v_e s_dst(e)) as one op:
+ * the same forward values, and a backward that adds the same terms in the same order
+ * into each element as those ops' backwards (a product's gradient buffer starts at 0,
+ * hence the explicit 0 + ...; the gathers scatter the source terms of every edge in
+ * edge order, then the destination terms). The E-sized gradient of the lifted weights
+ * is never stored: per row, the end scaling's terms, then the degree's, then the lift
+ * into dw. /autograd/edge-norm-composed checks value and gradient bits against the
+ * primitive ops. Not multiversioned, like the ops it replaced: the same roundings (no
+ * contraction into fused multiply-adds). */
 
 typedef struct {
-  LdpGraph *g;   /* the graph of the edges (reference held) */
-  gboolean both; /* scales at both ends (else the destination only) */
-} EdgeScaleState;
+  LdpGraph *g;       /* the weights' graph (reference held) */
+  LdpGraph *n;       /* its normalisation (reference held) */
+  gboolean mean;     /* MEAN (destination scale 1 / max(d, 1)), else d^-1/2 at both ends */
+  float *lifted;     /* per edge of n: w_o stored_o, 1 for added loops */
+  float *base;       /* per node: the input of pow (the degree, clamped at 1 for MEAN) */
+  float *deg;        /* per node: the degree (the clamp's input) */
+  float *scale;      /* per node: pow's output */
+} EdgeNormState;
 
-static void edge_scale_state_free(gpointer data)
+static void edge_norm_state_free(gpointer data)
 {
-  EdgeScaleState *s = data;
-  ldp_graph_unref(s->g);
-  g_free(s);
+  EdgeNormState *st = data;
+  ldp_graph_unref(st->g);
+  ldp_graph_unref(st->n);
+  g_free(st->lifted);
+  g_free(st->base);
+  g_free(st->deg);
+  g_free(st->scale);
+  g_free(st);
 }
 
-static void edge_scale_backward(gpointer state, LdpVar *const *inputs, guint n_inputs, const LdpTensor *out_value,
-                                const LdpTensor *out_grad, LdpTensor *const *in_grads)
+static void edge_norm_scaled_backward(gpointer state, LdpVar *const *inputs, guint n_inputs,
+                                      const LdpTensor *out_value, const LdpTensor *out_grad,
+                                      LdpTensor *const *in_grads)
 {
-  const EdgeScaleState *st = state;
-  const LdpCsr *a = ldp_graph_csr(st->g);
-  const guint *src = ldp_graph_edge_src(st->g);
-  const float *restrict v = ldp_var_value(inputs[0])->data, *restrict sc = ldp_var_value(inputs[1])->data;
-  const float *restrict g = out_grad->data;
-  float *restrict dv = in_grads[0] ? in_grads[0]->data : NULL;
-  float *restrict ds = in_grads[1] ? in_grads[1]->data : NULL;
-  /* The destination of edge e is its CSR row i: its terms go to ds[i] through a
-   * register, in edge order, as the gather's scatter adds them. */
-  if (!st->both) {
-    /* mul(v, at_dst): dv += g at_dst, d at_dst = 0 + g v; gather: ds[dst] += d at_dst */
-    for (guint i = 0; i < a->rows; i++) {
-      float acc = ds ? ds[i] : 0.0f;
-      for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++) {
-        if (dv)
-          dv[e] += g[e] * sc[i];
-        acc += 0.0f + g[e] * v[e];
-      }
-      if (ds)
-        ds[i] = acc;
-    }
+  const EdgeNormState *st = state;
+  if (in_grads[0] == NULL)
     return;
-  }
-  /* mul(p, at_src) with p = v at_dst: dp = 0 + g at_src, d at_src = 0 + g p;
-   * mul(v, at_dst): dv += dp at_dst, d at_dst = 0 + dp v; then the gather of at_src
-   * scatters (all edges), then the gather of at_dst. */
-  if (ds)
+  const LdpCsr *a = ldp_graph_csr(st->n);
+  const guint *src = ldp_graph_edge_src(st->n);
+  const gint *origin = ldp_graph_edge_origin(st->n);
+  const float *stored = ldp_graph_csr(st->g)->values;
+  const float *restrict v = st->lifted, *restrict sc = st->scale, *restrict g = out_grad->data;
+  float *dw = in_grads[0]->data;
+  const float p = st->mean ? -1.0f : -0.5f;
+  float *ds = g_new0(float, MAX(a->rows, 1)); /* the end scaling's gradient of the scales */
+  /* end scaling at both ends: the source terms of every edge first (its gather's scatter) */
+  if (!st->mean)
     for (guint i = 0; i < a->rows; i++)
       for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++) {
-        const float p = v[e] * sc[i];
-        ds[src[e]] += 0.0f + g[e] * p;
+        const float pe = v[e] * sc[i];
+        ds[src[e]] += 0.0f + g[e] * pe;
       }
   for (guint i = 0; i < a->rows; i++) {
-    float acc = ds ? ds[i] : 0.0f;
+    /* end scaling: the destination terms of row i's edges */
+    float acc = ds[i];
     for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++) {
-      const float dp = 0.0f + g[e] * sc[src[e]];
-      if (dv)
-        dv[e] += dp * sc[i];
+      const float dp = st->mean ? g[e] : 0.0f + g[e] * sc[src[e]];
       acc += 0.0f + dp * v[e];
     }
-    if (ds)
-      ds[i] = acc;
+    /* pow (its input's gradient buffer starts at 0), then for MEAN the clamp */
+    float dbase = 0.0f;
+    if (!pow_zeroed(st->base[i], p))
+      dbase += (float)(acc * (p * pow(st->base[i], (double)p - 1.0)));
+    float ddeg = dbase;
+    if (st->mean) {
+      ddeg = 0.0f;
+      if (st->deg[i] >= 1.0f) /* PyTorch's clamp passes the gradient at the bound */
+        ddeg += dbase;
+    }
+    /* the lifted weights' gradient: the end scaling's term, then edge_row_sum's; then the
+     * lift into dw, edge by edge in order */
+    for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++) {
+      const float dp = st->mean ? g[e] : 0.0f + g[e] * sc[src[e]];
+      const float dl = (0.0f + dp * sc[i]) + ddeg;
+      const gint o = origin ? origin[e] : (gint)e;
+      if (o >= 0)
+        dw[o] += dl * stored[o];
+    }
   }
+  g_free(ds);
 }
 
-static LdpVar *edge_scale(LdpTape *tape, LdpGraph *g, LdpVar *v, LdpVar *s, gboolean both)
+/* The coefficients of @norm (GCN, SYM or MEAN) on n = ldp_graph_normalized(g, norm). */
+static LdpVar *edge_norm_scaled(LdpTape *tape, LdpGraph *g, LdpGraph *n, LdpVar *w, LdpNorm norm)
 {
-  LdpVar *hit = ldp_tape_memo_find(tape, AUTOGRAD_MEMO_EDGE_SCALE, both, 0.0f, g, v, s);
+  LdpVar *hit = ldp_tape_memo_find(tape, AUTOGRAD_MEMO_EDGE_NORM, norm, 0.0f, g, n, w);
   if (hit)
     return hit;
-  const guint m = ldp_graph_n_edges(g);
-  const guint *dst = ldp_graph_edge_dst(g), *src = ldp_graph_edge_src(g);
-  const float *vd = ldp_var_value(v)->data, *sd = ldp_var_value(s)->data;
+  const LdpCsr *a = ldp_graph_csr(n);
+  const guint m = a->nnz;
+  const gint *origin = ldp_graph_edge_origin(n);
+  const guint *src = ldp_graph_edge_src(n);
+  const float *stored = ldp_graph_csr(g)->values, *wd = ldp_var_value(w)->data;
+  EdgeNormState *st = g_new(EdgeNormState, 1);
+  st->g = ldp_graph_ref(g);
+  st->n = ldp_graph_ref(n);
+  st->mean = norm == LDP_NORM_MEAN;
+  st->lifted = g_new(float, MAX(m, 1));
+  st->deg = g_new(float, MAX(a->rows, 1));
+  st->base = g_new(float, MAX(a->rows, 1));
+  st->scale = g_new(float, MAX(a->rows, 1));
+  const float p = st->mean ? -1.0f : -0.5f;
+  LDP_OMP_FOR(ldp_par(m))
+  for (guint i = 0; i < a->rows; i++) {
+    double d = 0.0; /* in double, as edge_row_sum */
+    for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++) {
+      const gint o = origin ? origin[e] : (gint)e;
+      st->lifted[e] = o < 0 ? 1.0f : wd[o] * stored[o];
+      d += st->lifted[e];
+    }
+    st->deg[i] = (float)d;
+    st->base[i] = st->mean ? (st->deg[i] >= 1.0f ? st->deg[i] : 1.0f) : st->deg[i];
+    st->scale[i] = pow_zeroed(st->base[i], p) ? 0.0f : (float)pow(st->base[i], p); /* rounded once */
+  }
   LdpTensor *out = ldp_tensor_new_uninit(m, 1);
   float *restrict o = out->data;
+  const float *restrict lv = st->lifted, *restrict sd = st->scale;
+  const gboolean both = !st->mean;
   LDP_OMP_FOR(ldp_par(m))
-  for (guint e = 0; e < m; e++)
-    o[e] = both ? vd[e] * sd[dst[e]] * sd[src[e]] : vd[e] * sd[dst[e]];
-  EdgeScaleState *st = g_new(EdgeScaleState, 1);
-  st->g = ldp_graph_ref(g);
-  st->both = both;
-  LdpVar *in[2] = { v, s };
-  LdpVar *r = ldp_tape_custom_op(tape, "edge_scale", in, 2, out, edge_scale_backward, st, edge_scale_state_free);
-  return ldp_tape_memo_put(tape, AUTOGRAD_MEMO_EDGE_SCALE, both, 0.0f, g, v, s, r);
+  for (guint i = 0; i < a->rows; i++) {
+    const float si = sd[i];
+    for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++)
+      o[e] = both ? lv[e] * si * sd[src[e]] : lv[e] * si;
+  }
+  LdpVar *v = ldp_tape_custom_op(tape, "edge_norm", &w, 1, out, edge_norm_scaled_backward, st, edge_norm_state_free);
+  return ldp_tape_memo_put(tape, AUTOGRAD_MEMO_EDGE_NORM, norm, 0.0f, g, n, w, v);
 }
 
 LdpVar *ldp_op_edge_norm(LdpTape *tape, LdpGraph *g, LdpVar *w, LdpNorm norm)
@@ -626,15 +895,11 @@ LdpVar *ldp_op_edge_norm(LdpTape *tape, LdpGraph *g, LdpVar *w, LdpNorm norm)
   /* Cached in @g, so it lives as long as the graph the tape borrows. Its edges map to
    * those of @g (added self-loops to -1), which is how the weights are lifted onto it. */
   LdpGraph *n = ldp_graph_normalized(g, norm);
-  LdpVar *lifted = edge_lift(tape, g, n, w);
   if (norm == LDP_NORM_SUM || norm == LDP_NORM_SELF)
-    return lifted;
+    return edge_lift(tape, g, n, w);
   /* GCN: n has the weight-1 loops in place of the diagonal, so its row sums are
    * 1 + the off-diagonal weights; SYM and MEAN: n has g's structure. */
-  LdpVar *deg = ldp_op_edge_row_sum(tape, n, lifted);
-  if (norm == LDP_NORM_MEAN)
-    return edge_scale(tape, n, lifted, ldp_op_pow(tape, clamp_min_one(tape, deg), -1.0f), FALSE);
-  return edge_scale(tape, n, lifted, ldp_op_pow(tape, deg, -0.5f), TRUE);
+  return edge_norm_scaled(tape, g, n, w, norm);
 }
 
 /* ---- edge_softmax_weighted: Blink's DenseGAT attention ----

@@ -56,7 +56,6 @@ typedef struct {
   guint n_edges, n_weights;
   guint *pair;            /* edge -> weight (symmetric tying), NULL: identity */
   LdpParam *w;            /* n_weights x 1 */
-  LdpTensor *ones;        /* n_weights x 1, the Frobenius anchor Ã */
   LdpParamGroup *group;   /* learned: handed to the trainer (which frees it) */
   gboolean group_handed;
   LdpTensor *momentum;    /* shipped: SGD momentum buffer, NULL before the first step */
@@ -118,7 +117,6 @@ static void structure_destroy(gpointer inst)
   if (!s->group_handed && s->group)
     ldp_param_group_free(s->group);
   g_clear_pointer(&s->w, ldp_param_free);
-  ldp_tensor_free(s->ones);
   ldp_tensor_free(s->momentum);
   ldp_tensor_free(s->indicator);
   ldp_tensor_free(s->x_raw);
@@ -200,8 +198,6 @@ static gboolean structure_prepare(gpointer inst, LdpDataset *noisy, LdpRng *rng,
     build_pairs(s);
   s->w = ldp_param_new("structure.w", MAX(s->n_weights, 1), 1);
   ldp_tensor_fill(ldp_param_value(s->w), 1.0f);
-  s->ones = ldp_tensor_new(MAX(s->n_weights, 1), 1);
-  ldp_tensor_fill(s->ones, 1.0f);
   if (s->mode == MODE_LEARNED) {
     s->group = ldp_param_group_new("structure", s->adam ? LDP_OPTIM_ADAM : LDP_OPTIM_SGD, s->lr, 0.0, 0.0);
     ldp_param_group_add(s->group, s->w);
@@ -285,21 +281,130 @@ static LdpTensor *structure_transform_input(gpointer inst, LdpTrainContext *ctx,
   return ldp_graph_propagate_dense(wg, s->feature_norm, s->feature_steps, s->x_raw);
 }
 
+/* ---- the penalties' sums in one pass ----
+ * One op for what ldp_op_sub(w, 1), ldp_op_sq_frobenius and ldp_op_sum compute: its
+ * value is the 1 x 2 row [Σ (w − 1)², Σ w], each sum formed as ldp_op_sq_frobenius
+ * and ldp_op_sum form theirs (in double, over 4096-element chunks each summed in
+ * order from 0 and then added in order; the difference w − 1 rounded to float first),
+ * and its backward adds to dw what those three ops' backwards add, in their order
+ * (the sum's term, then the square's, each into a zeroed buffer: 0 + g_sum, then
+ * 0 + 2 g_sq (w − 1)), so the weights' gradient has the same bits. It reads w once
+ * forward and once backward instead of materialising w − 1 and two more E-sized
+ * gradients. */
+#define PENALTY_CHUNK 4096
+
+typedef struct {
+  gboolean square, sum; /* which terms the objective uses (their order of flow above) */
+} PenaltyState;
+
+static double penalty_chunk_term(float w, gboolean square)
+{
+  const float d = w - 1.0f;
+  return square ? (double)d * d : (double)w;
+}
+
+/* The two sums over w[lo, hi), each a serial double sum from 0. */
+static void penalty_chunk(const float *w, gsize lo, gsize hi, double *sq, double *sum)
+{
+  double a = 0.0, b = 0.0;
+  for (gsize i = lo; i < hi; i++) {
+    a += penalty_chunk_term(w[i], TRUE);
+    b += penalty_chunk_term(w[i], FALSE);
+  }
+  *sq = a;
+  *sum = b;
+}
+
+static void penalty_sums(const float *w, gsize n, double *sq, double *sum)
+{
+  const gsize n_chunks = (n + PENALTY_CHUNK - 1) / PENALTY_CHUNK;
+  if (n_chunks <= 1) {
+    penalty_chunk(w, 0, n, sq, sum);
+    return;
+  }
+  double s_sq = 0.0, s_sum = 0.0;
+  gsize c = 0;
+  /* Four chunks side by side: eight independent serial sums in one loop instead of
+   * latency-bound chains one after the other; each chunk's sums are unchanged. */
+  for (; (c + 4) * PENALTY_CHUNK <= n; c += 4) {
+    const float *w0 = w + c * PENALTY_CHUNK, *w1 = w0 + PENALTY_CHUNK, *w2 = w1 + PENALTY_CHUNK,
+                *w3 = w2 + PENALTY_CHUNK;
+    double q0 = 0.0, q1 = 0.0, q2 = 0.0, q3 = 0.0, s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    for (gsize i = 0; i < PENALTY_CHUNK; i++) {
+      q0 += penalty_chunk_term(w0[i], TRUE);
+      q1 += penalty_chunk_term(w1[i], TRUE);
+      q2 += penalty_chunk_term(w2[i], TRUE);
+      q3 += penalty_chunk_term(w3[i], TRUE);
+      s0 += w0[i];
+      s1 += w1[i];
+      s2 += w2[i];
+      s3 += w3[i];
+    }
+    s_sq = (((s_sq + q0) + q1) + q2) + q3;
+    s_sum = (((s_sum + s0) + s1) + s2) + s3;
+  }
+  for (; c < n_chunks; c++) {
+    double q, s;
+    penalty_chunk(w, c * PENALTY_CHUNK, MIN(n, (c + 1) * PENALTY_CHUNK), &q, &s);
+    s_sq += q;
+    s_sum += s;
+  }
+  *sq = s_sq;
+  *sum = s_sum;
+}
+
+static void penalty_backward(gpointer state, LdpVar *const *inputs, guint n_inputs, const LdpTensor *out_value,
+                             const LdpTensor *out_grad, LdpTensor *const *in_grads)
+{
+  const PenaltyState *st = state;
+  if (in_grads[0] == NULL)
+    return;
+  const LdpTensor *W = ldp_var_value(inputs[0]);
+  const gsize n = ldp_tensor_size(W);
+  const float *restrict w = W->data;
+  float *restrict dw = in_grads[0]->data;
+  const float g_sum = out_grad->data[1], g_sq2 = 2.0f * out_grad->data[0];
+  if (st->square && st->sum) {
+    for (gsize i = 0; i < n; i++)
+      dw[i] += (0.0f + g_sum) + (0.0f + g_sq2 * (w[i] - 1.0f));
+  } else if (st->square) {
+    for (gsize i = 0; i < n; i++)
+      dw[i] += 0.0f + g_sq2 * (w[i] - 1.0f);
+  } else {
+    for (gsize i = 0; i < n; i++)
+      dw[i] += g_sum;
+  }
+}
+
+/* [Σ (w − 1)², Σ w] as a 1 x 2 variable (above). */
+static LdpVar *penalty_op(LdpTape *tape, LdpVar *w, gboolean square, gboolean sum)
+{
+  const LdpTensor *W = ldp_var_value(w);
+  double sq, s;
+  penalty_sums(W->data, ldp_tensor_size(W), &sq, &s);
+  LdpTensor *out = ldp_tensor_new_uninit(1, 2);
+  out->data[0] = (float)sq;
+  out->data[1] = (float)s;
+  PenaltyState *st = g_new(PenaltyState, 1);
+  st->square = square;
+  st->sum = sum;
+  return ldp_tape_custom_op(tape, "structure_penalty", &w, 1, out, penalty_backward, st, g_free);
+}
+
 /* λ1 Σ (w − 1)², added to the task loss; λ2 Σ w is the group's prox step (SGD) or,
  * with Adam, part of the gradient: λ2 Σ w = λ2 1ᵀw. */
 static LdpVar *learned_objective(gpointer data, LdpTape *tape, LdpVar *task)
 {
   Structure *s = data;
+  const gboolean square = s->lambda1 != 0.0, sum = s->adam && s->lambda2 != 0.0;
+  if (!square && !sum)
+    return task;
+  LdpVar *sums = penalty_op(tape, ldp_tape_param(tape, s->w), square, sum);
   LdpVar *obj = task;
-  LdpVar *w = ldp_tape_param(tape, s->w);
-  if (s->lambda1 != 0.0) {
-    LdpVar *d = ldp_op_sub(tape, w, ldp_tape_constant(tape, s->ones));
-    obj = ldp_op_add(tape, obj, ldp_op_scale(tape, ldp_op_sq_frobenius(tape, d), (float)s->lambda1));
-  }
-  if (s->adam && s->lambda2 != 0.0) {
-    LdpVar *l1 = ldp_op_sum(tape, w);
-    obj = ldp_op_add(tape, obj, ldp_op_scale(tape, l1, (float)s->lambda2));
-  }
+  if (square)
+    obj = ldp_op_add(tape, obj, ldp_op_scale(tape, ldp_op_slice_cols(tape, sums, 0, 1), (float)s->lambda1));
+  if (sum)
+    obj = ldp_op_add(tape, obj, ldp_op_scale(tape, ldp_op_slice_cols(tape, sums, 1, 1), (float)s->lambda2));
   return obj;
 }
 
