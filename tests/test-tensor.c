@@ -253,15 +253,15 @@ static void test_gemm_threads(void)
 #endif
 }
 
-/* a^T op(b) over a reduction of 2^18 rows and more (the first layer's weight gradient
- * on a 10^6-node graph) runs in fixed chunks in parallel: the same bits at 1 and 2
+/* a^T op(b) over a reduction of 98 304 rows and more (the first layer's weight gradient
+ * on a 10^5-node graph) runs in fixed chunks in parallel: the same bits at 1 and 2
  * threads, within the float bound of test_gemm_small, for both forms of b and every
  * alpha/beta case; a length that leaves a partial last chunk. */
 static void test_gemm_long_reduction(void)
 {
   LdpRng r;
   ldp_rng_init(&r, 13);
-  const guint len = 262144 + 1000, m = 20, n = 16;
+  const guint len = 98304 + 1000, m = 20, n = 16;
   check_gemm_shape(&r, TRUE, FALSE, m, n, len);
   check_gemm_shape(&r, TRUE, TRUE, 9, 5, len);
 #ifdef _OPENMP
