@@ -424,6 +424,7 @@ static void graph_save(LdpVar *v, LdpGraph *g, guint arg)
 static inline __attribute__((always_inline)) void spmm_pad_rows_c(const float *restrict src, float *restrict dst,
                                                                   guint n, gboolean widen, const guint C)
 {
+  LDP_OMP_FOR(ldp_par((gsize)n * 16)) /* a short copy per row: ~16 streamed elements */
   for (guint i = 0; i < n; i++) {
     if (widen) {
       memcpy(dst + (gsize)i * 8, src + (gsize)i * C, C * sizeof(float));

@@ -702,7 +702,7 @@ void ldp_graph_weighted_mm(LdpGraph *g, const LdpTensor *x, LdpTensor *y)
    * row blocks split between threads), then the background: row class_of[i] of
    * T = block S minus the pair (i, i), with S the per-class column sums of x. */
   const guint n_blocks = (n + BACKGROUND_ROW_BLOCK - 1) / BACKGROUND_ROW_BLOCK;
-  LDP_OMP_FOR(ldp_par_work((gsize)(((guint64)a->nnz + n) * c / LDP_PAR_SPMM_DIV)))
+  LDP_OMP_FOR(ldp_par_work((gsize)(((guint64)a->nnz + n) * MAX(c, 16u) / LDP_PAR_SPMM_DIV)))
   for (guint b = 0; b < n_blocks; b++)
     background_correction_rows(a, g->class_of, g->block, U, x->data, c, y->data, b * BACKGROUND_ROW_BLOCK,
                                MIN(n, (b + 1) * BACKGROUND_ROW_BLOCK));

@@ -21,12 +21,13 @@
 
 #define LDP_TENSOR_ALIGN 64
 /* Whether a product runs in parallel is ldp_par_work's decision (numerics.h) on its
- * work: graph products (stored entries + rows) x width / LDP_PAR_SPMM_DIV (from 2^21
- * multiply-adds: a 10^4-node graph's 16-column products, 1.8 M multiply-adds and
- * ~120 us, stay on one thread), dense products multiply-adds / LDP_PAR_GEMM_DIV (from
- * 2^22). */
-static gboolean spmm_parallel(guint64 work)
+ * work: graph products (stored entries + rows) x max(width, 16) / LDP_PAR_SPMM_DIV (from
+ * 2^23: a 10^4-node graph's products, 1.8 M and ~120 us, stay on one thread), dense
+ * products multiply-adds / LDP_PAR_GEMM_DIV (from 2^22). @work: (entries + rows) x width. */
+static gboolean spmm_parallel(guint64 work, guint width)
 {
+  if (width > 0 && width < 16)
+    work = work / width * 16;
   return ldp_par_work((gsize)(work / LDP_PAR_SPMM_DIV));
 }
 
@@ -183,9 +184,16 @@ void ldp_tensor_axpy(float alpha, const LdpTensor *x, LdpTensor *y)
 {
   g_return_if_fail(x != NULL && y != NULL);
   g_return_if_fail(x->rows == y->rows && x->cols == y->cols);
-  gsize n = ldp_tensor_size(x);
-  for (gsize i = 0; i < n; i++)
-    y->data[i] += alpha * x->data[i];
+  const gsize n = ldp_tensor_size(x);
+  /* fixed blocks, each element computed alike in any of them: the same bits serial or
+   * parallel */
+  const gsize block = 16384, blocks = (n + block - 1) / block;
+  float *yd = y->data;
+  const float *xd = x->data;
+  LDP_OMP_FOR(ldp_par_work(n))
+  for (gsize b = 0; b < blocks; b++)
+    for (gsize i = b * block; i < MIN(n, (b + 1) * block); i++)
+      yd[i] += alpha * xd[i];
 }
 
 /* BLAS semantics: beta == 0 overwrites (NaN/Inf in the old contents vanish). */
@@ -1269,7 +1277,7 @@ void ldp_csr_spmm_ordered(float alpha, const LdpCsr *m, const guint *order, cons
     return;
   const guint64 work = ((guint64)m->nnz + m->rows) * c;
   const gboolean prefetch = (guint64)x->rows * c * sizeof(float) > SPMM_PREFETCH_MIN_BYTES;
-  if (!spmm_parallel(work)) {
+  if (!spmm_parallel(work, c)) {
     spmm_rows(alpha, m, order, x->data, c, beta, y->data, 0, m->rows, prefetch);
     return;
   }
@@ -1353,7 +1361,7 @@ void ldp_csr_gather_add(const LdpCsr *t, const LdpTensor *x, LdpTensor *y)
   g_return_if_fail(x != y);
   g_return_if_fail(t->cols == x->rows && y->rows == t->rows && y->cols == x->cols);
   const guint64 work = ((guint64)t->nnz + t->rows) * x->cols;
-  if (!spmm_parallel(work) || t->rows < 2) {
+  if (!spmm_parallel(work, x->cols) || t->rows < 2) {
     gather_add_rows(t, x, y, 0, t->rows);
     return;
   }
@@ -1387,7 +1395,7 @@ void ldp_csr_spmm_t_add(float alpha, const LdpCsr *m, const LdpTensor *x, LdpTen
 #ifdef _OPENMP
   threads = omp_get_max_threads() > 1;
 #endif
-  if (blocks <= 1 || !spmm_parallel(work) || !threads) {
+  if (blocks <= 1 || !spmm_parallel(work, c) || !threads) {
     spmm_t_block(alpha, m, x, y->data, c, 0, c);
     return;
   }
