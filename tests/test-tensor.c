@@ -315,7 +315,7 @@ static void test_spmm_narrow(void)
   }
 #ifdef _OPENMP
   /* Bitwise the same for 1 and 2 threads, each narrow width, last rows of x referenced. */
-  const guint n = 20000, k = 3000, per_row = 8;
+  const guint n = 64000, k = 3000, per_row = 8; /* above the parallel bound (ldp_par_work) */
   g_autofree guint *bri = g_new(guint, n * per_row);
   g_autofree guint *bci = g_new(guint, n * per_row);
   g_autofree float *bv = g_new(float, n * per_row);
@@ -616,7 +616,7 @@ static void test_spmm_threads(void)
   LdpRng r;
   ldp_rng_init(&r, 4);
   /* Large enough to take the parallel path (work well above the threshold). */
-  const guint n = 6000, k = 1500, c = 16, per_row = 12;
+  const guint n = 48000, k = 1500, c = 16, per_row = 12;
   g_autofree guint *ri = g_new(guint, n * per_row);
   g_autofree guint *ci = g_new(guint, n * per_row);
   g_autofree float *v = g_new(float, n * per_row);
