@@ -226,10 +226,18 @@ void ldp_var_grad_add(LdpVar *v, float alpha, const LdpTensor *g)
     return;
   }
   /* the copy in fixed blocks, in parallel when large (a 10^5-node gradient is 6 MB) */
-  const gsize n = ldp_tensor_size(g), blocks = BLOCKS(n);
+  const gsize n = ldp_tensor_size(g), blocks = ldp_par(n) ? BLOCKS(n) : 1;
   float *dd = d->data;
   const float *gd = g->data;
-  LDP_OMP_FOR(ldp_par(n))
+  if (blocks == 1) { /* no OpenMP call at all on the small sizes */
+    if (alpha == 1.0f)
+      memcpy(dd, gd, sizeof(float) * n);
+    else
+      for (gsize i = 0; i < n; i++)
+        dd[i] = alpha * gd[i];
+    return;
+  }
+  LDP_OMP_FOR(TRUE)
   for (gsize b = 0; b < blocks; b++) {
     const gsize lo = b * VMATH_BLOCK, len = BLOCK_LEN(b, n);
     if (alpha == 1.0f)

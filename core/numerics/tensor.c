@@ -190,7 +190,12 @@ void ldp_tensor_axpy(float alpha, const LdpTensor *x, LdpTensor *y)
   const gsize block = 16384, blocks = (n + block - 1) / block;
   float *yd = y->data;
   const float *xd = x->data;
-  LDP_OMP_FOR(ldp_par_work(n))
+  if (!ldp_par_work(n)) { /* no OpenMP call at all on the small sizes */
+    for (gsize i = 0; i < n; i++)
+      yd[i] += alpha * xd[i];
+    return;
+  }
+  LDP_OMP_FOR(TRUE)
   for (gsize b = 0; b < blocks; b++)
     for (gsize i = b * block; i < MIN(n, (b + 1) * block); i++)
       yd[i] += alpha * xd[i];
