@@ -94,6 +94,12 @@ static void prefer_passive_openmp(char **argv)
       !g_file_test("/proc/self/exe", G_FILE_TEST_EXISTS))
     return;
   g_setenv("OMP_WAIT_POLICY", "passive", TRUE);
+  /* ldpgnn runs BLAS on one thread inside its own parallel loops (tensor.c), but
+   * OpenBLAS starts its thread pool when it loads, sized by OMP_NUM_THREADS, and each
+   * idle worker spins on sched_yield for about 0.1-0.2 s: on 2 cores that took the
+   * second core from the first epochs of every 2-thread run (12 % of a 10^4-node run). */
+  if (!g_getenv("OPENBLAS_NUM_THREADS"))
+    g_setenv("OPENBLAS_NUM_THREADS", "1", TRUE);
   execv("/proc/self/exe", argv);
   /* exec failed: carry on with the default policy */
 #else

@@ -1688,7 +1688,7 @@ static LdpTensor *big_gradients(BigCase *bc, LdpParam **ps, guint n_ps)
 
 static void test_reproducible(void)
 {
-  const guint n = 12000, deg = 5, d = 24; /* SpMMs above the parallel bound */
+  const guint n = 72000, deg = 5, d = 24; /* SpMMs above the parallel bound */
   LdpRng rng;
   ldp_rng_init(&rng, 2024);
   g_autofree guint *src = g_new(guint, n * deg), *dst = g_new(guint, n * deg);

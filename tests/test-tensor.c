@@ -253,15 +253,15 @@ static void test_gemm_threads(void)
 #endif
 }
 
-/* a^T op(b) over a reduction of 2^18 rows and more (the first layer's weight gradient
- * on a 10^6-node graph) runs in fixed chunks in parallel: the same bits at 1 and 2
+/* a^T op(b) over a reduction of 98 304 rows and more (the first layer's weight gradient
+ * on a 10^5-node graph) runs in fixed chunks in parallel: the same bits at 1 and 2
  * threads, within the float bound of test_gemm_small, for both forms of b and every
  * alpha/beta case; a length that leaves a partial last chunk. */
 static void test_gemm_long_reduction(void)
 {
   LdpRng r;
   ldp_rng_init(&r, 13);
-  const guint len = 262144 + 1000, m = 20, n = 16;
+  const guint len = 98304 + 1000, m = 20, n = 16;
   check_gemm_shape(&r, TRUE, FALSE, m, n, len);
   check_gemm_shape(&r, TRUE, TRUE, 9, 5, len);
 #ifdef _OPENMP
@@ -315,7 +315,7 @@ static void test_spmm_narrow(void)
   }
 #ifdef _OPENMP
   /* Bitwise the same for 1 and 2 threads, each narrow width, last rows of x referenced. */
-  const guint n = 20000, k = 3000, per_row = 8;
+  const guint n = 64000, k = 3000, per_row = 8; /* above the parallel bound (ldp_par_work) */
   g_autofree guint *bri = g_new(guint, n * per_row);
   g_autofree guint *bci = g_new(guint, n * per_row);
   g_autofree float *bv = g_new(float, n * per_row);
@@ -616,7 +616,7 @@ static void test_spmm_threads(void)
   LdpRng r;
   ldp_rng_init(&r, 4);
   /* Large enough to take the parallel path (work well above the threshold). */
-  const guint n = 6000, k = 1500, c = 16, per_row = 12;
+  const guint n = 48000, k = 1500, c = 16, per_row = 12;
   g_autofree guint *ri = g_new(guint, n * per_row);
   g_autofree guint *ci = g_new(guint, n * per_row);
   g_autofree float *v = g_new(float, n * per_row);

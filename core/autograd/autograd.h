@@ -65,6 +65,10 @@ LdpProductCache *ldp_product_cache_new(void);
  * registers): for runs whose forward never repeats with unchanged weights. The same
  * numbers as without a cache. (transfer full) */
 LdpProductCache *ldp_product_cache_new_transposes(void);
+/* Lets the plain product A W of the sparse constant @s (borrowed, nullable: none) take
+ * its backward dW = S^T G through the cache's S^T (ldp_csr_gather_add) instead of a
+ * scatter: the same numbers. The owner guarantees that @s outlives the cache unchanged. */
+void ldp_product_cache_set_sparse_features(LdpProductCache *cache, const LdpCsr *s);
 void ldp_product_cache_free(LdpProductCache *cache);
 /* How many products were served from @cache (for tests and benchmarks). */
 guint ldp_product_cache_hits(const LdpProductCache *cache);

@@ -12,6 +12,8 @@
 
 /* ---- matmul ---- */
 
+static const LdpCsr *product_cache_features_transpose(LdpProductCache *cache, const LdpCsr *s);
+
 static void matmul_backward(LdpVar *self)
 {
   LdpVar *a = self->parents[0], *b = self->parents[1];
@@ -22,7 +24,12 @@ static void matmul_backward(LdpVar *self)
     ldp_tape_gemm(FALSE, TRUE, g, b->value, fresh ? 0.0f : 1.0f, da);
   }
   if (b->needs_grad) {
-    if (a->sparse) {
+    const LdpCsr *at = a->sparse ? product_cache_features_transpose(self->tape->products, a->sparse) : NULL;
+    if (at) {
+      /* dB += A^T G through the cached A^T of the run's fixed feature matrix: the
+       * scatter's sums in the same order, gathered (row-parallel, in registers). */
+      ldp_csr_gather_add(at, g, ldp_var_grad_buf(b));
+    } else if (a->sparse) {
       /* dB += A^T G as a scatter over A's rows: no transpose has to be built (the
        * sparse constant is typically the feature matrix, bound anew on every tape). */
       ldp_csr_spmm_t_add(1.0f, a->sparse, g, ldp_var_grad_buf(b));
@@ -217,6 +224,7 @@ struct _LdpProductCache {
   GHashTable *entries;  /* LdpParam * (borrowed) -> ProductEntry * (owned) */
   GHashTable *transposes; /* S (borrowed) -> S^T (owned): the backward's gather form */
   gboolean products;      /* FALSE: transposes only (ldp_product_cache_new_transposes) */
+  const LdpCsr *features; /* plain sparse features whose S^T the matmul backward may use */
   guint hits;
 };
 
@@ -244,6 +252,12 @@ LdpProductCache *ldp_product_cache_new_transposes(void)
   return c;
 }
 
+void ldp_product_cache_set_sparse_features(LdpProductCache *cache, const LdpCsr *s)
+{
+  g_return_if_fail(cache != NULL);
+  cache->features = s;
+}
+
 void ldp_product_cache_free(LdpProductCache *cache)
 {
   if (!cache)
@@ -263,6 +277,13 @@ static const LdpCsr *product_cache_transpose(LdpProductCache *cache, const LdpCs
   t = ldp_csr_transpose(s);
   g_hash_table_replace(cache->transposes, (gpointer)s, t);
   return t;
+}
+
+/* S^T when @s is the plain sparse features of @cache (nullable), else NULL.
+ * (transfer none) */
+static const LdpCsr *product_cache_features_transpose(LdpProductCache *cache, const LdpCsr *s)
+{
+  return cache && cache->features == s ? product_cache_transpose(cache, s) : NULL;
 }
 
 guint ldp_product_cache_hits(const LdpProductCache *cache)

@@ -318,17 +318,28 @@ static void graph_save(LdpVar *v, LdpGraph *g, guint arg)
 /* Rows of @C < 8 floats to rows of 8 (zero-padded) or back, with @C a constant in each
  * instantiation (spmm_pad_rows): a row's copy is then a few inline moves, not two
  * library calls (3 % of an LPGNN run on Cora with calls). */
+static inline __attribute__((always_inline)) void spmm_pad_row(const float *restrict src, float *restrict dst,
+                                                               guint i, gboolean widen, const guint C)
+{
+  if (widen) {
+    memcpy(dst + (gsize)i * 8, src + (gsize)i * C, C * sizeof(float));
+    memset(dst + (gsize)i * 8 + C, 0, (8 - C) * sizeof(float));
+  } else {
+    memcpy(dst + (gsize)i * C, src + (gsize)i * 8, C * sizeof(float));
+  }
+}
+
 static inline __attribute__((always_inline)) void spmm_pad_rows_c(const float *restrict src, float *restrict dst,
                                                                   guint n, gboolean widen, const guint C)
 {
-  for (guint i = 0; i < n; i++) {
-    if (widen) {
-      memcpy(dst + (gsize)i * 8, src + (gsize)i * C, C * sizeof(float));
-      memset(dst + (gsize)i * 8 + C, 0, (8 - C) * sizeof(float));
-    } else {
-      memcpy(dst + (gsize)i * C, src + (gsize)i * 8, C * sizeof(float));
-    }
+  if (!ldp_par((gsize)n * 16)) { /* a short copy per row: ~16 streamed elements */
+    for (guint i = 0; i < n; i++)
+      spmm_pad_row(src, dst, i, widen, C);
+    return;
   }
+  LDP_OMP_FOR(TRUE)
+  for (guint i = 0; i < n; i++)
+    spmm_pad_row(src, dst, i, widen, C);
 }
 
 static void spmm_pad_rows(const float *src, float *dst, guint n, guint C, gboolean widen)

@@ -117,7 +117,7 @@ static void softmax_rows(SoftmaxPass pass, const float *a, const float *b, float
   if (C == 0)
     return;
   const guint blocks = (rows + SOFTMAX_BLOCK_ROWS - 1) / SOFTMAX_BLOCK_ROWS;
-  LDP_OMP_FOR(ldp_par((gsize)rows * C))
+  LDP_OMP_FOR(ldp_par((gsize)rows * C * LDP_PAR_EXP_MUL))
   for (guint blk = 0; blk < blocks; blk++) {
     const guint r0 = blk * SOFTMAX_BLOCK_ROWS, r1 = MIN(rows, r0 + SOFTMAX_BLOCK_ROWS);
     switch (C) {

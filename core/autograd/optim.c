@@ -98,7 +98,7 @@ static void adam_step(LdpOptimizer *opt)
     const float *g = ldp_param_grad(param)->data;
     float *m = opt->m[p]->data, *v = opt->v[p]->data;
     const gsize n = ldp_tensor_size(opt->m[p]);
-    LDP_OMP_FOR(n >= 131072)
+    LDP_OMP_FOR(ldp_par_work(n))
     for (gsize i = 0; i < n; i++) {
       const float gi = g[i] + wd * th[i]; /* coupled L2 decay */
       const float mi = b1 * m[i] + c1 * gi;
@@ -127,7 +127,7 @@ static void sgd_step(LdpOptimizer *opt)
       first = TRUE;
     }
     float *buf = opt->m[p] ? opt->m[p]->data : NULL;
-    LDP_OMP_FOR(n >= 131072)
+    LDP_OMP_FOR(ldp_par_work(n))
     for (gsize i = 0; i < n; i++) {
       double d = (double)g[i] + wd * th[i];
       if (buf) {

@@ -27,7 +27,7 @@
 void ldp_array_exp(float *y, const float *x, gsize n, gboolean minus_one)
 {
   const gsize blocks = (n + VMATH_BLOCK - 1) / VMATH_BLOCK;
-  LDP_OMP_FOR(ldp_par(n))
+  LDP_OMP_FOR(ldp_par(n * LDP_PAR_EXP_MUL))
   for (gsize b = 0; b < blocks; b++) {
     const gsize lo = b * VMATH_BLOCK, len = MIN(VMATH_BLOCK, n - lo);
     if (minus_one)
@@ -223,12 +223,28 @@ void ldp_var_grad_add(LdpVar *v, float alpha, const LdpTensor *g)
   LdpTensor *d = ldp_var_grad_dst(v, &fresh);
   if (!fresh) {
     ldp_tensor_axpy(alpha, g, d);
-  } else if (alpha == 1.0f) {
-    memcpy(d->data, g->data, sizeof(float) * ldp_tensor_size(g));
-  } else {
-    const gsize n = ldp_tensor_size(g);
-    for (gsize i = 0; i < n; i++)
-      d->data[i] = alpha * g->data[i];
+    return;
+  }
+  /* the copy in fixed blocks, in parallel when large (a 10^5-node gradient is 6 MB) */
+  const gsize n = ldp_tensor_size(g), blocks = ldp_par(n) ? BLOCKS(n) : 1;
+  float *dd = d->data;
+  const float *gd = g->data;
+  if (blocks == 1) { /* no OpenMP call at all on the small sizes */
+    if (alpha == 1.0f)
+      memcpy(dd, gd, sizeof(float) * n);
+    else
+      for (gsize i = 0; i < n; i++)
+        dd[i] = alpha * gd[i];
+    return;
+  }
+  LDP_OMP_FOR(TRUE)
+  for (gsize b = 0; b < blocks; b++) {
+    const gsize lo = b * VMATH_BLOCK, len = BLOCK_LEN(b, n);
+    if (alpha == 1.0f)
+      memcpy(dd + lo, gd + lo, sizeof(float) * len);
+    else
+      for (gsize i = lo; i < lo + len; i++)
+        dd[i] = alpha * gd[i];
   }
 }
 

@@ -10,10 +10,10 @@
 
 G_BEGIN_DECLS
 
-/* Below this many scalar operations a parallel region costs more than it saves. */
+/* Whether an element-wise op of @work elements runs in parallel (ldp_par_work). */
 static inline int ldp_par(gsize work)
 {
-  return work >= 131072;
+  return ldp_par_work(work);
 }
 
 /* exp / expm1 of whole arrays through the vectorised kernels, in fixed blocks that

@@ -684,10 +684,9 @@ static void background_correction_rows(const LdpCsr *a, const guint *class_of, c
   }
 }
 
-/* Rows per parallel block of the correction product, and the work (entries plus rows,
- * times columns) from which it runs in parallel (tensor.c's SpMM threshold). */
+/* Rows per parallel block of the correction product; it runs in parallel as a graph
+ * product (ldp_par_work). */
 #define BACKGROUND_ROW_BLOCK 256u
-#define BACKGROUND_PARALLEL_WORK 1048576u
 
 void ldp_graph_weighted_mm(LdpGraph *g, const LdpTensor *x, LdpTensor *y)
 {
@@ -703,7 +702,7 @@ void ldp_graph_weighted_mm(LdpGraph *g, const LdpTensor *x, LdpTensor *y)
    * row blocks split between threads), then the background: row class_of[i] of
    * T = block S minus the pair (i, i), with S the per-class column sums of x. */
   const guint n_blocks = (n + BACKGROUND_ROW_BLOCK - 1) / BACKGROUND_ROW_BLOCK;
-  LDP_OMP_FOR(((guint64)a->nnz + n) * c >= BACKGROUND_PARALLEL_WORK)
+  LDP_OMP_FOR(ldp_par_work((gsize)(((guint64)a->nnz + n) * MAX(c, 16u) / LDP_PAR_SPMM_DIV)))
   for (guint b = 0; b < n_blocks; b++)
     background_correction_rows(a, g->class_of, g->block, U, x->data, c, y->data, b * BACKGROUND_ROW_BLOCK,
                                MIN(n, (b + 1) * BACKGROUND_ROW_BLOCK));

@@ -10,7 +10,41 @@
  * contraction for that). */
 #pragma once
 
+#include <glib.h>
 #include <ldpgnn/macros.h>
+
+/* Whether an operation is worth a parallel region, decided in one place from its work
+ * estimate: the scalar operations of its serial loop, weighted by their cost relative to
+ * a streaming element-wise operation (one element read and written, ~0.14 ns when it
+ * fits the caches). Callers pass
+ *   element-wise and row-wise ops:  rows x cols (x LDP_PAR_EXP_MUL with exp or log)
+ *   graph products:                 (stored entries + rows) x max(width, 16) / LDP_PAR_SPMM_DIV
+ *                                   (a gathered row costs about the same up to 16 floats)
+ *   dense products:                 multiply-adds / LDP_PAR_GEMM_DIV
+ * Below LDP_PAR_MIN_WORK (about 75 us of streaming) waking the other thread (a futex
+ * wake: the CLI makes OpenMP's wait passive) and the barrier cost about as much as the
+ * split saves. Graph products need far more: from 2^23 (~0.6 ms), because two threads
+ * gathering at random share the memory system and, on a busy machine, the woken thread
+ * may wait a scheduler slice for its core. So every op of a 10^4-node scale run (graph
+ * products of at most 4.3 M, element-wise ops of 10^4 x 32) and of a Cora run but its
+ * 2708 x 1433 feature ops stays on one thread, while at 10^5 nodes every graph product
+ * (17.6 M) and element-wise op of 16 columns and more runs on all (measured on 2 vCPUs:
+ * the lower bounds 2^18 and 2^20 made a 10^4-node LPGNN run 10-20 % slower on two
+ * threads than on one; 2^20 left a 10^5-node DPRR run without gain). The decision depends only
+ * on sizes, never on the thread count, and every parallel loop sums each output element
+ * in a fixed order: the bits do not depend on it either. (The dense products' threshold,
+ * 2^22 multiply-adds, also picks one BLAS call or fixed row blocks, whose bits differ:
+ * it is kept where it was.) */
+#define LDP_PAR_MIN_WORK ((gsize)1 << 19)
+#define LDP_PAR_SPMM_DIV 16
+#define LDP_PAR_GEMM_DIV 8
+/* Per element of an op with an exp or log (ldp_vexp, row-wise softmax over a few
+ * columns): about 1 ns, against 0.14 for a streamed element. */
+#define LDP_PAR_EXP_MUL 8
+static inline int ldp_par_work(gsize work)
+{
+  return work >= LDP_PAR_MIN_WORK;
+}
 
 /* An OpenMP loop that runs in parallel only when @cond holds (large enough work);
  * a plain loop without OpenMP. */

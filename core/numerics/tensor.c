@@ -10,6 +10,7 @@
 
 #include "multiversion.h"
 #include "numerics/graph-local.h"
+#include "numerics/numerics.h"
 
 #if defined(HAVE_SYS_MMAN_H) && defined(HAVE_MADVISE)
 #include <sys/mman.h>
@@ -19,12 +20,21 @@
 #endif
 
 #define LDP_TENSOR_ALIGN 64
-/* Below these sizes a parallel region costs more than it saves (thread wake-up is a few
- * microseconds, and much more when the machine is busy). The SpMM bound keeps Cora-size
- * products (about 0.25 M multiply-adds, ~20 us) on one thread: on a 2-vCPU VM, two
- * threads made a full LPGNN run 10-25% slower. */
-#define LDP_SPMM_PARALLEL_WORK 1048576
-#define LDP_GEMM_PARALLEL_FLOPS 4194304.0
+/* Whether a product runs in parallel is ldp_par_work's decision (numerics.h) on its
+ * work: graph products (stored entries + rows) x max(width, 16) / LDP_PAR_SPMM_DIV (from
+ * 2^23: a 10^4-node graph's products, 1.8 M and ~120 us, stay on one thread), dense
+ * products multiply-adds / LDP_PAR_GEMM_DIV (from 2^22). @work: (entries + rows) x width. */
+static gboolean spmm_parallel(guint64 work, guint width)
+{
+  if (width > 0 && width < 16)
+    work = work / width * 16;
+  return ldp_par_work((gsize)(work / LDP_PAR_SPMM_DIV));
+}
+
+static gboolean gemm_parallel(double flops)
+{
+  return ldp_par_work((gsize)(flops / LDP_PAR_GEMM_DIV));
+}
 #define LDP_GEMM_BLOCK_ROWS 256u
 
 /* Eight (four) floats, loaded and stored without alignment requirements. */
@@ -174,9 +184,21 @@ void ldp_tensor_axpy(float alpha, const LdpTensor *x, LdpTensor *y)
 {
   g_return_if_fail(x != NULL && y != NULL);
   g_return_if_fail(x->rows == y->rows && x->cols == y->cols);
-  gsize n = ldp_tensor_size(x);
-  for (gsize i = 0; i < n; i++)
-    y->data[i] += alpha * x->data[i];
+  const gsize n = ldp_tensor_size(x);
+  /* fixed blocks, each element computed alike in any of them: the same bits serial or
+   * parallel */
+  const gsize block = 16384, blocks = (n + block - 1) / block;
+  float *yd = y->data;
+  const float *xd = x->data;
+  if (!ldp_par_work(n)) { /* no OpenMP call at all on the small sizes */
+    for (gsize i = 0; i < n; i++)
+      yd[i] += alpha * xd[i];
+    return;
+  }
+  LDP_OMP_FOR(TRUE)
+  for (gsize b = 0; b < blocks; b++)
+    for (gsize i = b * block; i < MIN(n, (b + 1) * block); i++)
+      yd[i] += alpha * xd[i];
 }
 
 /* BLAS semantics: beta == 0 overwrites (NaN/Inf in the old contents vanish). */
@@ -366,7 +388,7 @@ static void gemm_small_nn(gboolean trans_b, float alpha, const LdpTensor *a, con
     for (guint j = 0; j < w; j++)
       bp[l * w + j] = j >= n ? 0.0f : trans_b ? b->data[(gsize)j * b->cols + l] : b->data[(gsize)l * n + j];
   const guint blocks = (m + LDP_GEMM_BLOCK_ROWS - 1) / LDP_GEMM_BLOCK_ROWS;
-  if (blocks < 2 || (double)m * n * k < LDP_GEMM_PARALLEL_FLOPS) {
+  if (blocks < 2 || !gemm_parallel((double)m * n * k)) {
     gemm_nn_block(a->data, k, bp, k, n, alpha, beta, c->data, n, 0, m);
     return;
   }
@@ -500,7 +522,7 @@ static void gemm_small_tn(float alpha, const LdpTensor *a, const LdpTensor *b, f
       ypad[(l - lsafe) * w + j] = j < ny ? y->data[(gsize)l * ny + j] : 0.0f;
 
   const guint blocks = (L + LDP_GEMM_TN_BLOCK - 1) / LDP_GEMM_TN_BLOCK;
-  const gboolean parallel = blocks > 1 && (double)L * mx * ny >= LDP_GEMM_PARALLEL_FLOPS;
+  const gboolean parallel = blocks > 1 && gemm_parallel((double)L * mx * ny);
   const gsize part = (gsize)mx * w;
   const guint group = MIN(blocks, LDP_GEMM_TN_GROUP);
   g_autofree float *parts = g_new(float, part * group);
@@ -532,14 +554,16 @@ static void gemm_small_tn(float alpha, const LdpTensor *a, const LdpTensor *b, f
 }
 
 /* a^T op(b) whose reduction runs over a very long dimension (one row per node of a
- * graph of 2^18 nodes and more) and whose output has a single block of rows: the first
- * layer's weight gradient X^T G, n x 128 by n x 16. One BLAS call would run it on one
- * thread. It is split into fixed chunks of LDP_GEMM_LONG_CHUNK rows; each chunk's
- * partial product is formed by BLAS from zero, and the partials are added in chunk
- * order: neither depends on the thread count, so neither does the result. Below the
- * threshold (every shipped dataset) the single call keeps its bits. */
-#define LDP_GEMM_LONG_REDUCTION 262144u
-#define LDP_GEMM_LONG_CHUNK 16384u
+ * graph of 98 304 nodes and more) and whose output has a single block of rows: the
+ * first layer's weight gradient X^T G, n x 128 by n x 16. One BLAS call would run it on
+ * one thread (a fifth of a 10^5-node LPGNN epoch). It is split into fixed chunks of
+ * LDP_GEMM_LONG_CHUNK rows; each chunk's partial product is formed by BLAS from zero,
+ * and the partials are added in chunk order: neither depends on the thread count, so
+ * neither does the result. Below the threshold the single call keeps its bits: every
+ * shipped node dataset (PubMed, 19 717 nodes, is the largest) and every mini-batch of 32
+ * REDDIT-BINARY graphs (its 32 largest hold 97 458 nodes together). */
+#define LDP_GEMM_LONG_REDUCTION 98304u
+#define LDP_GEMM_LONG_CHUNK 8192u
 /* ...and an output small enough that one partial per chunk stays small (256 KiB) */
 #define LDP_GEMM_LONG_OUT 65536u
 
@@ -619,7 +643,7 @@ void ldp_tensor_gemm(gboolean trans_a, gboolean trans_b, float alpha, const LdpT
    * do not depend on the thread count, so neither do the results. */
   guint blocks = (m + LDP_GEMM_BLOCK_ROWS - 1) / LDP_GEMM_BLOCK_ROWS;
   double flops = (double)m * n * k;
-  if (blocks < 2 || flops < LDP_GEMM_PARALLEL_FLOPS) {
+  if (blocks < 2 || !gemm_parallel(flops)) {
     cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
                 (int)m, (int)n, (int)k, alpha, a->data, (int)a->cols, b->data, (int)b->cols, beta, c->data,
                 (int)c->cols);
@@ -1258,7 +1282,7 @@ void ldp_csr_spmm_ordered(float alpha, const LdpCsr *m, const guint *order, cons
     return;
   const guint64 work = ((guint64)m->nnz + m->rows) * c;
   const gboolean prefetch = (guint64)x->rows * c * sizeof(float) > SPMM_PREFETCH_MIN_BYTES;
-  if (work < LDP_SPMM_PARALLEL_WORK) {
+  if (!spmm_parallel(work, c)) {
     spmm_rows(alpha, m, order, x->data, c, beta, y->data, 0, m->rows, prefetch);
     return;
   }
@@ -1282,15 +1306,17 @@ void ldp_csr_spmm(float alpha, const LdpCsr *m, const LdpTensor *x, float beta, 
   ldp_csr_spmm_ordered(alpha, m, NULL, x, beta, y);
 }
 
-/* Columns [j0, j0 + w) of y += alpha * m^T x, scattering m's rows in order. */
+/* Columns [j0, j0 + w) of y += alpha * m^T x, scattering m's rows in order; y's row k
+ * starts at ydata + k * ldy. */
 LDP_MULTIVERSION
-static void spmm_t_block(float alpha, const LdpCsr *m, const LdpTensor *x, LdpTensor *y, guint j0, guint w)
+static void spmm_t_block(float alpha, const LdpCsr *m, const LdpTensor *x, float *ydata, gsize ldy, guint j0,
+                         guint w)
 {
   const guint c = x->cols;
   for (guint i = 0; i < m->rows; i++) {
     const float *xi = x->data + (gsize)i * c + j0;
     for (guint p = m->indptr[i]; p < m->indptr[i + 1]; p++) {
-      float *dst = y->data + (gsize)m->indices[p] * c + j0;
+      float *dst = ydata + (gsize)m->indices[p] * ldy;
       const float a = alpha * m->values[p];
       guint t = 0;
       for (; t + 8 <= w; t += 8) {
@@ -1340,7 +1366,7 @@ void ldp_csr_gather_add(const LdpCsr *t, const LdpTensor *x, LdpTensor *y)
   g_return_if_fail(x != y);
   g_return_if_fail(t->cols == x->rows && y->rows == t->rows && y->cols == x->cols);
   const guint64 work = ((guint64)t->nnz + t->rows) * x->cols;
-  if (work < LDP_SPMM_PARALLEL_WORK || t->rows < 2) {
+  if (!spmm_parallel(work, x->cols) || t->rows < 2) {
     gather_add_rows(t, x, y, 0, t->rows);
     return;
   }
@@ -1374,11 +1400,23 @@ void ldp_csr_spmm_t_add(float alpha, const LdpCsr *m, const LdpTensor *x, LdpTen
 #ifdef _OPENMP
   threads = omp_get_max_threads() > 1;
 #endif
-  if (blocks <= 1 || work < LDP_SPMM_PARALLEL_WORK || !threads) {
-    spmm_t_block(alpha, m, x, y, 0, c);
+  if (blocks <= 1 || !spmm_parallel(work, c) || !threads) {
+    spmm_t_block(alpha, m, x, y->data, c, 0, c);
     return;
   }
+  /* Each block scatters into a private copy of its eight columns, packed, and copies it
+   * back: threads writing neighbouring columns of the same rows in place would share
+   * every cache line of y (16 columns: two threads, one line per row), which made two
+   * threads 4x slower than one. The same operations on each element, so the same bits. */
 #pragma omp parallel for schedule(static)
-  for (guint b = 0; b < blocks; b++)
-    spmm_t_block(alpha, m, x, y, 8 * b, MIN(8u, c - 8 * b));
+  for (guint b = 0; b < blocks; b++) {
+    const guint j0 = 8 * b, w = MIN(8u, c - j0);
+    float *own = g_new(float, MAX((gsize)y->rows * w, 1));
+    for (guint k = 0; k < y->rows; k++)
+      memcpy(own + (gsize)k * w, y->data + (gsize)k * c + j0, w * sizeof(float));
+    spmm_t_block(alpha, m, x, own, w, j0, w);
+    for (guint k = 0; k < y->rows; k++)
+      memcpy(y->data + (gsize)k * c + j0, own + (gsize)k * w, w * sizeof(float));
+    g_free(own);
+  }
 }

@@ -478,6 +478,12 @@ static gboolean train_nodes(LdpTrainContext *c, const SplitRows *r, Selection *s
    * Without hooks no forward repeats: the cache keeps only S^T for the backward. */
   if (whole.linear)
     c->products = c->hooks ? ldp_product_cache_new() : ldp_product_cache_new_transposes();
+  else if (whole.x_sparse && !c->hooks) {
+    /* plain sparse features, which nothing changes during the loop without hooks:
+     * only S^T, for the first layer's weight gradient */
+    c->products = ldp_product_cache_new_transposes();
+    ldp_product_cache_set_sparse_features(c->products, whole.x_sparse);
+  }
   c->labels = r->labels;
   c->rows = r->train;
   c->n_rows = r->n_train;
