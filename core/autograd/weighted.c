@@ -319,14 +319,11 @@ __attribute__((target("avx512f"), always_inline)) static inline void rows8_colum
   }
 }
 
-/* dv[k] += (float) sum_j g[j] x[off[k] + j] for k < 16 (one row's edges: one g). */
-__attribute__((target("avx512f"))) static void edge_dots16_avx512(const float *restrict g, const float *restrict x,
-                                                                  guint c, const guint *restrict off,
-                                                                  float *restrict dv)
+/* dv[k] += (float) sum_{j < c} g[j] col_k[j] in double, for the 16 edges whose columns
+ * are a (edges 0-7) and b (8-15). Shared by the wide and the narrow kernels below. */
+__attribute__((target("avx512f"), always_inline)) static inline void
+dots16_add_broadcast(const float *restrict g, const __m256 *a, const __m256 *b, guint c, float *restrict dv)
 {
-  __m256 a[16], b[16];
-  rows8_columns(x, c, off, a);
-  rows8_columns(x, c, off + 8, b);
   __m512d s0 = _mm512_setzero_pd(), s1 = _mm512_setzero_pd();
   for (guint j = 0; j < c; j++) {
     const __m512d gj = _mm512_set1_pd((double)g[j]);
@@ -335,6 +332,30 @@ __attribute__((target("avx512f"))) static void edge_dots16_avx512(const float *r
   }
   _mm256_storeu_ps(dv, _mm256_add_ps(_mm256_loadu_ps(dv), _mm512_cvtpd_ps(s0)));
   _mm256_storeu_ps(dv + 8, _mm256_add_ps(_mm256_loadu_ps(dv + 8), _mm512_cvtpd_ps(s1)));
+}
+
+/* The same with a row of g per edge, in columns like a and b (ga, gb). */
+__attribute__((target("avx512f"), always_inline)) static inline void
+dots16_add_rows(const __m256 *ga, const __m256 *gb, const __m256 *a, const __m256 *b, guint c, float *restrict dv)
+{
+  __m512d s0 = _mm512_setzero_pd(), s1 = _mm512_setzero_pd();
+  for (guint j = 0; j < c; j++) {
+    s0 = _mm512_fmadd_pd(_mm512_cvtps_pd(ga[j]), _mm512_cvtps_pd(a[j]), s0);
+    s1 = _mm512_fmadd_pd(_mm512_cvtps_pd(gb[j]), _mm512_cvtps_pd(b[j]), s1);
+  }
+  _mm256_storeu_ps(dv, _mm256_add_ps(_mm256_loadu_ps(dv), _mm512_cvtpd_ps(s0)));
+  _mm256_storeu_ps(dv + 8, _mm256_add_ps(_mm256_loadu_ps(dv + 8), _mm512_cvtpd_ps(s1)));
+}
+
+/* dv[k] += (float) sum_j g[j] x[off[k] + j] for k < 16 (one row's edges: one g). */
+__attribute__((target("avx512f"))) static void edge_dots16_avx512(const float *restrict g, const float *restrict x,
+                                                                  guint c, const guint *restrict off,
+                                                                  float *restrict dv)
+{
+  __m256 a[16], b[16];
+  rows8_columns(x, c, off, a);
+  rows8_columns(x, c, off + 8, b);
+  dots16_add_broadcast(g, a, b, c, dv);
 }
 
 /* The same with a row of @g per edge (at @goff). */
@@ -348,13 +369,7 @@ __attribute__((target("avx512f"))) static void edge_dots16_rows_avx512(const flo
   rows8_columns(x, c, off + 8, b);
   rows8_columns(g, c, goff, ga);
   rows8_columns(g, c, goff + 8, gb);
-  __m512d s0 = _mm512_setzero_pd(), s1 = _mm512_setzero_pd();
-  for (guint j = 0; j < c; j++) {
-    s0 = _mm512_fmadd_pd(_mm512_cvtps_pd(ga[j]), _mm512_cvtps_pd(a[j]), s0);
-    s1 = _mm512_fmadd_pd(_mm512_cvtps_pd(gb[j]), _mm512_cvtps_pd(b[j]), s1);
-  }
-  _mm256_storeu_ps(dv, _mm256_add_ps(_mm256_loadu_ps(dv), _mm512_cvtpd_ps(s0)));
-  _mm256_storeu_ps(dv + 8, _mm256_add_ps(_mm256_loadu_ps(dv + 8), _mm512_cvtpd_ps(s1)));
+  dots16_add_rows(ga, gb, a, b, c, dv);
 }
 
 /* col[j] (j < 8) = element j of the 8 rows at @off of @x, rows read on c <= 8 lanes. */
@@ -394,14 +409,7 @@ __attribute__((target("avx512f,avx512vl"))) static void edge_dots16_narrow_avx51
   __m256 a[8], b[8];
   rows8_columns8(x, c, off, a);
   rows8_columns8(x, c, off + 8, b);
-  __m512d s0 = _mm512_setzero_pd(), s1 = _mm512_setzero_pd();
-  for (guint j = 0; j < c; j++) {
-    const __m512d gj = _mm512_set1_pd((double)g[j]);
-    s0 = _mm512_fmadd_pd(gj, _mm512_cvtps_pd(a[j]), s0);
-    s1 = _mm512_fmadd_pd(gj, _mm512_cvtps_pd(b[j]), s1);
-  }
-  _mm256_storeu_ps(dv, _mm256_add_ps(_mm256_loadu_ps(dv), _mm512_cvtpd_ps(s0)));
-  _mm256_storeu_ps(dv + 8, _mm256_add_ps(_mm256_loadu_ps(dv + 8), _mm512_cvtpd_ps(s1)));
+  dots16_add_broadcast(g, a, b, c, dv);
 }
 
 /* edge_dots16_rows_avx512 for c <= 8 */
@@ -414,13 +422,7 @@ edge_dots16_rows_narrow_avx512(const float *restrict g, const float *restrict x,
   rows8_columns8(x, c, off + 8, b);
   rows8_columns8(g, c, goff, ga);
   rows8_columns8(g, c, goff + 8, gb);
-  __m512d s0 = _mm512_setzero_pd(), s1 = _mm512_setzero_pd();
-  for (guint j = 0; j < c; j++) {
-    s0 = _mm512_fmadd_pd(_mm512_cvtps_pd(ga[j]), _mm512_cvtps_pd(a[j]), s0);
-    s1 = _mm512_fmadd_pd(_mm512_cvtps_pd(gb[j]), _mm512_cvtps_pd(b[j]), s1);
-  }
-  _mm256_storeu_ps(dv, _mm256_add_ps(_mm256_loadu_ps(dv), _mm512_cvtpd_ps(s0)));
-  _mm256_storeu_ps(dv + 8, _mm256_add_ps(_mm256_loadu_ps(dv + 8), _mm512_cvtpd_ps(s1)));
+  dots16_add_rows(ga, gb, a, b, c, dv);
 }
 
 /* Which of the kernels above applies: EDGE_DOTS_WIDE for 8 < c <= 16, EDGE_DOTS_NARROW
