@@ -337,8 +337,11 @@ static Select *parse_select(const LdpYamlNode *sec, const LdpYamlNode *root, con
         if (!select_axis_target(sel, axis, an, vars, error) || !scalar_list(av, what, axis->values, error) ||
             !select_axis_check(axis, sel->variants->len, av, file, reg, overrides, error))
           goto fail;
-        if (sel->n_points * axis->values->len > 1000) {
-          ldp_yaml_error(error, av, LDP_PIPELINE_ERROR_RANGE, "sweep.select.grid has more than 1000 points");
+        /* The product counts every combination, but a variant runs only at the
+         * combinations of the axes that reach it: keys naming one variant each (K of
+         * four rows, delta of two) multiply the product, not any variant's runs. */
+        if (sel->n_points * axis->values->len > 4096) {
+          ldp_yaml_error(error, av, LDP_PIPELINE_ERROR_RANGE, "sweep.select.grid has more than 4096 points");
           goto fail;
         }
         sel->n_points *= axis->values->len;
