@@ -13,18 +13,7 @@
 set -u
 if [ "${1:-}" = "--compare" ]; then
   [ $# -eq 3 ] || { echo "usage: $0 --compare DIR_BEFORE DIR_AFTER" >&2; exit 2; }
-  same=0 differ=0
-  for f in "$2"/*.json "$2"/*.history.csv; do
-    [ -f "$f" ] || continue
-    b=$(basename "$f")
-    if [ ! -f "$3/$b" ]; then echo "MISSING $b"; differ=$((differ + 1))
-    elif cmp -s "$f" "$3/$b"; then same=$((same + 1))
-    else echo "DIFFERS $b"; differ=$((differ + 1))
-    fi
-  done
-  echo "$same identical, $differ different"
-  [ "$differ" -eq 0 ]
-  exit
+  exec sh "$(dirname "$0")/check-identical.sh" "$@"
 fi
 [ $# -eq 1 ] || { echo "usage: $0 OUT_DIR | --compare DIR_BEFORE DIR_AFTER" >&2; exit 2; }
 out=$1

@@ -18,7 +18,7 @@ set -u
 if [ "${1:-}" = "--compare" ] || [ "${1:-}" = "--compare-nan-null" ]; then
   [ $# -eq 3 ] || { echo "usage: $0 $1 DIR_BEFORE DIR_AFTER" >&2; exit 2; }
   same=0 differ=0
-  for f in "$2"/*.json; do
+  for f in "$2"/*.json "$2"/*.history.csv; do # history: bench/check-identical-gat.sh
     [ -f "$f" ] || continue
     b=$(basename "$f")
     if [ ! -f "$3/$b" ]; then echo "MISSING $b"; differ=$((differ + 1))
