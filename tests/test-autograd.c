@@ -34,6 +34,27 @@
 
 typedef LdpVar *(*BuildFn)(LdpTape *tape, LdpVar **in, gpointer data);
 
+/* Value and input gradients of sum(build(in) * r), for comparing two builds of the same
+ * function bit for bit (transfer full: the value and each grads[k]). */
+static LdpTensor *build_run(LdpParam **in, guint n_in, BuildFn build, gpointer data, const LdpTensor *r,
+                            LdpTensor **grads)
+{
+  LdpTape *t = ldp_tape_new(TRUE);
+  LdpVar *v[8];
+  g_assert_cmpuint(n_in, <=, G_N_ELEMENTS(v));
+  for (guint k = 0; k < n_in; k++) {
+    v[k] = ldp_tape_param(t, in[k]);
+    ldp_tensor_fill(ldp_param_grad(in[k]), 0.0f);
+  }
+  LdpVar *out = build(t, v, data);
+  ldp_tape_backward(t, ldp_op_sum(t, ldp_op_mul(t, out, ldp_tape_constant(t, r))));
+  LdpTensor *y = ldp_tensor_copy(ldp_var_value(out));
+  for (guint k = 0; k < n_in; k++)
+    grads[k] = ldp_tensor_copy(ldp_param_grad(in[k]));
+  ldp_tape_free(t);
+  return y;
+}
+
 /* ---- helpers ---- */
 
 /* Values in ±[lo, hi] with random sign, away from 0 (and hence from kinks at 0). */
@@ -768,24 +789,6 @@ static LdpVar *build_edge_scores(LdpTape *t, LdpVar **in, gpointer d)
   return ldp_op_add(t, out, ldp_op_edge_gather(t, sc->g, ldp_op_scale(t, dst, 0.5f), LDP_EDGE_SRC));
 }
 
-/* Value and input gradients of sum(build(...) * r) (transfer full). */
-static LdpTensor *edge_scores_run(LdpParam **in, ScoresCase *sc, const LdpTensor *r, LdpTensor **grads)
-{
-  LdpTape *t = ldp_tape_new(TRUE);
-  LdpVar *v[2];
-  for (guint k = 0; k < 2; k++) {
-    v[k] = ldp_tape_param(t, in[k]);
-    ldp_tensor_fill(ldp_param_grad(in[k]), 0.0f);
-  }
-  LdpVar *out = build_edge_scores(t, v, sc);
-  ldp_tape_backward(t, ldp_op_sum(t, ldp_op_mul(t, out, ldp_tape_constant(t, r))));
-  LdpTensor *y = ldp_tensor_copy(ldp_var_value(out));
-  for (guint k = 0; k < 2; k++)
-    grads[k] = ldp_tensor_copy(ldp_param_grad(in[k]));
-  ldp_tape_free(t);
-  return y;
-}
-
 /* Fused and composed scores agree bit for bit (values and gradients) on @g. */
 static void check_edge_scores_bitwise(LdpGraph *g, guint heads, LdpRng *rng)
 {
@@ -798,8 +801,8 @@ static void check_edge_scores_bitwise(LdpGraph *g, guint heads, LdpRng *rng)
   for (int same = 0; same <= 1; same++) {
     ScoresCase fused = { g, TRUE, same }, pair = { g, FALSE, same };
     LdpTensor *g1[2], *g2[2];
-    g_autoptr(LdpTensor) y1 = edge_scores_run(in, &pair, r, g1);
-    g_autoptr(LdpTensor) y2 = edge_scores_run(in, &fused, r, g2);
+    g_autoptr(LdpTensor) y1 = build_run(in, 2, build_edge_scores, &pair, r, g1);
+    g_autoptr(LdpTensor) y2 = build_run(in, 2, build_edge_scores, &fused, r, g2);
     g_assert_cmpmem(y1->data, sizeof(float) * ldp_tensor_size(y1), y2->data, sizeof(float) * ldp_tensor_size(y2));
     for (guint k = 0; k < 2; k++) {
       g_assert_cmpmem(g1[k]->data, sizeof(float) * ldp_tensor_size(g1[k]), g2[k]->data,
@@ -1060,24 +1063,6 @@ static LdpVar *build_agg(LdpTape *t, LdpVar **in, gpointer d)
   return ac->reuse_x ? ldp_op_mul(t, out, in[0]) : out;
 }
 
-/* Value and parameter gradients of sum(build(...) * r) (transfer full). */
-static LdpTensor *agg_run(LdpParam **in, guint n_in, AggCase *ac, const LdpTensor *r, LdpTensor **grads)
-{
-  LdpTape *t = ldp_tape_new(TRUE);
-  LdpVar *v[2];
-  for (guint k = 0; k < n_in; k++) {
-    v[k] = ldp_tape_param(t, in[k]);
-    ldp_tensor_fill(ldp_param_grad(in[k]), 0.0f);
-  }
-  LdpVar *out = build_agg(t, v, ac);
-  ldp_tape_backward(t, ldp_op_sum(t, ldp_op_mul(t, out, ldp_tape_constant(t, r))));
-  LdpTensor *y = ldp_tensor_copy(ldp_var_value(out));
-  for (guint k = 0; k < n_in; k++)
-    grads[k] = ldp_tensor_copy(ldp_param_grad(in[k]));
-  ldp_tape_free(t);
-  return y;
-}
-
 static void test_propagate_self(void)
 {
   LdpRng rng;
@@ -1112,8 +1097,8 @@ static void test_propagate_self(void)
       AggCase fused = { g, bias, TRUE, reuse }, pair = { g, bias, FALSE, reuse };
       const guint n_in = bias ? 2 : 1;
       LdpTensor *g1[2], *g2[2];
-      g_autoptr(LdpTensor) y1 = agg_run(in, n_in, &pair, r, g1);
-      g_autoptr(LdpTensor) y2 = agg_run(in, n_in, &fused, r, g2);
+      g_autoptr(LdpTensor) y1 = build_run(in, n_in, build_agg, &pair, r, g1);
+      g_autoptr(LdpTensor) y2 = build_run(in, n_in, build_agg, &fused, r, g2);
       g_assert_cmpmem(y1->data, sizeof(float) * n * c, y2->data, sizeof(float) * n * c);
       for (guint k = 0; k < n_in; k++) {
         g_assert_cmpmem(g1[k]->data, sizeof(float) * ldp_tensor_size(g1[k]), g2[k]->data,
@@ -1143,24 +1128,6 @@ static LdpVar *build_add_bias(LdpTape *t, LdpVar **in, gpointer d)
   return ldp_op_mul(t, out, b);
 }
 
-/* Value and parameter gradients of sum(build(...) * r) (transfer full). */
-static LdpTensor *add_bias_run(LdpParam **in, AddBiasCase *ac, const LdpTensor *r, LdpTensor **grads)
-{
-  LdpTape *t = ldp_tape_new(TRUE);
-  LdpVar *v[3];
-  for (guint k = 0; k < 3; k++) {
-    v[k] = ldp_tape_param(t, in[k]);
-    ldp_tensor_fill(ldp_param_grad(in[k]), 0.0f);
-  }
-  LdpVar *out = build_add_bias(t, v, ac);
-  ldp_tape_backward(t, ldp_op_sum(t, ldp_op_mul(t, out, ldp_tape_constant(t, r))));
-  LdpTensor *y = ldp_tensor_copy(ldp_var_value(out));
-  for (guint k = 0; k < 3; k++)
-    grads[k] = ldp_tensor_copy(ldp_param_grad(in[k]));
-  ldp_tape_free(t);
-  return y;
-}
-
 static void test_add_bias(void)
 {
   LdpRng rng;
@@ -1177,8 +1144,8 @@ static void test_add_bias(void)
   for (int share = 0; share <= 1; share++) {
     AddBiasCase fused = { TRUE, share }, pair = { FALSE, share };
     LdpTensor *g1[3], *g2[3];
-    g_autoptr(LdpTensor) y1 = add_bias_run(in, &pair, r, g1);
-    g_autoptr(LdpTensor) y2 = add_bias_run(in, &fused, r, g2);
+    g_autoptr(LdpTensor) y1 = build_run(in, 3, build_add_bias, &pair, r, g1);
+    g_autoptr(LdpTensor) y2 = build_run(in, 3, build_add_bias, &fused, r, g2);
     g_assert_cmpmem(y1->data, sizeof(float) * n * c, y2->data, sizeof(float) * n * c);
     for (guint k = 0; k < 3; k++) {
       g_assert_cmpmem(g1[k]->data, sizeof(float) * ldp_tensor_size(g1[k]), g2[k]->data,
@@ -1222,24 +1189,6 @@ static LdpVar *build_add_bias_act(LdpTape *t, LdpVar **in, gpointer d)
   /* in[2] feeds a later op too: with independent inputs b's gradient is not fresh when
    * the sum's arrives */
   return ldp_op_mul(t, out, in[2]);
-}
-
-/* Value and parameter gradients of sum(build(...) * r) (transfer full). */
-static LdpTensor *add_bias_act_run(LdpParam **in, AddBiasActCase *ac, const LdpTensor *r, LdpTensor **grads)
-{
-  LdpTape *t = ldp_tape_new(TRUE);
-  LdpVar *v[3];
-  for (guint k = 0; k < 3; k++) {
-    v[k] = ldp_tape_param(t, in[k]);
-    ldp_tensor_fill(ldp_param_grad(in[k]), 0.0f);
-  }
-  LdpVar *out = build_add_bias_act(t, v, ac);
-  ldp_tape_backward(t, ldp_op_sum(t, ldp_op_mul(t, out, ldp_tape_constant(t, r))));
-  LdpTensor *y = ldp_tensor_copy(ldp_var_value(out));
-  for (guint k = 0; k < 3; k++)
-    grads[k] = ldp_tensor_copy(ldp_param_grad(in[k]));
-  ldp_tape_free(t);
-  return y;
 }
 
 /* a, bias, b (n x c, 1 x c, n x c) whose sums a + bias + b, and 2 a + bias + a, stay at
@@ -1287,8 +1236,8 @@ static void test_add_bias_act(void)
       for (int inputs = 0; inputs <= 2; inputs++) {
         AddBiasActCase fused = { TRUE, elu, inputs }, pair = { FALSE, elu, inputs };
         LdpTensor *g1[3], *g2[3];
-        g_autoptr(LdpTensor) y1 = add_bias_act_run(in, &pair, r, g1);
-        g_autoptr(LdpTensor) y2 = add_bias_act_run(in, &fused, r, g2);
+        g_autoptr(LdpTensor) y1 = build_run(in, 3, build_add_bias_act, &pair, r, g1);
+        g_autoptr(LdpTensor) y2 = build_run(in, 3, build_add_bias_act, &fused, r, g2);
         g_assert_cmpmem(y1->data, sizeof(float) * n * c, y2->data, sizeof(float) * n * c);
         for (guint k = 0; k < 3; k++) {
           g_assert_cmpmem(g1[k]->data, sizeof(float) * ldp_tensor_size(g1[k]), g2[k]->data,
