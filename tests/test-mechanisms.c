@@ -186,6 +186,67 @@ static void test_identity_at_inf(gconstpointer data)
   g_assert_nonnull(strstr(text, "not private"));
 }
 
+/* Raw rows with the mechanism off: a matrix of at least 2^26 entries with at most a
+ * quarter non-zero comes back as CSR holding exactly the non-zero raw values; a
+ * smaller or denser one comes back dense (mech-common.h). Feature k of user u is
+ * (k % 3 + 1) / 3 where (u + k) % @period == 0, else 0. */
+static void check_identity_form(guint n, guint d, guint period, gboolean expect_sparse)
+{
+  LdpDataset *ds = ldp_dataset_new(LDP_TASK_NODE, "wide");
+  g_autoptr(GError) err = NULL;
+  g_assert_true(ldp_dataset_set_structure(ds, n, 1, NULL, NULL, NULL, 0, TRUE, &err));
+  g_assert_no_error(err);
+  guint nnz = 0;
+  for (guint u = 0; u < n; u++)
+    for (guint k = 0; k < d; k++)
+      nnz += (u + k) % period == 0;
+  LdpCsr *x = ldp_csr_new(n, d, nnz);
+  guint m = 0;
+  for (guint u = 0; u < n; u++) {
+    for (guint k = 0; k < d; k++)
+      if ((u + k) % period == 0) {
+        x->indices[m] = k;
+        x->values[m++] = (float)(k % 3 + 1) / 3.0f;
+      }
+    x->indptr[u + 1] = m;
+  }
+  ldp_dataset_set_features_sparse(ds, x);
+  const char *args[] = { "epsilon=inf", NULL };
+  run_ok("multibit", args, ds, 3);
+  const LdpCsr *ys = ldp_dataset_features_sparse(ds);
+  const LdpTensor *yd = ys ? NULL : ldp_dataset_features_dense(ds);
+  g_assert_true(expect_sparse ? ys != NULL : yd != NULL);
+  if (ys) {
+    g_assert_cmpuint(ys->rows, ==, n);
+    g_assert_cmpuint(ys->cols, ==, d);
+    g_assert_cmpuint(ys->nnz, ==, nnz);
+  }
+  for (guint u = 0; u < n; u++) {
+    guint p = ys ? ys->indptr[u] : 0;
+    for (guint k = 0; k < d; k++) {
+      float want = (u + k) % period == 0 ? (float)(k % 3 + 1) / 3.0f : 0.0f;
+      if (yd) {
+        g_assert_true(ldp_tensor_row(yd, u)[k] == want);
+      } else if (want != 0.0f) {
+        g_assert_cmpuint(p, <, ys->indptr[u + 1]);
+        g_assert_cmpuint(ys->indices[p], ==, k);
+        g_assert_true(ys->values[p] == want);
+        p++;
+      }
+    }
+    if (ys)
+      g_assert_cmpuint(p, ==, ys->indptr[u + 1]);
+  }
+  ldp_dataset_free(ds);
+}
+
+static void test_identity_at_inf_sparse(void)
+{
+  check_identity_form(16384, 4096, 64, TRUE);  /* 2^26 entries, 1/64 non-zero */
+  check_identity_form(16383, 4096, 64, FALSE); /* one row short of 2^26 */
+  check_identity_form(16384, 4096, 2, FALSE);  /* half non-zero */
+}
+
 /* ------------------------------------------------------------ onebit */
 
 static void test_onebit_moments(void)
@@ -848,6 +909,8 @@ int main(int argc, char **argv)
     g_autofree char *path = g_strdup_printf("/mechanisms/%s/identity-at-inf", feature_mechs[i]);
     g_test_add_data_func(path, feature_mechs[i], test_identity_at_inf);
   }
+  g_test_add_func("/mechanisms/identity-at-inf/sparse-when-large", test_identity_at_inf_sparse);
+
   g_test_add_func("/mechanisms/onebit/moments", test_onebit_moments);
   g_test_add_data_func("/mechanisms/laplace/moments", GINT_TO_POINTER(FALSE), test_laplace_moments);
   g_test_add_data_func("/mechanisms/laplace/per-feature", GINT_TO_POINTER(TRUE), test_laplace_moments);

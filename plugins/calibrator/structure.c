@@ -214,11 +214,14 @@ static gboolean structure_prepare(gpointer inst, LdpDataset *noisy, LdpRng *rng,
   }
   if (s->feature_steps > 0) {
     const LdpTensor *x = ldp_dataset_features_dense(noisy);
-    if (x == NULL) {
+    const LdpCsr *xs = ldp_dataset_features_sparse(noisy);
+    if (x == NULL && xs == NULL) {
       g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "the dataset has no features to propagate");
       return FALSE;
     }
-    s->x_raw = ldp_tensor_copy(x);
+    /* Sparse features (public ones, or raw ones with the mechanism off) are smoothed
+     * in dense form. */
+    s->x_raw = x ? ldp_tensor_copy(x) : ldp_csr_to_dense(xs);
   }
   return TRUE;
 }

@@ -223,6 +223,42 @@ static inline gboolean mech_check_report_lengths(const LdpReportSet *reports, gu
  * @fn is never called and may be NULL). */
 typedef void (*MechRowFunc)(gpointer inst, const LdpReport *r, float *row);
 
+/* With the mechanism off, the raw rows of a large, mostly-zero feature matrix are kept
+ * as CSR, as the dataset loaders store them: Facebook's 22 470 x 4714 binary features
+ * (0.3 % non-zero) take 424 MB dense and make every first-layer product a dense one.
+ * Only from 2^26 entries on, so that the smaller graphs keep the dense form (and the
+ * exact sums of the results recorded with it); a matrix with more than a quarter of
+ * its entries non-zero stays dense (CSR would not save memory there). */
+#define MECH_SPARSE_IDENTITY_MIN_ENTRIES ((guint64)1 << 26)
+
+/* The raw rows as CSR when they qualify (above); NULL otherwise. (transfer full) */
+static inline LdpCsr *mech_raw_rows_sparse(const LdpReportSet *reports, guint n, guint d)
+{
+  const guint64 entries = (guint64)n * d;
+  if (entries < MECH_SPARSE_IDENTITY_MIN_ENTRIES)
+    return NULL;
+  guint64 nnz = 0;
+  for (guint u = 0; u < n; u++) {
+    const float *v = ldp_report_values(ldp_report_set_get(reports, u));
+    for (guint k = 0; k < d; k++)
+      nnz += v[k] != 0.0f;
+  }
+  if (nnz > entries / 4 || nnz > G_MAXUINT)
+    return NULL;
+  LdpCsr *x = ldp_csr_new(n, d, (guint)nnz);
+  guint m = 0;
+  for (guint u = 0; u < n; u++) {
+    const float *v = ldp_report_values(ldp_report_set_get(reports, u));
+    for (guint k = 0; k < d; k++)
+      if (v[k] != 0.0f) {
+        x->indices[m] = k;
+        x->values[m++] = v[k];
+      }
+    x->indptr[u + 1] = m;
+  }
+  return x;
+}
+
 static inline gboolean mech_estimate_rows(gpointer inst, const LdpReportSet *reports, guint d,
                                           gboolean raw, MechRowFunc fn, LdpDataset *noisy,
                                           GError **error)
@@ -240,6 +276,11 @@ static inline gboolean mech_estimate_rows(gpointer inst, const LdpReportSet *rep
                   "user %u sent %u raw values, expected %u", u, ldp_report_n_values(r), d);
       return FALSE;
     }
+  }
+  LdpCsr *sparse = raw ? mech_raw_rows_sparse(reports, n, d) : NULL;
+  if (sparse) {
+    ldp_dataset_set_features_sparse(noisy, sparse);
+    return TRUE;
   }
   LdpTensor *x = ldp_tensor_new_uninit(n, d);
 #pragma omp parallel for schedule(static)
