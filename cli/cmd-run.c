@@ -67,6 +67,8 @@ int ldp_cli_run(const LdpCliGlobal *g, int argc, char **argv)
     fprintf(stderr, "%s\n", error->message);
     return 1;
   }
+  for (guint i = 0; i < ldp_pipeline_n_warnings(p); i++)
+    fprintf(stderr, "ldpgnn: warning: %s\n", ldp_pipeline_warning(p, i));
   ldp_pipeline_set_private_outputs(p, run_private_outputs);
   g_autofree char *default_out = g_build_filename("runs", ldp_pipeline_name(p), NULL);
   g_autoptr(GString) line = g_string_new(NULL);

@@ -44,6 +44,8 @@ int ldp_cli_validate(const LdpCliGlobal *g, int argc, char **argv)
     fprintf(stderr, "%s\n", err->message);
     return 1;
   }
+  for (guint i = 0; i < ldp_pipeline_n_warnings(p); i++)
+    fprintf(stderr, "ldpgnn: warning: %s\n", ldp_pipeline_warning(p, i));
   GString *names = g_string_new(NULL);
   for (guint i = 0; i < ldp_pipeline_n_runs(p); i++)
     g_string_append_printf(names, "%s%s", i ? ", " : "", ldp_pipeline_run(p, i)->name);

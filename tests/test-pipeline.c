@@ -275,6 +275,44 @@ static void test_variants(void)
   g_assert_cmpuint(ldp_pipeline_run(q, 1)->mechanisms->len, ==, 0);
 }
 
+/* A --set into a section every variant sets itself reaches no run and is reported;
+ * one that reaches at least one variant, or names a variant, is not. */
+static void test_set_reaches_no_run(void)
+{
+  /* variants-own.yaml: both variants replace the backbone and set train.epochs. */
+  const char *none[] = { "backbone.plugin=pl_sage", "train.epochs=5", "train.lr=0.2", NULL };
+  g_autoptr(LdpPipeline) p = load_good("variants-own.yaml", none);
+  g_assert_cmpuint(ldp_pipeline_n_warnings(p), ==, 2);
+  g_assert_cmpstr(ldp_pipeline_warning(p, 0), ==,
+                  "--set backbone.plugin changes no run: every variant sets its own backbone ('a', 'b'); set it "
+                  "per variant, e.g. --set variants.a.backbone.plugin=pl_sage");
+  g_assert_nonnull(strstr(ldp_pipeline_warning(p, 1), "--set train.epochs changes no run"));
+  g_assert_cmpint(ldp_params_get_int(ldp_pipeline_run(p, 0)->train, "epochs"), ==, 10);
+  g_assert_cmpfloat(ldp_params_get_number(ldp_pipeline_run(p, 1)->train, "lr"), ==, 0.2);
+
+  /* variants.yaml: 'gcn' and 'gcn-private' keep the top-level backbone and epochs. */
+  const char *some[] = { "backbone.hidden=8", "train.epochs=5", "variants.sage.train.epochs=7", "seeds=3", NULL };
+  g_autoptr(LdpPipeline) q = load_good("variants.yaml", some);
+  g_assert_cmpuint(ldp_pipeline_n_warnings(q), ==, 0);
+  g_assert_cmpint(ldp_params_get_int(ldp_pipeline_run(q, 0)->train, "epochs"), ==, 5);
+  g_assert_cmpint(ldp_params_get_int(ldp_pipeline_run(q, 1)->train, "epochs"), ==, 7);
+
+  /* Merged sections: only the key every variant sets is shadowed. */
+  const char *merged[] = { "variants.gcn.train.epochs=6", "variants.gcn-private.train.epochs=6", "train.epochs=5",
+                           "train.lr=0.2", NULL };
+  g_autoptr(LdpPipeline) r = load_good("variants.yaml", merged);
+  g_assert_cmpuint(ldp_pipeline_n_warnings(r), ==, 1);
+  g_assert_nonnull(strstr(ldp_pipeline_warning(r, 0), "--set train.epochs changes no run: every variant sets its "
+                                                       "own train.epochs ('gcn', 'sage', 'gcn-private')"));
+  for (guint i = 0; i < ldp_pipeline_n_runs(r); i++)
+    g_assert_cmpfloat(ldp_params_get_number(ldp_pipeline_run(r, i)->train, "lr"), ==, 0.2);
+
+  /* No variants: one run, always reached. */
+  const char *plain[] = { "train.epochs=5", NULL };
+  g_autoptr(LdpPipeline) m = load_good("minimal.yaml", plain);
+  g_assert_cmpuint(ldp_pipeline_n_warnings(m), ==, 0);
+}
+
 /* --set: values, created keys, list items, flow collections, order. */
 static void test_set(void)
 {
@@ -540,6 +578,7 @@ int main(int argc, char **argv)
   g_test_add_func("/pipeline/variants", test_variants);
   g_test_add_func("/pipeline/set", test_set);
   g_test_add_func("/pipeline/set-by-name", test_set_by_name);
+  g_test_add_func("/pipeline/set-reaches-no-run", test_set_reaches_no_run);
   g_test_add_func("/pipeline/sweep-reordered", test_sweep_reordered);
   g_test_add_func("/pipeline/cli-validate", test_cli_validate);
   int rc = g_test_run();

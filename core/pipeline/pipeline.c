@@ -50,6 +50,7 @@ struct _LdpPipeline {
   GPtrArray *runs; /* LdpRunSpec * */
   GHashTable *roles; /* run name -> "ceiling", "floor" or "majority" (both owned); variants without a role absent */
   gboolean private_outputs; /* write OUT/private/ (raw private data); not in the JSON */
+  GPtrArray *warnings; /* char *: what the caller should hear, e.g. a --set that reaches no run */
 };
 
 static void stage_clear(LdpStageSpec *s)
@@ -97,7 +98,21 @@ void ldp_pipeline_free(LdpPipeline *p)
     g_ptr_array_unref(p->runs);
   if (p->roles)
     g_hash_table_unref(p->roles);
+  if (p->warnings)
+    g_ptr_array_unref(p->warnings);
   g_free(p);
+}
+
+guint ldp_pipeline_n_warnings(const LdpPipeline *p)
+{
+  g_return_val_if_fail(p != NULL, 0);
+  return p->warnings ? p->warnings->len : 0;
+}
+
+const char *ldp_pipeline_warning(const LdpPipeline *p, guint i)
+{
+  g_return_val_if_fail(p != NULL && i < ldp_pipeline_n_warnings(p), NULL);
+  return p->warnings->pdata[i];
 }
 
 const char *ldp_pipeline_name(const LdpPipeline *p)
@@ -967,6 +982,45 @@ static gboolean find_named_item(const LdpYamlNode *list, char **parts, guint i, 
   return FALSE;
 }
 
+/* A --set into a top-level section reaches no run when every variant replaces that
+ * section (dataset, mechanisms, calibrators, backbone, attacks) or, for the sections
+ * merged key by key (split, train), sets that key itself. Returns what to tell the
+ * user then, else NULL. (transfer full, nullable) */
+static char *override_reaches_no_run(const LdpYamlNode *root, const char *arg)
+{
+  const LdpYamlNode *variants = ldp_yaml_mapping_get(root, "variants", NULL);
+  const char *eq = strchr(arg, '=');
+  if (!variants || variants->kind != LDP_YAML_SEQUENCE || variants->items->len == 0 || !eq)
+    return NULL;
+  g_autofree char *path = g_strndup(arg, (gsize)(eq - arg));
+  g_auto(GStrv) parts = g_strsplit(path, ".", 3);
+  static const char *const replaced[] = { "dataset", "mechanisms", "calibrators", "backbone", "attacks", NULL };
+  static const char *const merged[] = { "split", "train", NULL };
+  const gboolean whole = g_strv_contains(replaced, parts[0]);
+  if (!whole && !(g_strv_contains(merged, parts[0]) && parts[1]))
+    return NULL;
+  g_autoptr(GString) names = g_string_new(NULL);
+  const char *first = NULL;
+  for (guint i = 0; i < variants->items->len; i++) {
+    const LdpYamlNode *v = variants->items->pdata[i];
+    const LdpYamlNode *sec = v->kind == LDP_YAML_MAPPING ? ldp_yaml_mapping_get(v, parts[0], NULL) : NULL;
+    const gboolean own = sec && (whole || (sec->kind == LDP_YAML_MAPPING && ldp_yaml_mapping_get(sec, parts[1], NULL)));
+    const char *name = item_name(v);
+    if (!own || !name)
+      return NULL;
+    if (!first)
+      first = name;
+    if (i < 3)
+      g_string_append_printf(names, "%s'%s'", i ? ", " : "", name);
+  }
+  if (variants->items->len > 3)
+    g_string_append_printf(names, " and %u more", variants->items->len - 3);
+  g_autofree char *what = whole ? g_strdup(parts[0]) : g_strdup_printf("%s.%s", parts[0], parts[1]);
+  return g_strdup_printf("--set %s changes no run: every variant sets its own %s (%s); set it per variant, "
+                         "e.g. --set variants.%s.%s=%s",
+                         path, what, names->str, first, path, eq + 1);
+}
+
 static gboolean apply_override(LdpYamlNode *root, const char *arg, GError **error)
 {
   const char *eq = strchr(arg, '=');
@@ -1143,6 +1197,7 @@ LdpPipeline *ldp_pipeline_load(const char *path, const LdpRegistry *reg, const c
   g_autoptr(LdpParams) top = NULL;
   g_autofree char *name = NULL;
   g_autoptr(GPtrArray) runs = g_ptr_array_new_with_free_func((GDestroyNotify)run_free);
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func(g_free);
   g_autoptr(GHashTable) roles = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   Ctx c = { .reg = reg, .root = root };
 
@@ -1155,6 +1210,11 @@ LdpPipeline *ldp_pipeline_load(const char *path, const LdpRegistry *reg, const c
   for (const char *const *o = overrides; o && *o; o++)
     if (!apply_override(root, *o, error))
       goto out;
+  for (const char *const *o = overrides; o && *o; o++) {
+    char *w = override_reaches_no_run(root, *o);
+    if (w)
+      g_ptr_array_add(warnings, w);
+  }
 
   /* Top-level keys: core values first, then the sections. */
   top = ldp_params_new_defaults(SLOT_SPECS(LDP_SLOT_TOP));
@@ -1212,6 +1272,7 @@ LdpPipeline *ldp_pipeline_load(const char *path, const LdpRegistry *reg, const c
   }
   p->runs = g_steal_pointer(&runs);
   p->roles = g_steal_pointer(&roles);
+  p->warnings = g_steal_pointer(&warnings);
 
 out:
   ldp_yaml_node_free(root);

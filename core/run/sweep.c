@@ -70,6 +70,7 @@ struct _LdpSweep {
   GHashTable *report; /* report settings: key -> value */
   Select *select;     /* sweep.select, or NULL */
   const LdpRegistry *reg; /* borrowed from ldp_sweep_load's caller, for the selection's runs */
+  GPtrArray *warnings;    /* char *: the cells' pipeline warnings, each once */
 };
 
 static void axis_free(gpointer p)
@@ -108,6 +109,8 @@ void ldp_sweep_free(LdpSweep *s)
   g_free(s->cells);
   g_ptr_array_unref(s->axes);
   g_hash_table_unref(s->report);
+  if (s->warnings)
+    g_ptr_array_unref(s->warnings);
   g_free(s->path);
   g_free(s);
 }
@@ -648,6 +651,7 @@ LdpSweep *ldp_sweep_load(const char *path, const LdpRegistry *reg, const char *c
 
   LdpSweep *s = g_new0(LdpSweep, 1);
   s->path = g_strdup(path);
+  s->warnings = g_ptr_array_new_with_free_func(g_free);
   s->axes = g_steal_pointer(&axes);
   s->report = g_steal_pointer(&report);
   s->select = select;
@@ -692,6 +696,11 @@ LdpSweep *ldp_sweep_load(const char *path, const LdpRegistry *reg, const char *c
       g_prefix_error(error, "sweep cell %s: ", c->dir);
       ldp_sweep_free(s);
       return NULL;
+    }
+    for (guint w = 0; w < ldp_pipeline_n_warnings(c->pipeline); w++) {
+      const char *msg = ldp_pipeline_warning(c->pipeline, w);
+      if (!g_ptr_array_find_with_equal_func(s->warnings, msg, g_str_equal, NULL))
+        g_ptr_array_add(s->warnings, g_strdup(msg));
     }
     c->hash = cell_hash(c->pipeline);
     if (s->select) {
@@ -1181,6 +1190,10 @@ gboolean ldp_sweep_run_observed(LdpSweep *s, const char *out_dir, const LdpSweep
     g_autofree char *msg = g_strdup_printf("the library runs sweep cells one at a time in this process, not %u at "
                                            "once: parallel cells are the host program's processes", opt->jobs);
     const LdpWarningEvent ev = { .message = msg };
+    LDP_OBSERVER_EMIT(obs, warning, &ev);
+  }
+  for (guint w = 0; w < s->warnings->len; w++) {
+    const LdpWarningEvent ev = { .message = s->warnings->pdata[w] };
     LDP_OBSERVER_EMIT(obs, warning, &ev);
   }
   if (!ldp_sweep_write_index(s, out_dir, error))
