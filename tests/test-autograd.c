@@ -1110,6 +1110,86 @@ static void test_propagate_self(void)
   free_params(in, 2);
 }
 
+/* ---- a b1 and a b2 in one pass (ldp_op_matmul_pair) ---- */
+
+typedef struct {
+  gboolean fused;
+  gboolean reuse; /* b1 also multiplies in[3], after the pair: its gradient is not fresh */
+} MatmulPairCase;
+
+static LdpVar *build_matmul_pair(LdpTape *t, LdpVar **in, gpointer d)
+{
+  const MatmulPairCase *mc = d;
+  LdpVar *y1, *y2;
+  if (mc->fused) {
+    ldp_op_matmul_pair(t, in[0], in[1], in[2], &y1, &y2);
+  } else {
+    y1 = ldp_op_matmul(t, in[0], in[1]);
+    y2 = ldp_op_matmul(t, in[0], in[2]);
+  }
+  if (mc->reuse)
+    y1 = ldp_op_add(t, y1, ldp_op_matmul(t, in[3], in[1]));
+  LdpVar *ys[2] = { y1, y2 };
+  return ldp_op_concat_cols(t, ys, 2);
+}
+
+/* The pair against two ldp_op_matmul calls, bit for bit (values and the gradients of
+ * a, b1, b2; finite differences on the smallest), on both sides of the sizes where it
+ * runs in one pass: 7 rows (two products), 2085 rows of 128 columns by 16 (the forward's fixed 256-row blocks, from
+ * 2^22 multiply-adds; the weight gradients still one BLAS call each), and 98 303 and
+ * 99 304 rows (the weight gradients' reduction in fixed chunks starts at 98 304). */
+static void test_matmul_pair(void)
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, 37);
+  static const guint shape[][4] = { { 7, 5, 3, 4 }, { 2085, 128, 16, 16 }, { 98303, 20, 16, 5 },
+                                    { 99304, 20, 16, 16 } };
+  for (gsize s = 0; s < G_N_ELEMENTS(shape); s++) {
+    const guint n = shape[s][0], k = shape[s][1], n1 = shape[s][2], n2 = shape[s][3];
+    LdpParam *in[4] = { param_away("a", n, k, &rng), param_away("b1", k, n1, &rng), param_away("b2", k, n2, &rng),
+                        param_away("a2", n, k, &rng) };
+    if (s == 0) {
+      MatmulPairCase fused = { TRUE, FALSE }, reused = { TRUE, TRUE };
+      check_grads("matmul_pair", in, 3, build_matmul_pair, &fused, TRUE);
+      check_grads("matmul_pair reused b1", in, 4, build_matmul_pair, &reused, TRUE);
+    }
+    g_autoptr(LdpTensor) r = ldp_tensor_new(n, n1 + n2);
+    fill_uniform(r, &rng, -1.0f, 1.0f);
+    for (int reuse = 0; reuse <= 1; reuse++) {
+      MatmulPairCase fused = { TRUE, reuse }, pair = { FALSE, reuse };
+      const guint n_in = reuse ? 4 : 3;
+      LdpTensor *g1[4], *g2[4];
+      g_autoptr(LdpTensor) y1 = build_run(in, n_in, build_matmul_pair, &pair, r, g1);
+      g_autoptr(LdpTensor) y2 = build_run(in, n_in, build_matmul_pair, &fused, r, g2);
+      g_assert_cmpmem(y1->data, sizeof(float) * ldp_tensor_size(y1), y2->data, sizeof(float) * ldp_tensor_size(y2));
+      for (guint i = 0; i < n_in; i++) {
+        g_assert_cmpmem(g1[i]->data, sizeof(float) * ldp_tensor_size(g1[i]), g2[i]->data,
+                        sizeof(float) * ldp_tensor_size(g2[i]));
+        ldp_tensor_free(g1[i]);
+        ldp_tensor_free(g2[i]);
+      }
+    }
+    free_params(in, 4);
+  }
+
+  /* Memoised like ldp_op_matmul: a second pair, or a single product, finds the same
+   * variables. */
+  LdpRng r2;
+  ldp_rng_init(&r2, 38);
+  LdpParam *w[2] = { param_away("b1", 4, 3, &r2), param_away("b2", 4, 2, &r2) };
+  g_autoptr(LdpTensor) x = ldp_tensor_new(6, 4);
+  fill_uniform(x, &r2, -1.0f, 1.0f);
+  LdpTape *tape = ldp_tape_new(TRUE);
+  LdpVar *a = ldp_tape_constant(tape, x), *b1 = ldp_tape_param(tape, w[0]), *b2 = ldp_tape_param(tape, w[1]);
+  LdpVar *y1 = NULL, *y2 = NULL, *z1 = NULL, *z2 = NULL;
+  ldp_op_matmul_pair(tape, a, b1, b2, &y1, &y2);
+  ldp_op_matmul_pair(tape, a, b1, b2, &z1, &z2);
+  g_assert_true(y1 == z1 && y2 == z2 && y1 != y2);
+  g_assert_true(ldp_op_matmul(tape, a, b1) == y1 && ldp_op_matmul(tape, a, b2) == y2);
+  ldp_tape_free(tape);
+  free_params(w, 2);
+}
+
 /* ---- (a + bias) + b, fused ---- */
 
 typedef struct {
@@ -3286,6 +3366,7 @@ int main(int argc, char **argv)
   g_test_add_func("/autograd/batch-norm", test_batch_norm);
   g_test_add_func("/autograd/batch-norm-relu", test_batch_norm_relu);
   g_test_add_func("/autograd/propagate-self", test_propagate_self);
+  g_test_add_func("/autograd/matmul-pair", test_matmul_pair);
   g_test_add_func("/autograd/add-bias", test_add_bias);
   g_test_add_func("/autograd/add-bias-act", test_add_bias_act);
   g_test_add_func("/autograd/batch-norm-relu-grouped", test_batch_norm_relu_grouped);

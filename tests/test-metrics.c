@@ -97,6 +97,66 @@ static void test_accuracy_large(void)
 #endif
 }
 
+/* F1 of an evaluation large enough to be counted in parallel (200 000 rows, from a
+ * 150 000-row score matrix, labels -1 .. 4 with one class unused by 5 columns' scores:
+ * n_classes 6), against the counts and formulas written out here, at 1 and 2 threads:
+ * the counts, hence both F1s, must be exactly equal. */
+static void test_f1_large(void)
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, 78);
+  const guint n = 150000, cols = 5, m = 200000, classes = 6;
+  g_autoptr(LdpTensor) t = ldp_tensor_new(n, cols);
+  g_autofree gint *labels = g_new(gint, n);
+  for (guint i = 0; i < n; i++) {
+    for (guint j = 0; j < cols; j++)
+      ldp_tensor_row(t, i)[j] = (float)ldp_rng_uniform(&rng);
+    labels[i] = (gint)ldp_rng_below(&rng, cols + 1) - 1;
+  }
+  g_autofree guint *rows = g_new(guint, m);
+  double tp[6] = { 0 }, fp[6] = { 0 }, fn[6] = { 0 };
+  for (guint k = 0; k < m; k++) {
+    rows[k] = (guint)ldp_rng_below(&rng, n);
+    const float *row = ldp_tensor_row(t, rows[k]);
+    guint pred = 0;
+    for (guint j = 1; j < cols; j++)
+      if (row[j] > row[pred])
+        pred = j;
+    const gint y = labels[rows[k]];
+    if (y == (gint)pred) {
+      tp[pred]++;
+    } else {
+      fp[pred]++;
+      if (y >= 0)
+        fn[y]++;
+    }
+  }
+  double stp = 0, sfp = 0, sfn = 0, macro = 0;
+  guint present = 0;
+  for (guint c = 0; c < classes; c++) {
+    stp += tp[c];
+    sfp += fp[c];
+    sfn += fn[c];
+    if (2 * tp[c] + fp[c] + fn[c] > 0) {
+      macro += 2 * tp[c] / (2 * tp[c] + fp[c] + fn[c]);
+      present++;
+    }
+  }
+  const double micro = 2 * stp / (2 * stp + sfp + sfn);
+  macro /= present;
+#ifdef _OPENMP
+  const int saved = omp_get_max_threads();
+  for (int threads = 1; threads <= 2; threads++) {
+    omp_set_num_threads(threads);
+#endif
+    g_assert_cmpfloat(ldp_metric_f1_micro(t, labels, rows, m, classes), ==, micro);
+    g_assert_cmpfloat(ldp_metric_f1_macro(t, labels, rows, m, classes), ==, macro);
+#ifdef _OPENMP
+  }
+  omp_set_num_threads(saved);
+#endif
+}
+
 static void test_f1(void)
 {
   /* truth [0,0,1,1,2], prediction [0,0,0,1,0]:
@@ -173,6 +233,7 @@ int main(int argc, char **argv)
   g_test_add_func("/metrics/accuracy-is-argmax", test_accuracy_is_argmax);
   g_test_add_func("/metrics/accuracy-large", test_accuracy_large);
   g_test_add_func("/metrics/f1", test_f1);
+  g_test_add_func("/metrics/f1-large", test_f1_large);
   g_test_add_func("/metrics/auc", test_auc);
   return g_test_run();
 }

@@ -14,15 +14,23 @@
 
 static const LdpCsr *product_cache_features_transpose(LdpProductCache *cache, const LdpCsr *s);
 
+/* dA (+)= G B^T of a product self = A B. */
+static void matmul_backward_a(LdpVar *self)
+{
+  LdpVar *a = self->parents[0], *b = self->parents[1];
+  gboolean fresh;
+  if (a->needs_grad) {
+    LdpTensor *da = ldp_var_grad_dst(a, &fresh);
+    ldp_tape_gemm(FALSE, TRUE, self->grad, b->value, fresh ? 0.0f : 1.0f, da);
+  }
+}
+
 static void matmul_backward(LdpVar *self)
 {
   LdpVar *a = self->parents[0], *b = self->parents[1];
   const LdpTensor *g = self->grad;
   gboolean fresh;
-  if (a->needs_grad) {
-    LdpTensor *da = ldp_var_grad_dst(a, &fresh);
-    ldp_tape_gemm(FALSE, TRUE, g, b->value, fresh ? 0.0f : 1.0f, da);
-  }
+  matmul_backward_a(self);
   if (b->needs_grad) {
     const LdpCsr *at = a->sparse ? product_cache_features_transpose(self->tape->products, a->sparse) : NULL;
     if (at) {
@@ -353,6 +361,74 @@ LdpVar *ldp_op_matmul(LdpTape *tape, LdpVar *a, LdpVar *b)
     ldp_tape_gemm(FALSE, FALSE, a->value, b->value, 0.0f, out);
   LdpVar *parents[2] = { a, b };
   return memo_put(tape, &key, ldp_var_record(tape, out, parents, 2, matmul_backward));
+}
+
+/* ---- two products of one dense operand (ldp_op_matmul_pair) ----
+ *
+ * y1 = A B1 and y2 = A B2 are recorded next to each other, y1 first, so every consumer
+ * of either comes later on the tape: when y2's backward runs (first, in reverse order)
+ * both gradients are complete, and it forms dB1 and dB2 together in one pass over A.
+ * The gradients reach B1 and B2 at the same point of the accumulation order as two
+ * separate products' would (no variable lies between y1 and y2), and dA receives G2
+ * B2^T and then G1 B1^T, as before: the same bits. */
+
+typedef struct {
+  gboolean b_done; /* y2's backward has formed dB1 */
+} MatmulPairFirst;
+
+static void matmul_pair_first_backward(LdpVar *self)
+{
+  const MatmulPairFirst *st = self->saved;
+  if (st->b_done)
+    matmul_backward_a(self);
+  else
+    matmul_backward(self);
+}
+
+static void matmul_pair_second_backward(LdpVar *self)
+{
+  LdpVar *first = self->saved; /* borrowed: y1, on the same tape */
+  LdpVar *a = self->parents[0], *b1 = first->parents[1], *b2 = self->parents[1];
+  if (!(b1->needs_grad && b2->needs_grad && first->grad && first->backward)) {
+    matmul_backward(self);
+    return;
+  }
+  matmul_backward_a(self);
+  gboolean fresh1, fresh2;
+  LdpTensor *db1 = ldp_var_grad_dst(b1, &fresh1), *db2 = ldp_var_grad_dst(b2, &fresh2);
+  ldp_tensor_gemm_pair(TRUE, a->value, first->grad, fresh1 ? 0.0f : 1.0f, db1, self->grad, fresh2 ? 0.0f : 1.0f,
+                       db2);
+  ((MatmulPairFirst *)first->saved)->b_done = TRUE;
+}
+
+void ldp_op_matmul_pair(LdpTape *tape, LdpVar *a, LdpVar *b1, LdpVar *b2, LdpVar **y1, LdpVar **y2)
+{
+  g_return_if_fail(y1 != NULL && y2 != NULL);
+  *y1 = *y2 = NULL;
+  g_return_if_fail(tape != NULL && a != NULL && a->tape == tape);
+  g_return_if_fail(b1 != NULL && b1->tape == tape && b1->sparse == NULL && b1->linear == NULL);
+  g_return_if_fail(b2 != NULL && b2->tape == tape && b2->sparse == NULL && b2->linear == NULL);
+  g_return_if_fail(ldp_var_cols(a) == b1->value->rows && ldp_var_cols(a) == b2->value->rows);
+  const MemoKey key1 = memo_key(MEMO_MATMUL, 0, 0, 0.0f, a, b1, NULL);
+  const MemoKey key2 = memo_key(MEMO_MATMUL, 0, 0, 0.0f, a, b2, NULL);
+  /* Sparse and linear operands have their own products; a repeated call finds both
+   * products memoised; an empty dimension needs no pass. */
+  if (a->sparse || a->linear || b1 == b2 || memo_find(tape, &key1) || memo_find(tape, &key2) ||
+      ldp_var_rows(a) == 0 || ldp_var_cols(a) == 0 || b1->value->cols == 0 || b2->value->cols == 0) {
+    *y1 = ldp_op_matmul(tape, a, b1);
+    *y2 = ldp_op_matmul(tape, a, b2);
+    return;
+  }
+  LdpTensor *o1 = ldp_tensor_new_uninit(ldp_var_rows(a), b1->value->cols); /* beta = 0 */
+  LdpTensor *o2 = ldp_tensor_new_uninit(ldp_var_rows(a), b2->value->cols);
+  ldp_tensor_gemm_pair(FALSE, a->value, b1->value, 0.0f, o1, b2->value, 0.0f, o2);
+  LdpVar *parents1[2] = { a, b1 }, *parents2[2] = { a, b2 };
+  LdpVar *v1 = ldp_var_record(tape, o1, parents1, 2, matmul_pair_first_backward);
+  ldp_var_save(v1, g_new0(MatmulPairFirst, 1), g_free);
+  LdpVar *v2 = ldp_var_record(tape, o2, parents2, 2, matmul_pair_second_backward);
+  ldp_var_save(v2, v1, NULL);
+  *y1 = memo_put(tape, &key1, v1);
+  *y2 = memo_put(tape, &key2, v2);
 }
 
 /* ---- element-wise binary ops ---- */

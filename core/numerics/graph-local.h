@@ -1,6 +1,6 @@
-/* graph-local.h (private): graph operators renumbered for locality (graph.c) and the
- * gather form of a transposed sparse product (tensor.c), for the products of lazy
- * features (core/autograd/ops-dense.c). */
+/* graph-local.h (private): graph operators renumbered for locality (graph.c), the
+ * gather form of a transposed sparse product and two dense products of one operand in
+ * one pass (tensor.c), for the products of core/autograd/ops-dense.c. */
 #pragma once
 
 #include <ldpgnn/graph.h>
@@ -31,5 +31,14 @@ G_GNUC_INTERNAL void ldp_csr_gather_add(const LdpCsr *t, const LdpTensor *x, Ldp
  * number of classes U (0 without one) and sets *@class_of (n) and *@block (U x U,
  * row-major), both (transfer none, living as long as @g). */
 G_GNUC_INTERNAL guint ldp_graph_background(const LdpGraph *g, const guint **class_of, const float **block);
+
+/* c1 = op(a) b1 + beta1 c1 and c2 = op(a) b2 + beta2 c2 (op = transpose when @trans_a),
+ * each bit for bit as ldp_tensor_gemm(trans_a, FALSE, 1, a, bi, betai, ci). When both
+ * products run in fixed blocks over a's rows (row blocks of a b from 2^22 multiply-adds
+ * on; the long reduction's chunks of a^T b from 98 304 rows on) each block of a is
+ * multiplied by b1 and then by b2 while it is still cached, so a large a is read from
+ * memory once instead of twice; otherwise the two products run one after the other. */
+G_GNUC_INTERNAL void ldp_tensor_gemm_pair(gboolean trans_a, const LdpTensor *a, const LdpTensor *b1, float beta1,
+                                          LdpTensor *c1, const LdpTensor *b2, float beta2, LdpTensor *c2);
 
 G_END_DECLS

@@ -572,23 +572,23 @@ static guint blocks_of(guint m)
   return (m + LDP_GEMM_BLOCK_ROWS - 1) / LDP_GEMM_BLOCK_ROWS;
 }
 
-static void gemm_long_tn(gboolean trans_b, float alpha, const LdpTensor *a, const LdpTensor *b, float beta,
-                         LdpTensor *c)
+/* Chunk @ch of gemm_long_tn: rows [ch C, (ch + 1) C) of the reduction into @part (m x n),
+ * formed by BLAS from zero. */
+static void gemm_long_chunk(gboolean trans_b, const LdpTensor *a, const LdpTensor *b, guint m, guint n, guint ch,
+                            float *part)
 {
-  const guint L = a->rows, m = c->rows, n = c->cols;
-  const guint chunks = (L + LDP_GEMM_LONG_CHUNK - 1) / LDP_GEMM_LONG_CHUNK;
+  const guint l0 = ch * LDP_GEMM_LONG_CHUNK, rows = MIN(LDP_GEMM_LONG_CHUNK, a->rows - l0);
+  /* rows l0.. of the reduction: rows of a, and rows of b (columns when transposed) */
+  const float *bblk = trans_b ? b->data + l0 : b->data + (gsize)l0 * b->cols;
+  cblas_sgemm(CblasRowMajor, CblasTrans, trans_b ? CblasTrans : CblasNoTrans, (int)m, (int)n, (int)rows, 1.0f,
+              a->data + (gsize)l0 * a->cols, (int)a->cols, bblk, (int)b->cols, 0.0f, part, (int)n);
+}
+
+/* c = alpha (the chunks' partials of @parts added in chunk order) + beta c. */
+static void gemm_long_finish(float *parts, guint chunks, float alpha, float beta, LdpTensor *c)
+{
+  const guint m = c->rows, n = c->cols;
   const gsize part = (gsize)m * n;
-  g_autofree float *parts = g_new(float, part * chunks);
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static)
-#endif
-  for (guint ch = 0; ch < chunks; ch++) {
-    const guint l0 = ch * LDP_GEMM_LONG_CHUNK, rows = MIN(LDP_GEMM_LONG_CHUNK, L - l0);
-    /* rows l0.. of the reduction: rows of a, and rows of b (columns when transposed) */
-    const float *bblk = trans_b ? b->data + l0 : b->data + (gsize)l0 * b->cols;
-    cblas_sgemm(CblasRowMajor, CblasTrans, trans_b ? CblasTrans : CblasNoTrans, (int)m, (int)n, (int)rows, 1.0f,
-                a->data + (gsize)l0 * a->cols, (int)a->cols, bblk, (int)b->cols, 0.0f, parts + ch * part, (int)n);
-  }
   for (guint ch = 1; ch < chunks; ch++) {
     const float *pc = parts + ch * part;
     for (gsize t = 0; t < part; t++)
@@ -600,6 +600,65 @@ static void gemm_long_tn(gboolean trans_b, float alpha, const LdpTensor *a, cons
     for (guint q = 0; q < n; q++)
       cr[q] = beta == 0.0f ? alpha * tr[q] : alpha * tr[q] + beta * cr[q];
   }
+}
+
+static guint gemm_long_chunks(const LdpTensor *a)
+{
+  return (a->rows + LDP_GEMM_LONG_CHUNK - 1) / LDP_GEMM_LONG_CHUNK;
+}
+
+static void gemm_long_tn(gboolean trans_b, float alpha, const LdpTensor *a, const LdpTensor *b, float beta,
+                         LdpTensor *c)
+{
+  const guint chunks = gemm_long_chunks(a);
+  const gsize part = (gsize)c->rows * c->cols;
+  g_autofree float *parts = g_new(float, part * chunks);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static)
+#endif
+  for (guint ch = 0; ch < chunks; ch++)
+    gemm_long_chunk(trans_b, a, b, c->rows, c->cols, ch, parts + ch * part);
+  gemm_long_finish(parts, chunks, alpha, beta, c);
+}
+
+/* Block @blk (LDP_GEMM_BLOCK_ROWS rows of c) of a product split into row blocks. */
+static void gemm_row_block(gboolean trans_a, gboolean trans_b, float alpha, const LdpTensor *a, const LdpTensor *b,
+                           float beta, LdpTensor *c, guint blk)
+{
+  const guint r0 = blk * LDP_GEMM_BLOCK_ROWS, rows = MIN(LDP_GEMM_BLOCK_ROWS, c->rows - r0);
+  const guint k = trans_a ? a->rows : a->cols;
+  /* rows r0.. of op(a): a row block, or a column block when a is transposed */
+  const float *ablk = trans_a ? a->data + r0 : a->data + (gsize)r0 * a->cols;
+  cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, (int)rows,
+              (int)c->cols, (int)k, alpha, ablk, (int)a->cols, b->data, (int)b->cols, beta,
+              c->data + (gsize)r0 * c->cols, (int)c->cols);
+}
+
+/* How ldp_tensor_gemm forms a product of m x n from an inner dimension k > 0 (each
+ * route has its own bits; the choice depends only on the shapes). */
+typedef enum {
+  GEMM_SMALL_NN,   /* a b^T, register kernel */
+  GEMM_SMALL_TN,   /* a^T b, register kernel */
+  GEMM_LONG_TN,    /* a^T op(b), fixed chunks of the long reduction */
+  GEMM_ONE_CALL,   /* one BLAS call */
+  GEMM_ROW_BLOCKS, /* BLAS calls on fixed blocks of c's rows, in parallel */
+} GemmRoute;
+
+static GemmRoute gemm_route(gboolean trans_a, gboolean trans_b, guint m, guint n, guint k)
+{
+  /* Thresholds measured with bench/bench-kernels on an AVX-512 Xeon: OpenBLAS's own
+   * kernels are as fast or faster on a * b and on wider a^T b. */
+  if (!trans_a && trans_b && n <= LDP_GEMM_SMALL_N && k <= LDP_GEMM_SMALL_K && (gsize)n * k <= LDP_GEMM_SMALL_NK)
+    return GEMM_SMALL_NN;
+  if (trans_a && !trans_b && MIN(m, n) <= LDP_GEMM_SMALL_TN_MIN && MAX(m, n) <= LDP_GEMM_SMALL_TN_MAX)
+    return GEMM_SMALL_TN;
+  if (trans_a && k >= LDP_GEMM_LONG_REDUCTION && blocks_of(m) < 2 && (gsize)m * n <= LDP_GEMM_LONG_OUT)
+    return GEMM_LONG_TN;
+  /* Large products are split into fixed blocks of C's rows run in parallel. The blocks
+   * do not depend on the thread count, so neither do the results. */
+  if (blocks_of(m) < 2 || !gemm_parallel((double)m * n * k))
+    return GEMM_ONE_CALL;
+  return GEMM_ROW_BLOCKS;
 }
 
 void ldp_tensor_gemm(gboolean trans_a, gboolean trans_b, float alpha, const LdpTensor *a,
@@ -623,44 +682,95 @@ void ldp_tensor_gemm(gboolean trans_a, gboolean trans_b, float alpha, const LdpT
     tensor_scale_or_zero(c, beta);
     return;
   }
-  /* Thresholds measured with bench/bench-kernels on an AVX-512 Xeon: OpenBLAS's own
-   * kernels are as fast or faster on a * b and on wider a^T b. */
-  if (!trans_a && trans_b && n <= LDP_GEMM_SMALL_N && k <= LDP_GEMM_SMALL_K &&
-      (gsize)n * k <= LDP_GEMM_SMALL_NK) {
+  switch (gemm_route(trans_a, trans_b, m, n, k)) {
+  case GEMM_SMALL_NN:
     gemm_small_nn(TRUE, alpha, a, b, beta, c);
     return;
-  }
-  if (trans_a && !trans_b && MIN(m, n) <= LDP_GEMM_SMALL_TN_MIN && MAX(m, n) <= LDP_GEMM_SMALL_TN_MAX) {
+  case GEMM_SMALL_TN:
     gemm_small_tn(alpha, a, b, beta, c);
     return;
-  }
-  blas_single_threaded();
-  if (trans_a && k >= LDP_GEMM_LONG_REDUCTION && blocks_of(m) < 2 && (gsize)m * n <= LDP_GEMM_LONG_OUT) {
+  case GEMM_LONG_TN:
+    blas_single_threaded();
     gemm_long_tn(trans_b, alpha, a, b, beta, c);
     return;
-  }
-  /* Large products are split into fixed blocks of C's rows run in parallel. The blocks
-   * do not depend on the thread count, so neither do the results. */
-  guint blocks = (m + LDP_GEMM_BLOCK_ROWS - 1) / LDP_GEMM_BLOCK_ROWS;
-  double flops = (double)m * n * k;
-  if (blocks < 2 || !gemm_parallel(flops)) {
+  case GEMM_ONE_CALL:
+    blas_single_threaded();
     cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
                 (int)m, (int)n, (int)k, alpha, a->data, (int)a->cols, b->data, (int)b->cols, beta, c->data,
                 (int)c->cols);
     return;
+  case GEMM_ROW_BLOCKS:
+    break;
   }
+  blas_single_threaded();
+  const guint blocks = blocks_of(m);
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static)
 #endif
-  for (guint blk = 0; blk < blocks; blk++) {
-    guint r0 = blk * LDP_GEMM_BLOCK_ROWS;
-    guint rows = MIN(LDP_GEMM_BLOCK_ROWS, m - r0);
-    /* rows r0.. of op(a): a row block, or a column block when a is transposed */
-    const float *ablk = trans_a ? a->data + r0 : a->data + (gsize)r0 * a->cols;
-    cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
-                (int)rows, (int)n, (int)k, alpha, ablk, (int)a->cols, b->data, (int)b->cols, beta,
-                c->data + (gsize)r0 * c->cols, (int)c->cols);
+  for (guint blk = 0; blk < blocks; blk++)
+    gemm_row_block(trans_a, trans_b, alpha, a, b, beta, c, blk);
+}
+
+void ldp_tensor_gemm_pair(gboolean trans_a, const LdpTensor *a, const LdpTensor *b1, float beta1, LdpTensor *c1,
+                          const LdpTensor *b2, float beta2, LdpTensor *c2)
+{
+  g_return_if_fail(a != NULL && b1 != NULL && c1 != NULL && b2 != NULL && c2 != NULL);
+  g_return_if_fail(c1 != c2 && c1 != a && c2 != a && c1 != b1 && c1 != b2 && c2 != b1 && c2 != b2);
+  const guint m = trans_a ? a->cols : a->rows, k = trans_a ? a->rows : a->cols;
+  g_return_if_fail(b1->rows == k && b2->rows == k && c1->rows == m && c2->rows == m && c1->cols == b1->cols &&
+                   c2->cols == b2->cols);
+  g_return_if_fail(a->rows <= G_MAXINT && a->cols <= G_MAXINT && b1->cols <= G_MAXINT && b2->cols <= G_MAXINT);
+  const GemmRoute r1 = k > 0 && m > 0 && c1->cols > 0 ? gemm_route(trans_a, FALSE, m, c1->cols, k) : GEMM_ONE_CALL;
+  const GemmRoute r2 = k > 0 && m > 0 && c2->cols > 0 ? gemm_route(trans_a, FALSE, m, c2->cols, k) : GEMM_ONE_CALL;
+  if (r1 != r2 || (r1 != GEMM_ROW_BLOCKS && r1 != GEMM_LONG_TN)) {
+    ldp_tensor_gemm(trans_a, FALSE, 1.0f, a, b1, beta1, c1);
+    ldp_tensor_gemm(trans_a, FALSE, 1.0f, a, b2, beta2, c2);
+    return;
   }
+  blas_single_threaded();
+  if (r1 == GEMM_ROW_BLOCKS) {
+    /* Each block of a's rows (128 KiB at 128 columns) is still in the core's cache for
+     * the second product. */
+    const guint blocks = blocks_of(m);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static)
+#endif
+    for (guint blk = 0; blk < blocks; blk++) {
+      gemm_row_block(trans_a, FALSE, 1.0f, a, b1, beta1, c1, blk);
+      gemm_row_block(trans_a, FALSE, 1.0f, a, b2, beta2, c2, blk);
+    }
+    return;
+  }
+  /* The long reduction: each chunk of a (4 MiB at 128 columns) is multiplied once by the
+   * chunk's rows of b1 and b2 side by side, so BLAS copies (packs) it once, not twice:
+   * each element of a BLAS product sums its own row and column, whatever the other
+   * columns (checked by /tensor/gemm-pair). */
+  const guint n1 = c1->cols, n2 = c2->cols, n12 = n1 + n2;
+  const guint chunks = gemm_long_chunks(a);
+  const gsize part1 = (gsize)m * n1, part2 = (gsize)m * n2;
+  g_autofree float *parts1 = g_new(float, part1 * chunks);
+  g_autofree float *parts2 = g_new(float, part2 * chunks);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static)
+#endif
+  for (guint ch = 0; ch < chunks; ch++) {
+    const guint l0 = ch * LDP_GEMM_LONG_CHUNK, rows = MIN(LDP_GEMM_LONG_CHUNK, k - l0);
+    float *b12 = g_new(float, (gsize)rows * n12), *part = g_new(float, (gsize)m * n12);
+    for (guint l = 0; l < rows; l++) {
+      memcpy(b12 + (gsize)l * n12, b1->data + (gsize)(l0 + l) * n1, n1 * sizeof(float));
+      memcpy(b12 + (gsize)l * n12 + n1, b2->data + (gsize)(l0 + l) * n2, n2 * sizeof(float));
+    }
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)m, (int)n12, (int)rows, 1.0f,
+                a->data + (gsize)l0 * a->cols, (int)a->cols, b12, (int)n12, 0.0f, part, (int)n12);
+    for (guint p = 0; p < m; p++) {
+      memcpy(parts1 + ch * part1 + (gsize)p * n1, part + (gsize)p * n12, n1 * sizeof(float));
+      memcpy(parts2 + ch * part2 + (gsize)p * n2, part + (gsize)p * n12 + n1, n2 * sizeof(float));
+    }
+    g_free(part);
+    g_free(b12);
+  }
+  gemm_long_finish(parts1, chunks, 1.0f, beta1, c1);
+  gemm_long_finish(parts2, chunks, 1.0f, beta2, c2);
 }
 
 guint ldp_tensor_row_argmax(const LdpTensor *t, guint i)

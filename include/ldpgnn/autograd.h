@@ -110,6 +110,12 @@ LDP_API LdpVar *ldp_tape_custom_op(LdpTape *tape, const char *name, LdpVar *cons
 
 /* a (n x k, dense, sparse constant or linear constant) times b (k x m). */
 LDP_API LdpVar *ldp_op_matmul(LdpTape *tape, LdpVar *a, LdpVar *b);
+/* *y1 = a b1 and *y2 = a b2 (transfer none, on @tape), the values and gradients of
+ * ldp_op_matmul(tape, a, b1) then ldp_op_matmul(tape, a, b2), bit for bit. For a long
+ * dense @a (a layer's input with a self and a neighbour weight) both products and both
+ * weight gradients are formed in one pass over a instead of two. Memoised like
+ * ldp_op_matmul. (1.4) */
+LDP_API void ldp_op_matmul_pair(LdpTape *tape, LdpVar *a, LdpVar *b1, LdpVar *b2, LdpVar **y1, LdpVar **y2);
 /* out[i] = sum over edges e = (i <- j) of coef_e * w_e * x[j], with coef_e the stored
  * value of @g and w_e = 1 when @edge_w is NULL. @edge_w has one row per edge of the
  * graph @g was derived from (see ldp_graph_edge_origin: edges with origin -1 use 1),

@@ -33,6 +33,7 @@
  *        ldp_op_edge_softmax_weighted, ldp_op_add_bias_selu, ldp_op_add_bias_elu,
  *        ldp_dataset_materialize_features, ldp_attack_model_new_input and
  *        ldp_attacks_run_model.
+ *   1.4  the host function ldp_op_matmul_pair.
  */
 #pragma once
 

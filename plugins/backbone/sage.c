@@ -94,14 +94,17 @@ static LdpVar *sage_forward(gpointer inst, LdpTape *tape, const LdpBatch *batch,
   LdpVar *h = x;
   for (guint l = 0; l < m->common.layers; l++) {
     const SageLayer *conv = &m->convs[l];
-    LdpVar *hl = ldp_op_matmul(tape, h, ldp_tape_param(tape, conv->neigh.weight));
+    /* h W_l and h W_r in one pass over h (root has no bias: backbone_linear_apply's
+     * product alone) */
+    LdpVar *hl, *root;
+    ldp_op_matmul_pair(tape, h, ldp_tape_param(tape, conv->neigh.weight), ldp_tape_param(tape, conv->root.weight),
+                       &hl, &root);
     LdpVar *agg;
     if (background)
       agg = ldp_op_propagate_background(tape, batch->graph, LDP_NORM_MEAN, hl);
     else
       agg = coef ? ldp_op_propagate_values(tape, mean, coef, hl) : ldp_op_propagate(tape, mean, NULL, hl);
     LdpVar *bias = ldp_tape_param(tape, conv->neigh.bias);
-    LdpVar *root = backbone_linear_apply(&conv->root, tape, h);
     if (l + 1 < m->common.layers) {
       h = backbone_add_bias_activate(tape, m->common.activation, agg, bias, root);
       h = ldp_op_dropout(tape, h, m->common.dropout, rng);
