@@ -11,7 +11,7 @@ n=0
 fails=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && sed 's/^/# /' "$2"; }
-echo "1..30"
+echo "1..32"
 
 cat >"$tmp/base.yaml" <<'YAML'
 name: base
@@ -139,6 +139,14 @@ ledger "top_classes counts every true label: labels are not private" \
   top '^    labels    ∞ \(not private' \
   "p['labels']['epsilon'] is None and any(c['name'] == 'class_set' and c['target'] == 'labels' for c in p['charges'])" \
   "$tmp/graph.yaml" --set dataset.top_classes=2 --set 'mechanisms=[{plugin: grr, epsilon: 1}]'
+ledger "split kind stratified picks users by their true labels: labels are not private" \
+  stratified '^    labels    ∞ \(not private' \
+  "p['labels']['epsilon'] is None and any(c['name'] == 'split' and c['target'] == 'labels' for c in p['charges'])" \
+  "$tmp/graph.yaml" --set split.kind=stratified --set 'mechanisms=[{plugin: grr, epsilon: 1}]'
+ledger "split kind random reads no label: labels stay private" \
+  random-split '^    labels    1 per user' \
+  "p['labels']['epsilon'] == 1 and p['charges'] == []" \
+  "$tmp/graph.yaml" --set split.kind=random --set 'mechanisms=[{plugin: grr, epsilon: 1}]'
 ledger "public users: the relationship guarantee per kind of edge, with counts" \
   public-edges 'relationship DP: both endpoints private 2 x 1 = 2 \[[0-9]+ edges\]; a public endpoint: ∞ \[[1-9][0-9]* edges\]' \
   "p['edges']['relationship_epsilon'] is None and p['edges']['relationship']['both_private']['epsilon'] == 2 and p['edges']['relationship']['public_endpoint']['epsilon'] is None and p['edges']['relationship']['public_endpoint']['edges'] > 0" \

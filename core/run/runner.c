@@ -361,6 +361,12 @@ static gboolean run_variant(RunRecord *rec, guint index, guint n_runs, const Ldp
     }
     LdpLedger *ledger = ldp_ledger_new();
     ldp_ledger_note_preprocess_config(ledger, &rec->config.preprocess);
+    if (rec->config.split.kind == LDP_SPLIT_STRATIFIED)
+      /* Who trains and who is tested follows the true classes: the server knows each
+       * class's share of every part, which no label mechanism protects. */
+      ldp_ledger_charge_raw(ledger, LDP_TARGET_LABELS, "split",
+                            "split: stratified draws each class's training, validation and test users "
+                            "from ALL users' true labels (use kind random or the dataset's standard split)");
     g_autoptr(GArray) diag = g_array_new(FALSE, TRUE, sizeof(LdpDiagnostic));
     const LdpTrainWatch watch = { .obs = obs, .run = spec->name, .seed = seed };
     const LdpSeedInput in = {
