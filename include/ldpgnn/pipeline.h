@@ -48,7 +48,7 @@ LDP_API void ldp_pipeline_free(LdpPipeline *p);
 LDP_API const char *ldp_pipeline_name(const LdpPipeline *p);
 /* What loading found that does not stop a run, e.g. a --set that reaches no variant
  * because every variant sets that value itself; the CLI prints them. The strings
- * belong to @p. (1.3) */
+ * belong to @p. (1.4) */
 LDP_API guint ldp_pipeline_n_warnings(const LdpPipeline *p);
 LDP_API const char *ldp_pipeline_warning(const LdpPipeline *p, guint i);
 LDP_API const char *ldp_pipeline_path(const LdpPipeline *p);
