@@ -86,15 +86,16 @@ static LdpTensor *linear_apply_operator(const LdpLinearFeatures *f, const float 
   }
   LdpTensor *t = f->steps > 0 ? ldp_tensor_new_uninit(x->rows, x->cols) : NULL;
   for (guint k = 0; k < f->steps; k++) {
-    if (local)
-      ldp_csr_spmm_ordered(1.0f, local, NULL, x, 0.0f, t); /* storage order, as ldp_graph_spmm */
+    /* storage order, as ldp_graph_spmm */
+    const LdpCsr *op = local ? local
+                       : transposed ? ldp_graph_csr_t(f->operator_graph) : ldp_graph_csr(f->operator_graph);
+    if (sum && coef[k + 1] != 0.0f)
+      ldp_csr_spmm_sum(op, x, t, coef[k + 1], sum); /* t = P x, then sum += a_(k+1) t */
     else
-      ldp_graph_spmm(f->operator_graph, transposed, 1.0f, x, 0.0f, t);
+      ldp_csr_spmm_ordered(1.0f, op, NULL, x, 0.0f, t);
     LdpTensor *swap = x;
     x = t;
     t = swap;
-    if (sum && coef[k + 1] != 0.0f)
-      ldp_tensor_axpy(coef[k + 1], x, sum);
   }
   if (t)
     ldp_tensor_free(t);
