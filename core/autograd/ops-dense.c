@@ -41,8 +41,8 @@ static void matmul_backward(LdpVar *self)
 }
 
 /* Rows of @x gathered (@gather: dst[k] = src[order[k]]) or scattered back
- * (dst[order[k]] = src[k]) into a new tensor; @x is consumed. (transfer full) */
-static LdpTensor *linear_permute_rows(LdpTensor *x, const guint *order, gboolean gather)
+ * (dst[order[k]] = src[k]) into a new tensor. (transfer full) */
+static LdpTensor *linear_permute_rows(const LdpTensor *x, const guint *order, gboolean gather)
 {
   LdpTensor *y = ldp_tensor_new_uninit(x->rows, x->cols);
   const gsize row = (gsize)x->cols * sizeof(float);
@@ -52,7 +52,6 @@ static LdpTensor *linear_permute_rows(LdpTensor *x, const guint *order, gboolean
     else
       memcpy(ldp_tensor_row(y, order[k]), ldp_tensor_row(x, k), row);
   }
-  ldp_tensor_free(x);
   return y;
 }
 
@@ -61,22 +60,29 @@ static LdpTensor *linear_permute_rows(LdpTensor *x, const guint *order, gboolean
  * epoch with it; Facebook, 22 470 x 16: the SpMM ~30 % faster). */
 #define LINEAR_LOCAL_MIN_BYTES (512u * 1024u)
 
-/* Applies the operator polynomial of a linear constant to @x (n x c, consumed):
+/* Applies the operator polynomial of a linear constant to @x (n x c; consumed when
+ * @owned, else only read: the powers in breadth-first order then gather from it
+ * directly instead of from a copy):
  * P^K x (@transposed: (P^T)^K x) when @coef is NULL, else sum_k a_k P^k x, each power
  * formed from the previous one and added to the sum in k order. With two or more
  * steps and a large x the powers are formed on the operator with its nodes in breadth-first order
  * (ldp_graph_csr_local) and the result put back in node order: the same floats,
  * faster gathers. (transfer full) */
 static LdpTensor *linear_apply_operator(const LdpLinearFeatures *f, const float *coef, gboolean transposed,
-                                        LdpTensor *x)
+                                        LdpTensor *x, gboolean owned)
 {
   if (f->steps == 0 && coef == NULL)
-    return x;
+    return owned ? x : ldp_tensor_copy(x);
   const guint *order = NULL;
   const LdpCsr *local = NULL;
   if (f->steps >= 2 && (gsize)x->rows * x->cols * sizeof(float) >= LINEAR_LOCAL_MIN_BYTES) {
     local = ldp_graph_csr_local(f->operator_graph, transposed, &order);
-    x = linear_permute_rows(x, order, TRUE);
+    LdpTensor *permuted = linear_permute_rows(x, order, TRUE);
+    if (owned)
+      ldp_tensor_free(x);
+    x = permuted;
+  } else if (!owned) {
+    x = ldp_tensor_copy(x);
   }
   LdpTensor *sum = NULL;
   if (coef) {
@@ -103,17 +109,21 @@ static LdpTensor *linear_apply_operator(const LdpLinearFeatures *f, const float 
     ldp_tensor_free(x);
     x = sum;
   }
-  return local ? linear_permute_rows(x, order, FALSE) : x;
+  if (!local)
+    return x;
+  LdpTensor *y = linear_permute_rows(x, order, FALSE);
+  ldp_tensor_free(x);
+  return y;
 }
 
 /* linear_apply_operator on a borrowed @x (transposed powers only): when the powers run
  * in node order without a polynomial, the first product reads @x in place instead of a
- * copy (the same products, one n x c copy less per backward); else a copy is handed
- * over. (transfer full) */
+ * copy (the same products, one n x c copy less per backward); in breadth-first order
+ * the permutation gathers from @x; else a copy is made. (transfer full) */
 static LdpTensor *linear_apply_operator_borrowed(const LdpLinearFeatures *f, const float *coef, const LdpTensor *x)
 {
   if (coef || f->steps == 0 || (f->steps >= 2 && (gsize)x->rows * x->cols * sizeof(float) >= LINEAR_LOCAL_MIN_BYTES))
-    return linear_apply_operator(f, coef, TRUE, ldp_tensor_copy(x));
+    return linear_apply_operator(f, coef, TRUE, (LdpTensor *)x, FALSE);
   LdpTensor *cur = ldp_tensor_new_uninit(x->rows, x->cols);
   ldp_graph_spmm(f->operator_graph, TRUE, 1.0f, x, 0.0f, cur);
   if (f->steps > 1) {
@@ -209,7 +219,7 @@ static LdpTensor *linear_product(const LdpLinearFeatures *f, const float *coef, 
     g_free(r);
     g_free(acc);
   }
-  return linear_apply_operator(f, coef, FALSE, y);
+  return linear_apply_operator(f, coef, FALSE, y, TRUE);
 }
 
 /* ---- the product cache (autograd.h) ---- */
