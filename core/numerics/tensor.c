@@ -1194,6 +1194,12 @@ LDP_ALWAYS_INLINE void spmm_prefetch_rows(const LdpCsr *m, const guint *order, c
  * 10^4 (0.64 MB) 1.5 / 2.7 and 3 x 10^4 (1.9 MB; 3.8 MB at 32 columns) 1.7 / 2.8
  * (3.2 / 5.5), 10^5 (6.4 MB) 5.3 / 4.9 (doc/scale.md). */
 #define SPMM_PREFETCH_MIN_BYTES (4u * 1024u * 1024u)
+/* ... and only with more rows than this (x of 4 MB at 16 columns): wide rows on a
+ * graph of few nodes make x large without making its gathers miss more. Facebook's
+ * 22 470 nodes at 64 columns (x 5.8 MB: GAT's first layer under UPGNet's HOA, nodes in
+ * breadth-first order) ran ~10 % faster per GAT epoch without the prefetch pass; up to
+ * 16 columns the byte bound is the stricter one, so nothing changes there. */
+#define SPMM_PREFETCH_MIN_ROWS (SPMM_PREFETCH_MIN_BYTES / 64u)
 /* Rows processed per prefetch block: the x rows of block k + 1 are requested before
  * block k is computed (about 40 lines in flight at degree 10). */
 #define SPMM_PREFETCH_ROWS 4u
@@ -1291,7 +1297,8 @@ static void spmm_ordered_sum(float alpha, const LdpCsr *m, const guint *order, c
   if (m->rows == 0 || c == 0)
     return;
   const guint64 work = ((guint64)m->nnz + m->rows) * c;
-  const gboolean prefetch = (guint64)x->rows * c * sizeof(float) > SPMM_PREFETCH_MIN_BYTES;
+  const gboolean prefetch =
+    (guint64)x->rows * c * sizeof(float) > SPMM_PREFETCH_MIN_BYTES && x->rows > SPMM_PREFETCH_MIN_ROWS;
   if (!spmm_parallel(work, c)) {
     spmm_rows(alpha, m, order, x->data, c, beta, y->data, 0, m->rows, prefetch, sum, coef);
     return;
