@@ -7,7 +7,10 @@
  * scattering over S: the same sums in the same order, checked bit for bit against the
  * scatter, also onto a gradient that already holds values; likewise the plain product
  * S W of sparse features named by ldp_product_cache_set_sparse_features, at 1 and 2
- * threads, and a sparse constant the cache was not told about keeps the scatter. */
+ * threads, and a sparse constant the cache was not told about keeps the scatter.
+ * Also the two pieces the first layers on lazy features rely on: the powers of a
+ * polynomial added to its sum as they are produced (ldp_csr_spmm_sum) and one product
+ * with concatenated weights split by columns (SAGE), each against the plain way. */
 #include "config.h"
 
 #include <ldpgnn/ldpgnn.h>
@@ -16,6 +19,7 @@
 #include <string.h>
 
 #include "autograd/autograd.h"
+#include "numerics/graph-local.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -294,11 +298,145 @@ static void test_sparse_features_backward(void)
     }
 }
 
+/* Values drawn uniformly from [lo, hi) into every element of @t. */
+static void fill_uniform(LdpTensor *t, LdpRng *rng, double lo, double hi)
+{
+  for (gsize i = 0; i < ldp_tensor_size(t); i++)
+    t->data[i] = (float)(lo + (hi - lo) * ldp_rng_uniform(rng));
+}
+
+/* ldp_csr_spmm_sum (y = m x, sum += a y block by block, the powers of HOA's
+ * polynomial) against ldp_csr_spmm then ldp_tensor_axpy, bit for bit: every kernel
+ * width (1 to 8 scalar accumulators, 16, 32 and 64 columns, panels with a tail), at 1
+ * and 2 threads, and a graph of 70 000 rows whose 16-column x (4.5 MB) takes the
+ * prefetching path. The sum starts from values, not zeros, and a = 1/3 is inexact, so
+ * any fused multiply-add or other order of the two roundings would show. */
+static void test_spmm_sum(void)
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, 97);
+  const guint sizes[] = { 500, 70000 };
+  for (guint si = 0; si < G_N_ELEMENTS(sizes); si++) {
+    const guint n = sizes[si];
+    g_autoptr(LdpGraph) g = cache_graph(n, 5 * n, &rng);
+    const LdpCsr *m = ldp_graph_csr(g);
+    const guint widths[] = { 1, 3, 7, 8, 12, 16, 19, 32, 40, 64 };
+    for (guint wi = 0; wi < G_N_ELEMENTS(widths); wi++) {
+      const guint c = widths[wi];
+      if (n > 1000 && c != 16)
+        continue; /* the large graph is there for the prefetching path only */
+      g_autoptr(LdpTensor) x = ldp_tensor_new(n, c), sum0 = ldp_tensor_new(n, c);
+      fill_uniform(x, &rng, -1.0, 1.0);
+      fill_uniform(sum0, &rng, -1.0, 1.0);
+      const float a = 1.0f / 3.0f;
+      g_autoptr(LdpTensor) y_ref = ldp_tensor_new(n, c), sum_ref = ldp_tensor_copy(sum0);
+      ldp_csr_spmm(1.0f, m, x, 0.0f, y_ref);
+      ldp_tensor_axpy(a, y_ref, sum_ref);
+      for (guint threads = 1; threads <= 2; threads++) {
+#ifdef _OPENMP
+        const int saved = omp_get_max_threads();
+        omp_set_num_threads((int)threads);
+#endif
+        g_autoptr(LdpTensor) y = ldp_tensor_new(n, c), sum = ldp_tensor_copy(sum0);
+        ldp_csr_spmm_sum(m, x, y, a, sum);
+#ifdef _OPENMP
+        omp_set_num_threads(saved);
+#endif
+        assert_same_bits(y, y_ref);
+        assert_same_bits(sum, sum_ref);
+      }
+    }
+  }
+}
+
+/* Y1 = F W1 and Y2 = F W2 (@joint FALSE), or F [W1 | W2] split by columns (TRUE, as
+ * SAGE's first layer on lazy or sparse features), on a fresh tape; dW1 and dW2 of
+ * sum(Y1 ⊙ R1) + sum(Y2 ⊙ R2). @f: linear or polynomial features; @s instead: a
+ * plain sparse constant. (transfer full: *@y1, *@y2, *@g1, *@g2) */
+static void split_products(const LdpPolyFeatures *f, const LdpCsr *s, LdpParam *w1, LdpParam *w2,
+                           const LdpTensor *r1, const LdpTensor *r2, gboolean joint, LdpTensor **y1, LdpTensor **y2,
+                           LdpTensor **g1, LdpTensor **g2)
+{
+  LdpTape *tape = ldp_tape_new(TRUE);
+  ldp_tensor_fill(ldp_param_grad(w1), 0.0f);
+  ldp_tensor_fill(ldp_param_grad(w2), 0.0f);
+  LdpVar *x = f ? ldp_tape_poly_constant(tape, f) : ldp_tape_sparse_constant(tape, s);
+  LdpVar *v1 = ldp_tape_param(tape, w1), *v2 = ldp_tape_param(tape, w2), *a, *b;
+  if (joint) {
+    LdpVar *w[2] = { v1, v2 };
+    LdpVar *both = ldp_op_matmul(tape, x, ldp_op_concat_cols(tape, w, 2));
+    a = ldp_op_slice_cols(tape, both, 0, ldp_var_cols(v1));
+    b = ldp_op_slice_cols(tape, both, ldp_var_cols(v1), ldp_var_cols(v2));
+  } else {
+    a = ldp_op_matmul(tape, x, v1);
+    b = ldp_op_matmul(tape, x, v2);
+  }
+  LdpVar *la = ldp_op_sum(tape, ldp_op_mul(tape, a, ldp_tape_constant(tape, r1)));
+  LdpVar *lb = ldp_op_sum(tape, ldp_op_mul(tape, b, ldp_tape_constant(tape, r2)));
+  ldp_tape_backward(tape, ldp_op_add(tape, la, lb));
+  *y1 = ldp_tensor_copy(ldp_var_value(a));
+  *y2 = ldp_tensor_copy(ldp_var_value(b));
+  *g1 = ldp_tensor_copy(ldp_param_grad(w1));
+  *g2 = ldp_tensor_copy(ldp_param_grad(w2));
+  ldp_tape_free(tape);
+}
+
+/* The product with concatenated weights, split by columns, gives each part and each
+ * weight's gradient bit for bit as its own product does: sparse and lazy products
+ * sum every column on its own (the graph products of a lazy input then run once at
+ * the joint width). Plain sparse features, K = 0 with an offset, K = 3 (node order
+ * and, at 8200 rows x 16 or more columns, breadth-first order), HOA's polynomial
+ * (a_0 = 0, a_k = 1/3); parts of 8 + 8, 16 + 16 (SAGE) and 32 + 32 columns. */
+static void test_split_products(void)
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, 99);
+  const guint sizes[] = { 300, 8200 }, d = 37;
+  for (guint si = 0; si < G_N_ELEMENTS(sizes); si++) {
+    const guint n = sizes[si];
+    g_autoptr(LdpGraph) g = cache_graph(n, 4 * n, &rng);
+    g_autoptr(LdpCsr) s = cache_s(n, d, &rng);
+    float offset[37];
+    for (guint j = 0; j < d; j++)
+      offset[j] = (float)(ldp_rng_uniform(&rng) - 0.5);
+    const float coef[4] = { 0.0f, 1.0f / 3.0f, 1.0f / 3.0f, 1.0f / 3.0f };
+    LdpGraph *op = ldp_graph_normalized(g, LDP_NORM_SYM);
+    const LdpPolyFeatures kinds[] = {
+      { .lin = { .sparse = s, .offset = offset } },
+      { .lin = { .sparse = s, .offset = offset, .operator_graph = op, .steps = 3 } },
+      { .lin = { .sparse = s, .offset = offset, .operator_graph = op, .steps = 3 }, .coef = coef },
+    };
+    const guint parts[] = { 8, 16, 32 };
+    for (guint ki = 0; ki <= G_N_ELEMENTS(kinds); ki++)
+      for (guint pi = 0; pi < G_N_ELEMENTS(parts); pi++) {
+        const LdpPolyFeatures *f = ki < G_N_ELEMENTS(kinds) ? &kinds[ki] : NULL; /* last: plain sparse */
+        const guint h = parts[pi];
+        g_autoptr(LdpParam) w1 = ldp_param_new("w1", d, h);
+        g_autoptr(LdpParam) w2 = ldp_param_new("w2", d, h);
+        fill_uniform(ldp_param_value(w1), &rng, -1.0, 1.0);
+        fill_uniform(ldp_param_value(w2), &rng, -1.0, 1.0);
+        g_autoptr(LdpTensor) r1 = ldp_tensor_new(n, h), r2 = ldp_tensor_new(n, h);
+        fill_uniform(r1, &rng, -0.5, 0.5);
+        fill_uniform(r2, &rng, -0.5, 0.5);
+        LdpTensor *ref[4], *got[4];
+        split_products(f, s, w1, w2, r1, r2, FALSE, &ref[0], &ref[1], &ref[2], &ref[3]);
+        split_products(f, s, w1, w2, r1, r2, TRUE, &got[0], &got[1], &got[2], &got[3]);
+        for (guint k = 0; k < 4; k++) {
+          assert_same_bits(got[k], ref[k]);
+          ldp_tensor_free(got[k]);
+          ldp_tensor_free(ref[k]);
+        }
+      }
+  }
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/product-cache/reuse", test_product_cache);
   g_test_add_func("/product-cache/gather-backward", test_gather_backward);
   g_test_add_func("/product-cache/sparse-features-backward", test_sparse_features_backward);
+  g_test_add_func("/product-cache/spmm-sum", test_spmm_sum);
+  g_test_add_func("/product-cache/split-products", test_split_products);
   return g_test_run();
 }

@@ -27,6 +27,11 @@ G_GNUC_INTERNAL const LdpCsr *ldp_graph_csr_local(LdpGraph *g, gboolean transpos
  * (the scatter waits on every store when m's entries crowd into a few columns). */
 G_GNUC_INTERNAL void ldp_csr_gather_add(const LdpCsr *t, const LdpTensor *x, LdpTensor *y);
 
+/* y = m x, and sum += coef * y as each block of y's rows is produced: the result of
+ * ldp_csr_spmm(1, m, x, 0, y) then ldp_tensor_axpy(coef, y, sum) bit for bit, with y
+ * added while it is still in the cache (the powers of a polynomial in m, ops-dense.c). */
+G_GNUC_INTERNAL void ldp_csr_spmm_sum(const LdpCsr *m, const LdpTensor *x, LdpTensor *y, float coef, LdpTensor *sum);
+
 /* The block-constant background of @g (ldp_graph_new_with_background): returns the
  * number of classes U (0 without one) and sets *@class_of (n) and *@block (U x U,
  * row-major), both (transfer none, living as long as @g). */

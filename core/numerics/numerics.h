@@ -94,4 +94,8 @@ G_GNUC_INTERNAL void ldp_velu_backward(float *d, const float *g, const float *x,
  * overlaps are not allowed. Both may be NULL when n is 0. */
 G_GNUC_INTERNAL void ldp_vdropout_mask(float *mask, const guint64 *bits, gsize n, guint64 threshold, float keep_scale);
 
+/* y[i] += a * x[i] for i < n: the product rounded, then the sum (never one fused
+ * multiply-add), the operations of ldp_tensor_axpy's loop in every clone. */
+G_GNUC_INTERNAL void ldp_vaxpy(float *y, const float *x, gsize n, float a);
+
 G_END_DECLS

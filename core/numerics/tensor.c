@@ -1304,19 +1304,32 @@ LDP_ALWAYS_INLINE void spmm_prefetch_rows(const LdpCsr *m, const guint *order, c
  * 10^4 (0.64 MB) 1.5 / 2.7 and 3 x 10^4 (1.9 MB; 3.8 MB at 32 columns) 1.7 / 2.8
  * (3.2 / 5.5), 10^5 (6.4 MB) 5.3 / 4.9 (doc/scale.md). */
 #define SPMM_PREFETCH_MIN_BYTES (4u * 1024u * 1024u)
+/* ... and only with more rows than this (x of 4 MB at 16 columns): wide rows on a
+ * graph of few nodes make x large without making its gathers miss more. Facebook's
+ * 22 470 nodes at 64 columns (x 5.8 MB: GAT's first layer under UPGNet's HOA, nodes in
+ * breadth-first order) ran ~10 % faster per GAT epoch without the prefetch pass; up to
+ * 16 columns the byte bound is the stricter one, so nothing changes there. */
+#define SPMM_PREFETCH_MIN_ROWS (SPMM_PREFETCH_MIN_BYTES / 64u)
 /* Rows processed per prefetch block: the x rows of block k + 1 are requested before
  * block k is computed (about 40 lines in flight at degree 10). */
 #define SPMM_PREFETCH_ROWS 4u
 
+/* Rows per block when a running sum is added to (ldp_csr_spmm_sum): the block's output
+ * (8 KB at 64 columns) is still in L1 when it is added to the sum. */
+#define SPMM_SUM_ROWS 32u
+
 /* spmm_rows_block over [r0, r1) in blocks of SPMM_PREFETCH_ROWS with prefetching when
- * @prefetch, else in one block. Prefetching only changes when lines arrive, never a
- * result. One call per thread, so the multi-versioning dispatch is paid once, not per
- * row. */
+ * @prefetch, else in one block (of SPMM_SUM_ROWS with @sum). Prefetching only changes
+ * when lines arrive, never a result. With @sum (nullable; storage order only, @order
+ * NULL) each block of y, once computed, is added to @sum times @coef by ldp_vaxpy.
+ * One call per thread, so the multi-versioning dispatch is paid once, not per row. */
 LDP_MULTIVERSION
 static void spmm_rows(float alpha, const LdpCsr *m, const guint *order, const float *x, guint c, float beta,
-                      float *y, guint r0, guint r1, gboolean prefetch)
+                      float *y, guint r0, guint r1, gboolean prefetch, float *sum, float coef)
 {
-  const guint block = prefetch ? SPMM_PREFETCH_ROWS : r1 - r0;
+  guint block = prefetch ? SPMM_PREFETCH_ROWS : r1 - r0;
+  if (sum)
+    block = MIN(block, SPMM_SUM_ROWS);
   if (prefetch)
     spmm_prefetch_rows(m, order, x, c, r0, MIN(r1, r0 + block));
   for (guint q = r0; q < r1;) {
@@ -1324,6 +1337,8 @@ static void spmm_rows(float alpha, const LdpCsr *m, const guint *order, const fl
     if (prefetch)
       spmm_prefetch_rows(m, order, x, c, e, r1 - e > block ? e + block : r1);
     spmm_rows_block(alpha, m, order, x, c, beta, y, q, e);
+    if (sum)
+      ldp_vaxpy(sum + (gsize)q * c, y + (gsize)q * c, (gsize)(e - q) * c, coef);
     q = e;
   }
 }
@@ -1379,8 +1394,9 @@ guint *ldp_csr_row_order(const LdpCsr *m)
   return order;
 }
 
-void ldp_csr_spmm_ordered(float alpha, const LdpCsr *m, const guint *order, const LdpTensor *x, float beta,
-                          LdpTensor *y)
+/* ldp_csr_spmm_ordered, and with @sum (nullable) sum += coef * y block by block. */
+static void spmm_ordered_sum(float alpha, const LdpCsr *m, const guint *order, const LdpTensor *x, float beta,
+                             LdpTensor *y, float *sum, float coef)
 {
   g_return_if_fail(m != NULL && x != NULL && y != NULL);
   g_return_if_fail(x != y);
@@ -1391,9 +1407,10 @@ void ldp_csr_spmm_ordered(float alpha, const LdpCsr *m, const guint *order, cons
   if (m->rows == 0 || c == 0)
     return;
   const guint64 work = ((guint64)m->nnz + m->rows) * c;
-  const gboolean prefetch = (guint64)x->rows * c * sizeof(float) > SPMM_PREFETCH_MIN_BYTES;
+  const gboolean prefetch =
+    (guint64)x->rows * c * sizeof(float) > SPMM_PREFETCH_MIN_BYTES && x->rows > SPMM_PREFETCH_MIN_ROWS;
   if (!spmm_parallel(work, c)) {
-    spmm_rows(alpha, m, order, x->data, c, beta, y->data, 0, m->rows, prefetch);
+    spmm_rows(alpha, m, order, x->data, c, beta, y->data, 0, m->rows, prefetch, sum, coef);
     return;
   }
   /* Each output row is produced by one thread, so the result is bitwise independent
@@ -1407,8 +1424,20 @@ void ldp_csr_spmm_ordered(float alpha, const LdpCsr *m, const guint *order, cons
 #endif
     guint r0 = spmm_part_start(m, order, t, parts), r1 = spmm_part_start(m, order, t + 1, parts);
     if (r0 < r1)
-      spmm_rows(alpha, m, order, x->data, c, beta, y->data, r0, r1, prefetch);
+      spmm_rows(alpha, m, order, x->data, c, beta, y->data, r0, r1, prefetch, sum, coef);
   }
+}
+
+void ldp_csr_spmm_ordered(float alpha, const LdpCsr *m, const guint *order, const LdpTensor *x, float beta,
+                          LdpTensor *y)
+{
+  spmm_ordered_sum(alpha, m, order, x, beta, y, NULL, 0.0f);
+}
+
+void ldp_csr_spmm_sum(const LdpCsr *m, const LdpTensor *x, LdpTensor *y, float coef, LdpTensor *sum)
+{
+  g_return_if_fail(sum != NULL && y != NULL && sum->rows == y->rows && sum->cols == y->cols);
+  spmm_ordered_sum(1.0f, m, NULL, x, 0.0f, y, sum->data, coef);
 }
 
 void ldp_csr_spmm(float alpha, const LdpCsr *m, const LdpTensor *x, float beta, LdpTensor *y)

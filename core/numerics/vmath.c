@@ -271,6 +271,14 @@ void ldp_velu_backward(float *d, const float *g, const float *x, const float *y,
     vmath_elu_backward_apply(d, g, x, y, n, a, b, FALSE);
 }
 
+LDP_MULTIVERSION
+void ldp_vaxpy(float *y, const float *x, gsize n, float a)
+{
+  g_return_if_fail(n == 0 || (y != NULL && x != NULL));
+  for (gsize i = 0; i < n; i++)
+    y[i] += a * x[i];
+}
+
 typedef uint32_t LdpVmathU __attribute__((vector_size(LDP_VMATH_WIDTH * sizeof(uint32_t))));
 typedef uint64_t LdpVmathW __attribute__((vector_size(LDP_VMATH_WIDTH * sizeof(uint32_t))));
 

@@ -94,11 +94,23 @@ static LdpVar *sage_forward(gpointer inst, LdpTape *tape, const LdpBatch *batch,
   LdpVar *h = x;
   for (guint l = 0; l < m->common.layers; l++) {
     const SageLayer *conv = &m->convs[l];
-    /* h W_l and h W_r in one pass over h (root has no bias: backbone_linear_apply's
-     * product alone) */
     LdpVar *hl, *root;
-    ldp_op_matmul_pair(tape, h, ldp_tape_param(tape, conv->neigh.weight), ldp_tape_param(tape, conv->root.weight),
-                       &hl, &root);
+    if (ldp_var_is_dense(h)) {
+      /* h W_l and h W_r in one pass over h (root has no bias: backbone_linear_apply's
+       * product alone) */
+      ldp_op_matmul_pair(tape, h, ldp_tape_param(tape, conv->neigh.weight), ldp_tape_param(tape, conv->root.weight),
+                         &hl, &root);
+    } else {
+      /* Sparse or lazy features (KProp's B^K X, HOA's polynomial): one product
+       * h [W_l | W_r], split by columns. Those products sum each column on its own,
+       * so the bits are those of two products, but the K graph products of a lazy
+       * input run once at twice the width instead of twice (doc/scale.md). */
+      LdpVar *w[2] = { ldp_tape_param(tape, conv->neigh.weight), ldp_tape_param(tape, conv->root.weight) };
+      LdpVar *both = ldp_op_matmul(tape, h, ldp_op_concat_cols(tape, w, 2));
+      const guint out = ldp_var_cols(w[0]);
+      hl = ldp_op_slice_cols(tape, both, 0, out);
+      root = ldp_op_slice_cols(tape, both, out, out);
+    }
     LdpVar *agg;
     if (background)
       agg = ldp_op_propagate_background(tape, batch->graph, LDP_NORM_MEAN, hl);
