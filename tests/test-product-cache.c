@@ -7,10 +7,7 @@
  * scattering over S: the same sums in the same order, checked bit for bit against the
  * scatter, also onto a gradient that already holds values; likewise the plain product
  * S W of sparse features named by ldp_product_cache_set_sparse_features, at 1 and 2
- * threads, and a sparse constant the cache was not told about keeps the scatter.
- * Dense features named by ldp_product_cache_set_dense_features are aggregated once
- * above a size threshold (ldp_op_matmul_pair_propagate): within float rounding of the
- * graph-product path, and the same bits below the threshold. */
+ * threads, and a sparse constant the cache was not told about keeps the scatter. */
 #include "config.h"
 
 #include <ldpgnn/ldpgnn.h>
@@ -297,176 +294,11 @@ static void test_sparse_features_backward(void)
     }
 }
 
-/* SAGE's first layer through ldp_op_matmul_pair_propagate on a fresh tape using @cache
- * (nullable): agg = A (x W_l) or (A x) W_l, root = x W_r, and the weights' gradients of
- * sum(agg ⊙ r1) + sum(root ⊙ r2). Each output is a copy (transfer full). */
-typedef struct {
-  LdpTensor *agg, *root, *dwl, *dwr;
-} AggregateResult;
-
-static AggregateResult aggregate_on_tape(LdpProductCache *cache, LdpGraph *g, const LdpTensor *x, LdpParam *wl,
-                                         LdpParam *wr, const LdpTensor *r1, const LdpTensor *r2)
-{
-  LdpTape *tape = ldp_tape_new(TRUE);
-  ldp_tape_set_product_cache(tape, cache);
-  ldp_tensor_fill(ldp_param_grad(wl), 0.0f);
-  ldp_tensor_fill(ldp_param_grad(wr), 0.0f);
-  LdpVar *xv = ldp_tape_constant(tape, x), *agg, *root, *agg2, *root2;
-  ldp_op_matmul_pair_propagate(tape, g, xv, ldp_tape_param(tape, wl), ldp_tape_param(tape, wr), &agg, &root);
-  /* memoised: a second call (an evaluation and a training forward) records nothing */
-  ldp_op_matmul_pair_propagate(tape, g, xv, ldp_tape_param(tape, wl), ldp_tape_param(tape, wr), &agg2, &root2);
-  g_assert_true(agg2 == agg && root2 == root);
-  LdpVar *loss = ldp_op_add(tape, ldp_op_sum(tape, ldp_op_mul(tape, agg, ldp_tape_constant(tape, r1))),
-                            ldp_op_sum(tape, ldp_op_mul(tape, root, ldp_tape_constant(tape, r2))));
-  ldp_tape_backward(tape, loss);
-  AggregateResult res = { ldp_tensor_copy(ldp_var_value(agg)), ldp_tensor_copy(ldp_var_value(root)),
-                          ldp_tensor_copy(ldp_param_grad(wl)), ldp_tensor_copy(ldp_param_grad(wr)) };
-  ldp_tape_free(tape);
-  return res;
-}
-
-static void aggregate_result_clear(AggregateResult *r)
-{
-  ldp_tensor_free(r->agg);
-  ldp_tensor_free(r->root);
-  ldp_tensor_free(r->dwl);
-  ldp_tensor_free(r->dwr);
-}
-
-/* |got - ref| <= bound elementwise */
-static void assert_within(const LdpTensor *got, const LdpTensor *ref, const double *bound)
-{
-  g_assert_cmpuint(got->rows, ==, ref->rows);
-  g_assert_cmpuint(got->cols, ==, ref->cols);
-  for (gsize i = 0; i < ldp_tensor_size(got); i++)
-    g_assert_cmpfloat(fabs((double)got->data[i] - (double)ref->data[i]), <=, bound[i]);
-}
-
-/* gamma_k = k u / (1 - k u), u = 2^-24: the relative bound of a float sum of k products
- * in any order (Higham, Accuracy and Stability, 3.1). */
-static double gamma_k(double k)
-{
-  const double u = ldexp(1.0, -24);
-  return k * u / (1.0 - k * u);
-}
-
-/* With the cache told about x and its threshold lowered to the test's size, the
- * aggregate is (A x) W_l: bit for bit that product formed by hand, at 1 and 2 threads
- * and on a second tape (A x reused). Its value and dW_l differ from the graph-product
- * path only by rounding: both are float sums of the same terms a_ij x_jc w_ck (value)
- * or x_jc a_ij r_ik (gradient) in other orders, each within gamma_K of the exact sum of
- * |terms| (K = the terms' count plus one per product factor), so they differ by at most
- * 2 gamma_K |A| |x| |W| and 2 gamma_K |x|^T |A|^T |r|. The root product and dW_r are
- * the pair's, bit for bit. Below the threshold (the default) the cache changes nothing. */
-static void test_aggregate(void)
-{
-  LdpRng rng;
-  ldp_rng_init(&rng, 97);
-  const guint n = 3000, d = 40, h = 7;
-  g_autoptr(LdpGraph) raw = cache_graph(n, 10 * n, &rng);
-  LdpGraph *g = ldp_graph_normalized(raw, LDP_NORM_MEAN); /* owned by raw */
-  const LdpCsr *A = ldp_graph_csr(g);
-  g_autoptr(LdpTensor) x = ldp_tensor_new(n, d), r1 = ldp_tensor_new(n, h), r2 = ldp_tensor_new(n, h);
-  for (gsize i = 0; i < ldp_tensor_size(x); i++)
-    x->data[i] = (float)(ldp_rng_uniform(&rng) * 2.0 - 0.5);
-  for (gsize i = 0; i < ldp_tensor_size(r1); i++) {
-    r1->data[i] = (float)(ldp_rng_uniform(&rng) - 0.5);
-    r2->data[i] = (float)(ldp_rng_uniform(&rng) - 0.5);
-  }
-  g_autoptr(LdpParam) wl = ldp_param_new("wl", d, h);
-  g_autoptr(LdpParam) wr = ldp_param_new("wr", d, h);
-  for (gsize i = 0; i < (gsize)d * h; i++) {
-    ldp_param_value(wl)->data[i] = (float)(ldp_rng_uniform(&rng) * 2.0 - 1.0);
-    ldp_param_value(wr)->data[i] = (float)(ldp_rng_uniform(&rng) * 2.0 - 1.0);
-  }
-  AggregateResult ref = aggregate_on_tape(NULL, g, x, wl, wr, r1, r2);
-
-  /* the default threshold is above n: the cache changes no bit */
-  LdpProductCache *cache = ldp_product_cache_new_transposes();
-  ldp_product_cache_set_dense_features(cache, x);
-  AggregateResult below = aggregate_on_tape(cache, g, x, wl, wr, r1, r2);
-  assert_same_bits(below.agg, ref.agg);
-  assert_same_bits(below.root, ref.root);
-  assert_same_bits(below.dwl, ref.dwl);
-  assert_same_bits(below.dwr, ref.dwr);
-  aggregate_result_clear(&below);
-
-  /* (A x) W_l by hand */
-  g_autoptr(LdpTensor) ax = ldp_tensor_new(n, d);
-  ldp_graph_spmm(g, FALSE, 1.0f, x, 0.0f, ax);
-  LdpTape *t = ldp_tape_new(FALSE);
-  g_autoptr(LdpTensor) by_hand =
-    ldp_tensor_copy(ldp_var_value(ldp_op_matmul(t, ldp_tape_constant(t, ax), ldp_tape_param(t, wl))));
-  ldp_tape_free(t);
-
-  /* the rounding bounds, in double */
-  /* the longest row or column of A: the most terms of a graph product's sum */
-  g_autofree guint *col_count = g_new0(guint, n);
-  guint max_deg = 0;
-  for (guint i = 0; i < n; i++) {
-    max_deg = MAX(max_deg, A->indptr[i + 1] - A->indptr[i]);
-    for (guint p = A->indptr[i]; p < A->indptr[i + 1]; p++)
-      max_deg = MAX(max_deg, ++col_count[A->indices[p]]);
-  }
-  const double K_value = d + (double)max_deg + 3;
-  const double K_grad = n + (double)max_deg + 3;
-  g_autofree double *abs_xw = g_new0(double, (gsize)n * h), *bound_agg = g_new0(double, (gsize)n * h);
-  g_autofree double *abs_atr = g_new0(double, (gsize)n * h), *bound_dwl = g_new0(double, (gsize)d * h);
-  const float *W = ldp_param_value(wl)->data;
-  for (guint j = 0; j < n; j++)
-    for (guint c = 0; c < d; c++)
-      for (guint k = 0; k < h; k++)
-        abs_xw[(gsize)j * h + k] += fabs((double)x->data[(gsize)j * d + c] * W[c * h + k]);
-  for (guint i = 0; i < n; i++)
-    for (guint p = A->indptr[i]; p < A->indptr[i + 1]; p++)
-      for (guint k = 0; k < h; k++) {
-        const double a = fabs((double)A->values[p]);
-        bound_agg[(gsize)i * h + k] += a * abs_xw[(gsize)A->indices[p] * h + k];
-        abs_atr[(gsize)A->indices[p] * h + k] += a * fabs((double)r1->data[(gsize)i * h + k]);
-      }
-  for (gsize i = 0; i < (gsize)n * h; i++)
-    bound_agg[i] *= 2.0 * gamma_k(K_value);
-  for (guint j = 0; j < n; j++)
-    for (guint c = 0; c < d; c++)
-      for (guint k = 0; k < h; k++)
-        bound_dwl[c * h + k] += fabs((double)x->data[(gsize)j * d + c]) * abs_atr[(gsize)j * h + k];
-  for (gsize i = 0; i < (gsize)d * h; i++)
-    bound_dwl[i] *= 2.0 * gamma_k(K_grad);
-
-  ldp_product_cache_set_aggregate_min_rows(cache, n);
-  for (guint threads = 1; threads <= 2; threads++)
-    for (guint again = 0; again < 2; again++) {
-#ifdef _OPENMP
-      const int saved = omp_get_max_threads();
-      omp_set_num_threads((int)threads);
-#endif
-      AggregateResult got = aggregate_on_tape(cache, g, x, wl, wr, r1, r2);
-#ifdef _OPENMP
-      omp_set_num_threads(saved);
-#endif
-      assert_same_bits(got.agg, by_hand);
-      assert_same_bits(got.root, ref.root);
-      assert_same_bits(got.dwr, ref.dwr);
-      assert_within(got.agg, ref.agg, bound_agg);
-      assert_within(got.dwl, ref.dwl, bound_dwl);
-      aggregate_result_clear(&got);
-    }
-  /* a copy of x is not the features the cache was told about: the graph product again */
-  g_autoptr(LdpTensor) copy = ldp_tensor_copy(x);
-  AggregateResult other = aggregate_on_tape(cache, g, copy, wl, wr, r1, r2);
-  assert_same_bits(other.agg, ref.agg);
-  assert_same_bits(other.dwl, ref.dwl);
-  aggregate_result_clear(&other);
-  ldp_product_cache_free(cache);
-  aggregate_result_clear(&ref);
-}
-
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/product-cache/reuse", test_product_cache);
   g_test_add_func("/product-cache/gather-backward", test_gather_backward);
   g_test_add_func("/product-cache/sparse-features-backward", test_sparse_features_backward);
-  g_test_add_func("/product-cache/aggregate", test_aggregate);
   return g_test_run();
 }
