@@ -69,19 +69,6 @@ LdpProductCache *ldp_product_cache_new_transposes(void);
  * its backward dW = S^T G through the cache's S^T (ldp_csr_gather_add) instead of a
  * scatter: the same numbers. The owner guarantees that @s outlives the cache unchanged. */
 void ldp_product_cache_set_sparse_features(LdpProductCache *cache, const LdpCsr *s);
-/* Lets ldp_op_matmul_pair_propagate of the dense constant @x (borrowed, nullable: none)
- * with at least ldp_product_cache_set_aggregate_min_rows rows (LDP_AGGREGATE_MIN_ROWS by
- * default) aggregate x once per graph, (A x) b1 instead of A (x b1): other bits (the
- * sums run in another order), so only above every shipped dataset's size. The owner
- * guarantees that @x outlives the cache unchanged. */
-void ldp_product_cache_set_dense_features(LdpProductCache *cache, const LdpTensor *x);
-/* The rows from which the dense features' aggregate is used: LDP_AGGREGATE_MIN_ROWS
- * normally; tests lower it to compare the two forms on small graphs. */
-void ldp_product_cache_set_aggregate_min_rows(LdpProductCache *cache, guint rows);
-/* 98 304 rows, the long-reduction threshold of tensor.c: the first size at which the
- * first layer's weight gradient already has other bits than a single BLAS call, above
- * every shipped dataset (the largest, Facebook, has 22 470 nodes). */
-#define LDP_AGGREGATE_MIN_ROWS 98304u
 void ldp_product_cache_free(LdpProductCache *cache);
 /* How many products were served from @cache (for tests and benchmarks). */
 guint ldp_product_cache_hits(const LdpProductCache *cache);

@@ -234,14 +234,6 @@ struct _LdpProductCache {
   gboolean products;      /* FALSE: transposes only (ldp_product_cache_new_transposes) */
   const LdpCsr *features; /* plain sparse features whose S^T the matmul backward may use */
   guint hits;
-  /* Dense constant features and their aggregate A x over agg_graph (referenced, so
-   * its address names it while the cache lives), built once under agg_lock: the
-   * trainer's evaluation may overlap the next step. */
-  const LdpTensor *dense;
-  guint agg_min_rows;
-  GMutex agg_lock;
-  LdpGraph *agg_graph;
-  LdpTensor *agg;
 };
 
 static void product_entry_free(gpointer data)
@@ -258,8 +250,6 @@ LdpProductCache *ldp_product_cache_new(void)
   c->entries = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, product_entry_free);
   c->transposes = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, (GDestroyNotify)ldp_csr_free);
   c->products = TRUE;
-  c->agg_min_rows = LDP_AGGREGATE_MIN_ROWS;
-  g_mutex_init(&c->agg_lock);
   return c;
 }
 
@@ -276,30 +266,10 @@ void ldp_product_cache_set_sparse_features(LdpProductCache *cache, const LdpCsr 
   cache->features = s;
 }
 
-void ldp_product_cache_set_dense_features(LdpProductCache *cache, const LdpTensor *x)
-{
-  g_return_if_fail(cache != NULL);
-  g_mutex_lock(&cache->agg_lock);
-  cache->dense = x;
-  g_clear_pointer(&cache->agg, ldp_tensor_free);
-  g_clear_pointer(&cache->agg_graph, ldp_graph_unref);
-  g_mutex_unlock(&cache->agg_lock);
-}
-
-void ldp_product_cache_set_aggregate_min_rows(LdpProductCache *cache, guint rows)
-{
-  g_return_if_fail(cache != NULL);
-  cache->agg_min_rows = rows;
-}
-
 void ldp_product_cache_free(LdpProductCache *cache)
 {
   if (!cache)
     return;
-  ldp_tensor_free(cache->agg);
-  if (cache->agg_graph)
-    ldp_graph_unref(cache->agg_graph);
-  g_mutex_clear(&cache->agg_lock);
   g_hash_table_unref(cache->entries);
   g_hash_table_unref(cache->transposes);
   g_free(cache);
@@ -459,60 +429,6 @@ void ldp_op_matmul_pair(LdpTape *tape, LdpVar *a, LdpVar *b1, LdpVar *b2, LdpVar
   ldp_var_save(v2, v1, NULL);
   *y1 = memo_put(tape, &key1, v1);
   *y2 = memo_put(tape, &key2, v2);
-}
-
-/* ---- a pair whose first product is aggregated (ldp_op_matmul_pair_propagate) ----
- *
- * A (x b1) = (A x) b1. When x is the dense features of the tape's product cache, A x
- * is formed once per cache (a graph product of x's width, in the set-up) and every
- * forward multiplies it by b1 instead of running a graph product of b1's width forward
- * and another backward. */
-
-/* A x of the cache's dense features @x over @g, or NULL when the cache does not hold
- * @x or x is below the size threshold. (transfer none: lives as long as @cache) */
-static const LdpTensor *product_cache_aggregate(LdpProductCache *cache, LdpGraph *g, const LdpTensor *x)
-{
-  if (!cache || cache->dense != x || x->rows < cache->agg_min_rows)
-    return NULL;
-  g_mutex_lock(&cache->agg_lock);
-  if (cache->agg_graph != g) {
-    /* ldp_op_propagate's forward operator: the stored values of @g */
-    LdpTensor *m = ldp_tensor_new_uninit(ldp_graph_csr(g)->rows, x->cols);
-    ldp_graph_spmm(g, FALSE, 1.0f, x, 0.0f, m);
-    ldp_tensor_free(cache->agg);
-    if (cache->agg_graph)
-      ldp_graph_unref(cache->agg_graph);
-    cache->agg = m;
-    cache->agg_graph = ldp_graph_ref(g);
-  }
-  const LdpTensor *m = cache->agg;
-  g_mutex_unlock(&cache->agg_lock);
-  return m;
-}
-
-void ldp_op_matmul_pair_propagate(LdpTape *tape, LdpGraph *g, LdpVar *a, LdpVar *b1, LdpVar *b2, LdpVar **agg,
-                                  LdpVar **y2)
-{
-  g_return_if_fail(agg != NULL && y2 != NULL);
-  *agg = *y2 = NULL;
-  g_return_if_fail(tape != NULL && g != NULL && a != NULL && a->tape == tape);
-  g_return_if_fail(b1 != NULL && b1->tape == tape && b1->sparse == NULL && b1->linear == NULL);
-  g_return_if_fail(ldp_graph_csr(g)->cols == ldp_var_rows(a) && ldp_var_cols(a) == b1->value->rows);
-  const LdpTensor *m = NULL;
-  if (!a->sparse && !a->linear && !a->needs_grad)
-    m = product_cache_aggregate(tape->products, g, a->value);
-  if (!m) {
-    LdpVar *y1;
-    ldp_op_matmul_pair(tape, a, b1, b2, &y1, y2);
-    *agg = y1 ? ldp_op_propagate(tape, g, NULL, y1) : NULL;
-    return;
-  }
-  const MemoKey key = memo_key(MEMO_AGGREGATE_MATMUL, 0, 0, 0.0f, g, a, b1);
-  LdpVar *hit = memo_find(tape, &key);
-  if (!hit)
-    hit = memo_put(tape, &key, ldp_op_matmul(tape, ldp_tape_constant(tape, m), b1));
-  *agg = hit;
-  *y2 = ldp_op_matmul(tape, a, b2);
 }
 
 /* ---- element-wise binary ops ---- */

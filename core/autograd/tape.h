@@ -84,7 +84,6 @@ typedef enum {
   MEMO_EDGE_GATHER,
   MEMO_EDGE_SOFTMAX,
   MEMO_EDGE_SCORES,
-  MEMO_AGGREGATE_MATMUL,
 } MemoOp;
 
 typedef struct {

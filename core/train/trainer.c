@@ -484,13 +484,6 @@ static gboolean train_nodes(LdpTrainContext *c, const SplitRows *r, Selection *s
     c->products = ldp_product_cache_new_transposes();
     ldp_product_cache_set_sparse_features(c->products, whole.x_sparse);
   }
-  /* Dense features of a large graph, which nothing changes during the loop without
-   * hooks: SAGE's first-layer aggregate A x is formed once (ldp_op_matmul_pair_propagate). */
-  if (!whole.linear && whole.x_dense && !c->hooks && whole.x_dense->rows >= LDP_AGGREGATE_MIN_ROWS) {
-    if (!c->products)
-      c->products = ldp_product_cache_new_transposes();
-    ldp_product_cache_set_dense_features(c->products, whole.x_dense);
-  }
   c->labels = r->labels;
   c->rows = r->train;
   c->n_rows = r->n_train;

@@ -116,14 +116,6 @@ LDP_API LdpVar *ldp_op_matmul(LdpTape *tape, LdpVar *a, LdpVar *b);
  * weight gradients are formed in one pass over a instead of two. Memoised like
  * ldp_op_matmul. (1.4) */
 LDP_API void ldp_op_matmul_pair(LdpTape *tape, LdpVar *a, LdpVar *b1, LdpVar *b2, LdpVar **y1, LdpVar **y2);
-/* *agg = ldp_op_propagate(tape, g, NULL, a b1) and *y2 = a b2 (transfer none, on @tape),
- * as ldp_op_matmul_pair followed by ldp_op_propagate, bit for bit, except where the
- * host knows @a to be constant input features of a large graph (98 304 rows and more,
- * above every shipped dataset): there the graph product A a is formed once per run and
- * *agg = (A a) b1, the same value summed in another order (doc/scale.md). Memoised.
- * (1.4) */
-LDP_API void ldp_op_matmul_pair_propagate(LdpTape *tape, LdpGraph *g, LdpVar *a, LdpVar *b1, LdpVar *b2,
-                                          LdpVar **agg, LdpVar **y2);
 /* out[i] = sum over edges e = (i <- j) of coef_e * w_e * x[j], with coef_e the stored
  * value of @g and w_e = 1 when @edge_w is NULL. @edge_w has one row per edge of the
  * graph @g was derived from (see ldp_graph_edge_origin: edges with origin -1 use 1),

@@ -96,16 +96,14 @@ static LdpVar *sage_forward(gpointer inst, LdpTape *tape, const LdpBatch *batch,
     const SageLayer *conv = &m->convs[l];
     /* h W_l and h W_r in one pass over h (root has no bias: backbone_linear_apply's
      * product alone) */
-    LdpVar *wl = ldp_tape_param(tape, conv->neigh.weight), *wr = ldp_tape_param(tape, conv->root.weight);
-    LdpVar *hl, *root, *agg;
-    if (!background && !coef) {
-      /* the host may aggregate a constant input once per run: (A h) W_l */
-      ldp_op_matmul_pair_propagate(tape, mean, h, wl, wr, &agg, &root);
-    } else {
-      ldp_op_matmul_pair(tape, h, wl, wr, &hl, &root);
-      agg = background ? ldp_op_propagate_background(tape, batch->graph, LDP_NORM_MEAN, hl)
-                       : ldp_op_propagate_values(tape, mean, coef, hl);
-    }
+    LdpVar *hl, *root;
+    ldp_op_matmul_pair(tape, h, ldp_tape_param(tape, conv->neigh.weight), ldp_tape_param(tape, conv->root.weight),
+                       &hl, &root);
+    LdpVar *agg;
+    if (background)
+      agg = ldp_op_propagate_background(tape, batch->graph, LDP_NORM_MEAN, hl);
+    else
+      agg = coef ? ldp_op_propagate_values(tape, mean, coef, hl) : ldp_op_propagate(tape, mean, NULL, hl);
     LdpVar *bias = ldp_tape_param(tape, conv->neigh.bias);
     if (l + 1 < m->common.layers) {
       h = backbone_add_bias_activate(tape, m->common.activation, agg, bias, root);
