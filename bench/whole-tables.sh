@@ -20,7 +20,8 @@
 #                               Twitch-ENGB
 #
 # A cell with a summary.json is finished and skipped, so only a run into an empty
-# OUT_DIR measures a whole table. $LDPGNN: the program (default ./ldpgnn).
+# OUT_DIR measures a whole table. $LDPGNN: the program (default ./ldpgnn); $CELLS: an
+# extended regular expression, to run only the cells whose names match it.
 set -u
 if [ "${1:-}" = --cell ]; then
   bin=$2 seeds=$3 dir=$4 name=$5
@@ -113,8 +114,12 @@ pgc_cells() {
       echo "nc-$ds-e$e pipelines/pgc-$ds.yaml $*"
     done
   done
+  # Link prediction: one cell per variant (a cell is one process, and Twitch's 100 runs
+  # in one process would keep the second core idle for half an hour).
   for ds in cora citeseer twitch; do
-    echo "lp-$ds pipelines/pgc-link-$ds.yaml"
+    for v in raw lm-e1 pm-e1 pgc-e1 lm-e5 pm-e5 pgc-e5 lm-e9 pm-e9 pgc-e9; do
+      echo "lp-$ds-$v pipelines/pgc-link-$ds.yaml --variant $v"
+    done
   done
 }
 
@@ -135,7 +140,7 @@ for t in $tables; do
   # itself, called back with --cell, runs one).
   while read -r name args; do
     [ -f "$dir/$name/summary.json" ] || echo "$name $args"
-  done <"$dir/cells.txt" >"$dir/todo.txt"
+  done <"$dir/cells.txt" | grep -E -- "^(${CELLS:-.*}) " >"$dir/todo.txt"
   OMP_NUM_THREADS=1 /usr/bin/time -f '%e %U %S' -o "$dir/time" \
     xargs -r -P "$jobs" -L 1 sh "$0" --cell "$bin" "$seeds" "$dir" <"$dir/todo.txt" >"$dir/cells.out" 2>&1
   grep '^FAILED' "$dir/cells.out" && status=1
