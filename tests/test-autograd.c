@@ -469,6 +469,64 @@ static void test_propagate_steps(void)
   free_params(wide, 1);
 }
 
+typedef struct {
+  LdpGraph *g;
+  guint steps;
+  gboolean chain; /* a chain of ldp_op_propagate instead of ldp_op_propagate_steps */
+} StepsChainCase;
+
+static LdpVar *build_steps_or_chain(LdpTape *t, LdpVar **in, gpointer d)
+{
+  const StepsChainCase *sc = d;
+  if (!sc->chain)
+    return ldp_op_propagate_steps(t, sc->g, sc->steps, in[0]);
+  LdpVar *v = in[0];
+  for (guint k = 0; k < sc->steps; k++)
+    v = ldp_op_propagate(t, sc->g, NULL, v);
+  return v;
+}
+
+/* Past 2^19 rows narrow x is propagated without the 8-column padding (its padded rows
+ * would no longer fit the caches, ops-graph.c): still the bits of a chain of
+ * ldp_op_propagate, values and the gradient of x, on a directed random graph of
+ * 2^19 + 3 nodes with 0-6 entries a row, at 3 and 5 columns. */
+static void test_propagate_steps_unpadded(void)
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, 41);
+  const guint n = (1u << 19) + 3;
+  LdpCsr *adj = ldp_csr_new(n, n, 6 * n);
+  guint nnz = 0;
+  for (guint i = 0; i < n; i++) {
+    /* up to 6 distinct sorted columns: one draw in each sixth of the node range */
+    const guint len = (guint)ldp_rng_below(&rng, 7);
+    for (guint k = 0; k < len; k++) {
+      const guint lo = (guint)((guint64)n * k / len), hi = (guint)((guint64)n * (k + 1) / len);
+      adj->indices[nnz] = lo + (guint)ldp_rng_below(&rng, hi - lo);
+      adj->values[nnz++] = 0.1f + 0.8f * (float)ldp_rng_uniform(&rng);
+    }
+    adj->indptr[i + 1] = nnz;
+  }
+  adj->nnz = nnz;
+  g_autoptr(LdpGraph) g = ldp_graph_new(adj);
+  const guint widths[] = { 3, 5 };
+  for (guint wi = 0; wi < G_N_ELEMENTS(widths); wi++) {
+    LdpParam *x[1] = { param_away("x", n, widths[wi], &rng) };
+    g_autoptr(LdpTensor) r = ldp_tensor_new(n, widths[wi]);
+    fill_uniform(r, &rng, -1.0f, 1.0f);
+    StepsChainCase fused = { g, 2, FALSE }, chain = { g, 2, TRUE };
+    LdpTensor *g1[1], *g2[1];
+    g_autoptr(LdpTensor) y1 = build_run(x, 1, build_steps_or_chain, &chain, r, g1);
+    g_autoptr(LdpTensor) y2 = build_run(x, 1, build_steps_or_chain, &fused, r, g2);
+    const gsize bytes = sizeof(float) * ldp_tensor_size(y1);
+    g_assert_cmpmem(y1->data, bytes, y2->data, bytes);
+    g_assert_cmpmem(g1[0]->data, bytes, g2[0]->data, bytes);
+    ldp_tensor_free(g1[0]);
+    ldp_tensor_free(g2[0]);
+    free_params(x, 1);
+  }
+}
+
 /* Binary and simple ops: in[0] op in[1] as selected by data. */
 typedef enum {
   C_BIAS, C_ADD, C_SUB, C_MUL, C_SCALE, C_RELU, C_SELU, C_ELU, C_LEAKY, C_SIGMOID,
@@ -3355,6 +3413,7 @@ int main(int argc, char **argv)
   g_test_add_func("/autograd/propagate", test_propagate);
   g_test_add_func("/autograd/propagate-heads-bitwise", test_propagate_heads_bitwise);
   g_test_add_func("/autograd/propagate-steps", test_propagate_steps);
+  g_test_add_func("/autograd/propagate-steps-unpadded", test_propagate_steps_unpadded);
   g_test_add_func("/autograd/elementwise", test_elementwise);
   g_test_add_func("/autograd/activation-values", test_activation_values);
   g_test_add_func("/autograd/columns-softmax", test_columns_and_softmax);

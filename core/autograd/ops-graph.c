@@ -312,9 +312,10 @@ static void graph_save(LdpVar *v, LdpGraph *g, guint arg)
 }
 
 /* A^steps @x into @out (same shape as x), A = @g or its transpose. Narrow x (fewer than 8 columns) is widened to
- * 8 zero-padded columns for the duration: the 8-column kernel is one vector operation
- * per edge, and the padding columns stay zero. Each output element sums its terms in
- * CSR order per step, exactly as a chain of ldp_csr_spmm calls would. */
+ * 8 zero-padded columns for the duration while the padded rows fit the caches
+ * (SPMM_POWER_PAD_MAX_BYTES): the 8-column kernel is one vector operation per edge,
+ * and the padding columns stay zero. Each output element sums its terms in CSR order
+ * per step, exactly as a chain of ldp_csr_spmm calls would, padded or not. */
 /* Rows of @C < 8 floats to rows of 8 (zero-padded) or back, with @C a constant in each
  * instantiation (spmm_pad_rows): a row's copy is then a few inline moves, not two
  * library calls (3 % of an LPGNN run on Cora with calls). */
@@ -362,10 +363,17 @@ static void spmm_pad_rows(const float *src, float *dst, guint n, guint C, gboole
   }
 }
 
+/* Padded x (n rows of 8 floats) larger than this (bytes) is not worth its padding: once
+ * the gathered rows no longer fit the last-level cache, every gather is a miss and the
+ * padded rows are 8/C times as many bytes to fetch. A random graph of degree 10 at 2
+ * threads, ms per product, C = 5 / padded to 8: 3 x 10^5 nodes (padded x 9.6 MB)
+ * 5.2 / 3.2, 10^6 nodes (32 MB) 29 / 41 (doc/scale.md, "Drop's products unpadded"). */
+#define SPMM_POWER_PAD_MAX_BYTES (16u * 1024u * 1024u)
+
 static void spmm_power(LdpGraph *g, gboolean transposed, guint steps, const LdpTensor *x, LdpTensor *out)
 {
   const guint n = x->rows, C = x->cols;
-  const gboolean pad = C > 0 && C < 8;
+  const gboolean pad = C > 0 && C < 8 && (gsize)n * 8 * sizeof(float) <= SPMM_POWER_PAD_MAX_BYTES;
   const guint w = pad ? 8 : C;
   LdpTensor *buf[2] = { ldp_tensor_new_uninit(n, w), steps > 1 || pad ? ldp_tensor_new_uninit(n, w) : NULL };
   const LdpTensor *cur = x;

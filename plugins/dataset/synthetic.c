@@ -84,53 +84,18 @@ static void synthetic_sort_row(guint *v, guint len)
   }
 }
 
-static LdpDataset *synthetic_load(const LdpParams *params, const LdpDatasetEnv *env, GError **error)
+/* The edges (stream 2 of @root), in src/dst (transfer full): the block model's, or
+ * with @ba_m > 0 the Barabasi-Albert graph's. Returns the number of edges. */
+static gsize synthetic_edges(const LdpRng *root, guint n, const gint *labels, const guint *start,
+                             const guint *members, guint ba_m, double avg_degree, double h, guint **src_out,
+                             guint **dst_out)
 {
-  guint n = (guint)ldp_params_get_int(params, "nodes");
-  guint c = (guint)ldp_params_get_int(params, "classes");
-  guint d = (guint)ldp_params_get_int(params, "features");
-  double avg_degree = ldp_params_get_number(params, "avg_degree");
-  double h = ldp_params_get_number(params, "homophily");
-  double density = ldp_params_get_number(params, "feature_density");
-  double signal = ldp_params_get_number(params, "signal");
-  guint64 seed = ldp_params_has(params, "seed") ? (guint64)ldp_params_get_int(params, "seed") : env->seed;
-  if (c > n) {
-    g_set_error(error, LDP_DATA_ERROR, LDP_DATA_ERROR_INCONSISTENT, "synthetic: %u classes need at least %u nodes",
-                c, c);
-    return NULL;
-  }
-
-  LdpRng root, rng;
-  ldp_rng_init(&root, seed);
-
-  /* Labels, and the members of each class for drawing partners. */
-  ldp_rng_derive(&root, 1, &rng);
-  gint *labels = g_new(gint, n);
-  g_autofree guint *start = g_new0(guint, c + 1);
-  for (guint i = 0; i < n; i++) {
-    labels[i] = (gint)ldp_rng_below(&rng, c);
-    start[labels[i] + 1]++;
-  }
-  for (guint k = 0; k < c; k++)
-    start[k + 1] += start[k];
-  g_autofree guint *members = g_new(guint, n);
-  g_autofree guint *fill = g_memdup2(start, sizeof(guint) * c);
-  for (guint i = 0; i < n; i++)
-    members[fill[labels[i]]++] = i;
-
-  /* Edges. */
-  ldp_rng_derive(&root, 2, &rng);
+  LdpRng rng;
+  ldp_rng_derive(root, 2, &rng);
   gsize m = 0;
-  g_autofree guint *src = NULL;
-  g_autofree guint *dst = NULL;
-  if (g_strcmp0(ldp_params_get_string(params, "graph"), "ba") == 0) {
-    guint bm = (guint)ldp_params_get_int(params, "m");
-    if (bm >= n) {
-      g_set_error(error, LDP_DATA_ERROR, LDP_DATA_ERROR_INCONSISTENT,
-                  "synthetic: graph ba with m = %u needs more than m nodes (nodes = %u)", bm, n);
-      g_free(labels);
-      return NULL;
-    }
+  guint *src, *dst;
+  if (ba_m > 0) {
+    const guint bm = ba_m;
     m = (gsize)bm * (n - bm);
     src = g_new(guint, MAX(m, 1));
     dst = g_new(guint, MAX(m, 1));
@@ -193,20 +158,25 @@ static LdpDataset *synthetic_load(const LdpParams *params, const LdpDatasetEnv *
     dst[e] = v;
   }
   }
+  *src_out = src;
+  *dst_out = dst;
+  return m;
+}
 
-  LdpDataset *ds = ldp_dataset_new(LDP_TASK_NODE, "synthetic");
-  if (!ldp_dataset_set_structure(ds, n, 1, NULL, src, dst, m, TRUE, error)) {
-    g_free(labels);
-    ldp_dataset_free(ds);
-    return NULL;
-  }
-
-  /* Features: per node, own-class block with p_in, the others with p_out.
-   * density = p_in / c + p_out (1 - 1/c) on average over features. */
+/* The features (stream 3 of @root): per node, own-class block with p_in, the others
+ * with p_out. density = p_in / c + p_out (1 - 1/c) on average over features.
+ * (transfer full) */
+static LdpCsr *synthetic_features(const LdpRng *root, guint n, guint c, guint d, const gint *labels, double density,
+                                  double signal)
+{
   double p_out = density / (signal / c + 1.0 - 1.0 / c);
   double p_in = MIN(1.0, signal * p_out);
-  ldp_rng_derive(&root, 3, &rng);
-  g_autoptr(GArray) cols = g_array_new(FALSE, FALSE, sizeof(guint));
+  LdpRng rng;
+  ldp_rng_derive(root, 3, &rng);
+  /* reserved for the expected count, so the array is rarely moved while it grows */
+  const double expected = (double)n * d * MIN(1.0, density);
+  g_autoptr(GArray) cols =
+    g_array_sized_new(FALSE, FALSE, sizeof(guint), (guint)MIN(expected * 1.01 + 1024.0, (double)G_MAXUINT / 2));
   g_autoptr(GArray) row = g_array_new(FALSE, FALSE, sizeof(guint));
   guint *indptr = g_new(guint, n + 1);
   indptr[0] = 0;
@@ -226,6 +196,83 @@ static LdpDataset *synthetic_load(const LdpParams *params, const LdpDatasetEnv *
   for (guint k = 0; k < cols->len; k++)
     x->values[k] = 1.0f;
   g_free(indptr);
+  return x;
+}
+
+static LdpDataset *synthetic_load(const LdpParams *params, const LdpDatasetEnv *env, GError **error)
+{
+  guint n = (guint)ldp_params_get_int(params, "nodes");
+  guint c = (guint)ldp_params_get_int(params, "classes");
+  guint d = (guint)ldp_params_get_int(params, "features");
+  double avg_degree = ldp_params_get_number(params, "avg_degree");
+  double h = ldp_params_get_number(params, "homophily");
+  double density = ldp_params_get_number(params, "feature_density");
+  double signal = ldp_params_get_number(params, "signal");
+  guint64 seed = ldp_params_has(params, "seed") ? (guint64)ldp_params_get_int(params, "seed") : env->seed;
+  if (c > n) {
+    g_set_error(error, LDP_DATA_ERROR, LDP_DATA_ERROR_INCONSISTENT, "synthetic: %u classes need at least %u nodes",
+                c, c);
+    return NULL;
+  }
+  guint ba_m = 0;
+  if (g_strcmp0(ldp_params_get_string(params, "graph"), "ba") == 0) {
+    ba_m = (guint)ldp_params_get_int(params, "m");
+    if (ba_m >= n) {
+      g_set_error(error, LDP_DATA_ERROR, LDP_DATA_ERROR_INCONSISTENT,
+                  "synthetic: graph ba with m = %u needs more than m nodes (nodes = %u)", ba_m, n);
+      return NULL;
+    }
+  }
+
+  LdpRng root, rng;
+  ldp_rng_init(&root, seed);
+
+  /* Labels, and the members of each class for drawing partners. */
+  ldp_rng_derive(&root, 1, &rng);
+  gint *labels = g_new(gint, n);
+  g_autofree guint *start = g_new0(guint, c + 1);
+  for (guint i = 0; i < n; i++) {
+    labels[i] = (gint)ldp_rng_below(&rng, c);
+    start[labels[i] + 1]++;
+  }
+  for (guint k = 0; k < c; k++)
+    start[k + 1] += start[k];
+  g_autofree guint *members = g_new(guint, n);
+  g_autofree guint *fill = g_memdup2(start, sizeof(guint) * c);
+  for (guint i = 0; i < n; i++)
+    members[fill[labels[i]]++] = i;
+
+  /* The edges and the features come from streams of their own and read only the
+   * labels, so they are drawn side by side: the edges and the graph's CSR on one
+   * thread, the features on another. The data set is the one drawn in sequence; at
+   * 10^6 nodes the generator was ~2 s of serial set-up (doc/scale.md). */
+  LdpDataset *ds = ldp_dataset_new(LDP_TASK_NODE, "synthetic");
+  LdpCsr *x = NULL;
+  gboolean structured = FALSE;
+#ifdef _OPENMP
+#pragma omp parallel sections num_threads(2) if ((gsize)n * (d + 16) >= (1u << 20))
+#endif
+  {
+#ifdef _OPENMP
+#pragma omp section
+#endif
+    {
+      g_autofree guint *src = NULL;
+      g_autofree guint *dst = NULL;
+      gsize m = synthetic_edges(&root, n, labels, start, members, ba_m, avg_degree, h, &src, &dst);
+      structured = ldp_dataset_set_structure(ds, n, 1, NULL, src, dst, m, TRUE, error);
+    }
+#ifdef _OPENMP
+#pragma omp section
+#endif
+    x = synthetic_features(&root, n, c, d, labels, density, signal);
+  }
+  if (!structured) {
+    ldp_csr_free(x);
+    g_free(labels);
+    ldp_dataset_free(ds);
+    return NULL;
+  }
   ldp_dataset_set_features_sparse(ds, x);
   ldp_dataset_set_labels(ds, labels, c);
   return ds;
