@@ -375,7 +375,10 @@ static void spmm_power(LdpGraph *g, gboolean transposed, guint steps, const LdpT
   const guint n = x->rows, C = x->cols;
   const gboolean pad = C > 0 && C < 8 && (gsize)n * 8 * sizeof(float) <= SPMM_POWER_PAD_MAX_BYTES;
   const guint w = pad ? 8 : C;
-  LdpTensor *buf[2] = { ldp_tensor_new_uninit(n, w), steps > 1 || pad ? ldp_tensor_new_uninit(n, w) : NULL };
+  /* buffers for the steps before the last (unpadded, the last writes out) and for the
+   * padded input */
+  LdpTensor *buf[2] = { steps > 1 || pad ? ldp_tensor_new_uninit(n, w) : NULL,
+                        steps > 2 || pad ? ldp_tensor_new_uninit(n, w) : NULL };
   const LdpTensor *cur = x;
   if (pad) {
     spmm_pad_rows(x->data, buf[1]->data, n, C, TRUE);
@@ -389,8 +392,7 @@ static void spmm_power(LdpGraph *g, gboolean transposed, guint steps, const LdpT
   if (pad)
     spmm_pad_rows(cur->data, out->data, n, C, FALSE);
   ldp_tensor_free(buf[0]);
-  if (buf[1])
-    ldp_tensor_free(buf[1]);
+  ldp_tensor_free(buf[1]);
 }
 
 static void propagate_steps_backward(LdpVar *self)
