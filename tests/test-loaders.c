@@ -7,6 +7,9 @@
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "testutil.h"
 
@@ -474,6 +477,45 @@ static void test_synthetic(void)
   ldp_dataset_free(c);
 }
 
+static void assert_same_csr(const LdpCsr *a, const LdpCsr *b)
+{
+  g_assert_cmpuint(a->rows, ==, b->rows);
+  g_assert_cmpuint(a->cols, ==, b->cols);
+  g_assert_cmpuint(a->nnz, ==, b->nnz);
+  g_assert_cmpmem(a->indptr, (a->rows + 1) * sizeof(guint), b->indptr, (b->rows + 1) * sizeof(guint));
+  g_assert_cmpmem(a->indices, a->nnz * sizeof(guint), b->indices, b->nnz * sizeof(guint));
+  g_assert_cmpmem(a->values, a->nnz * sizeof(float), b->values, b->nnz * sizeof(float));
+}
+
+/* The edges and the features are drawn side by side on two threads from 2^20 node x
+ * (feature + 16) cells on: the same data set as on one thread, for both graphs. */
+static void test_synthetic_threads(void)
+{
+  static const char *const cases[] = { "nodes=30000 features=64", "nodes=30000 features=64 graph=ba m=3" };
+  for (gsize k = 0; k < G_N_ELEMENTS(cases); k++) {
+    LdpDataset *ds[2];
+    for (int t = 0; t < 2; t++) {
+#ifdef _OPENMP
+      const int saved = omp_get_max_threads();
+      omp_set_num_threads(t + 1);
+#endif
+      g_autoptr(GError) error = NULL;
+      ds[t] = load_in("synthetic", NULL, cases[k], 11, &error);
+      g_assert_no_error(error);
+#ifdef _OPENMP
+      omp_set_num_threads(saved);
+#endif
+    }
+    const guint n = ldp_dataset_n_nodes(ds[0]);
+    g_assert_cmpuint(n, ==, 30000);
+    assert_same_csr(ldp_graph_csr(ldp_dataset_graph(ds[0])), ldp_graph_csr(ldp_dataset_graph(ds[1])));
+    assert_same_csr(ldp_dataset_features_sparse(ds[0]), ldp_dataset_features_sparse(ds[1]));
+    g_assert_cmpmem(ldp_dataset_labels(ds[0]), n * sizeof(gint), ldp_dataset_labels(ds[1]), n * sizeof(gint));
+    ldp_dataset_free(ds[0]);
+    ldp_dataset_free(ds[1]);
+  }
+}
+
 int main(int argc, char **argv)
 {
 #ifdef LDP_TEST_SRCDIR
@@ -493,6 +535,7 @@ int main(int argc, char **argv)
   for (gsize i = 0; i < G_N_ELEMENTS(fuzz_cases); i++)
     g_test_add_data_func(fuzz_cases[i].path, &fuzz_cases[i], test_truncations);
   g_test_add_func("/loaders/synthetic", test_synthetic);
+  g_test_add_func("/loaders/synthetic/threads", test_synthetic_threads);
   int rc = g_test_run();
   ldp_registry_free(registry);
   return rc;

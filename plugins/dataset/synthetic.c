@@ -250,7 +250,7 @@ static LdpDataset *synthetic_load(const LdpParams *params, const LdpDatasetEnv *
   LdpCsr *x = NULL;
   gboolean structured = FALSE;
 #ifdef _OPENMP
-#pragma omp parallel sections num_threads(2) if ((gsize)n * (d + 16) >= (1u << 20))
+#pragma omp parallel sections if ((gsize)n * (d + 16) >= (1u << 20))
 #endif
   {
 #ifdef _OPENMP
