@@ -51,16 +51,21 @@ static const LdpParamSpec synthetic_params[] = {
 };
 
 /* Appends the positions of a Bernoulli(p) process over [from, to) with step
- * @step (features of one class are from, from + step, ...). */
-static void synthetic_bernoulli(LdpRng *rng, double p, guint from, guint to, guint step, GArray *out)
+ * @step (features of one class are from, from + step, ...). @log_q is log1p(-p),
+ * computed once by the caller: each skip is then ldp_rng_geometric(rng, p) bit for bit
+ * (the same uniform, floor(log u / log1p(-p))) without a log1p per draw, a third of
+ * the generator's time at 10^6 nodes. */
+static void synthetic_bernoulli(LdpRng *rng, double p, double log_q, guint from, guint to, guint step, GArray *out)
 {
   if (p <= 0 || from >= to)
     return;
   guint count = (to - from + step - 1) / step;
   guint64 k = 0;
   for (;;) {
-    if (p < 1)
-      k += ldp_rng_geometric(rng, p);
+    if (p < 1) {
+      const double x = floor(log(ldp_rng_uniform_pos(rng)) / log_q);
+      k += x < 0x1.0p64 ? (guint64)x : G_MAXUINT64;
+    }
     if (k >= count)
       break;
     guint j = from + (guint)k * step;
@@ -180,11 +185,12 @@ static LdpCsr *synthetic_features(const LdpRng *root, guint n, guint c, guint d,
   g_autoptr(GArray) row = g_array_new(FALSE, FALSE, sizeof(guint));
   guint *indptr = g_new(guint, n + 1);
   indptr[0] = 0;
+  const double log_q_in = log1p(-p_in), log_q_out = log1p(-p_out);
   for (guint i = 0; i < n; i++) {
     guint y = (guint)labels[i];
     g_array_set_size(row, 0);
     for (guint k = 0; k < c && k < d; k++)
-      synthetic_bernoulli(&rng, k == y ? p_in : p_out, k, d, c, row);
+      synthetic_bernoulli(&rng, k == y ? p_in : p_out, k == y ? log_q_in : log_q_out, k, d, c, row);
     synthetic_sort_row((guint *)(void *)row->data, row->len);
     g_array_append_vals(cols, row->data, row->len);
     indptr[i + 1] = cols->len;
