@@ -94,15 +94,6 @@ static void prefer_passive_openmp(char **argv)
       !g_file_test("/proc/self/exe", G_FILE_TEST_EXISTS))
     return;
   g_setenv("OMP_WAIT_POLICY", "passive", TRUE);
-  /* ... but a thread that sleeps at once after each parallel region is woken through
-   * the kernel for the next one, and the short serial gaps of an epoch (a loss, a bias
-   * gradient: tens to hundreds of microseconds) then cost a wake-up each: about a fifth
-   * of a 2-thread epoch of the 10^5-node DPRR scale run (doc/scale.md, "Fifth round").
-   * libgomp's GOMP_SPINCOUNT lets a waiting thread spin that long before it sleeps:
-   * 30 000 polls, a fraction of a millisecond, bounds what a spin can take from another
-   * process on a busy machine. Other OpenMP runtimes ignore it. */
-  if (!g_getenv("GOMP_SPINCOUNT"))
-    g_setenv("GOMP_SPINCOUNT", "30000", TRUE);
   /* ldpgnn runs BLAS on one thread inside its own parallel loops (tensor.c), but
    * OpenBLAS starts its thread pool when it loads, sized by OMP_NUM_THREADS, and each
    * idle worker spins on sched_yield for about 0.1-0.2 s: on 2 cores that took the

@@ -22,8 +22,7 @@
  *                                   (a gathered row costs about the same up to 16 floats)
  *   dense products:                 multiply-adds / LDP_PAR_GEMM_DIV
  * Below LDP_PAR_MIN_WORK (about 75 us of streaming) waking the other thread (a futex
- * wake unless it is still spinning: the CLI makes OpenMP's wait passive after a short
- * spin, cli.c) and the barrier cost about as much as the
+ * wake: the CLI makes OpenMP's wait passive) and the barrier cost about as much as the
  * split saves. Graph products need far more: from 2^23 (~0.6 ms), because two threads
  * gathering at random share the memory system and, on a busy machine, the woken thread
  * may wait a scheduler slice for its core. So every op of a 10^4-node scale run (graph
