@@ -1369,7 +1369,7 @@ static guint spmm_part_start(const LdpCsr *m, guint t, guint parts)
  * (woken from sleep, or its core briefly taken) or gathers slower than the other takes
  * fewer parts instead of holding the other at the closing barrier. With two static
  * halves the main thread waited for the other at the end of each 10^5-node product, and
- * the other for it: about 1 ms of a 30 ms DPRR epoch (doc/scale.md, "Fifth round").
+ * the other for it: about 1.5 ms of a 30 ms DPRR epoch (doc/scale.md, "Fifth round").
  * A part of a parallel product is at least 2^23 / 32 units (~20 us), so the shared
  * counter's cost is negligible. Which thread computes a row never changes its bits. */
 #define SPMM_PARTS 32u
