@@ -3405,9 +3405,80 @@ static void test_weighted_reproducible(void)
 #endif
 }
 
+/* The bias ops against their definitions, bit for bit: out = x + b (and (a + b) + c for
+ * ldp_op_add_bias) in every element, and the bias gradient the column sums of the
+ * incoming gradient (here R) in double, each column in row order, rounded once to
+ * float; at 1 and 2 threads, for the widths with their own column-sum kernels (1-8,
+ * 16), others around them, and row counts that leave a partial tile of 16 rows, small
+ * and above the parallel bound (110 003 x 5 = 550 015 elements > 2^19). */
+static LdpVar *build_bias_add(LdpTape *t, LdpVar **in, gpointer d)
+{
+  return GPOINTER_TO_INT(d) ? ldp_op_add_bias(t, in[0], in[1], in[2]) : ldp_op_bias_add(t, in[0], in[1]);
+}
+
+static void test_bias_bits(void)
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, 61);
+  const guint widths[] = { 1, 3, 5, 7, 8, 9, 15, 16, 17, 24 };
+  const guint row_counts[] = { 37, 110003 };
+  for (guint ri = 0; ri < G_N_ELEMENTS(row_counts); ri++)
+    for (guint wi = 0; wi < G_N_ELEMENTS(widths); wi++) {
+      const guint rows = row_counts[ri], cols = widths[wi];
+      if (rows > 1000 && cols > 8 && cols != 16)
+        continue; /* the large case is for the narrow tiles and the two kernels' widths */
+      LdpParam *in[3] = { ldp_param_new("x", rows, cols), ldp_param_new("b", 1, cols),
+                          ldp_param_new("c", rows, cols) };
+      for (guint k = 0; k < 3; k++)
+        fill_uniform(ldp_param_value(in[k]), &rng, -1.0f, 1.0f);
+      g_autoptr(LdpTensor) r = ldp_tensor_new(rows, cols);
+      fill_uniform(r, &rng, -1.0f, 1.0f);
+      const LdpTensor *x = ldp_param_value(in[0]), *b = ldp_param_value(in[1]), *c = ldp_param_value(in[2]);
+      g_autoptr(LdpTensor) db = ldp_tensor_new(1, cols);
+      for (guint j = 0; j < cols; j++) {
+        double acc = 0.0;
+        for (guint i = 0; i < rows; i++)
+          acc += ldp_tensor_row(r, i)[j];
+        db->data[j] = (float)acc;
+      }
+      for (gint fused = 0; fused <= 1; fused++) {
+        g_autoptr(LdpTensor) out = ldp_tensor_new(rows, cols);
+        for (guint i = 0; i < rows; i++)
+          for (guint j = 0; j < cols; j++) {
+            const float s = ldp_tensor_row(x, i)[j] + b->data[j];
+            ldp_tensor_row(out, i)[j] = fused ? s + ldp_tensor_row(c, i)[j] : s;
+          }
+        for (int threads = 1; threads <= 2; threads++) {
+#ifdef _OPENMP
+          const int saved = omp_get_max_threads();
+          omp_set_num_threads(threads);
+#else
+          if (threads > 1)
+            continue;
+#endif
+          LdpTensor *grads[3];
+          g_autoptr(LdpTensor) y = build_run(in, fused ? 3 : 2, build_bias_add, GINT_TO_POINTER(fused), r, grads);
+#ifdef _OPENMP
+          omp_set_num_threads(saved);
+#endif
+          assert_same_bits(y, out);
+          assert_same_bits(grads[0], r);
+          assert_same_bits(grads[1], db);
+          if (fused)
+            assert_same_bits(grads[2], r);
+          for (guint k = 0; k < (fused ? 3u : 2u); k++)
+            ldp_tensor_free(grads[k]);
+        }
+      }
+      for (guint k = 0; k < 3; k++)
+        ldp_param_free(in[k]);
+    }
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/autograd/bias-bits", test_bias_bits);
   g_test_add_func("/autograd/matmul-dense", test_matmul_dense);
   g_test_add_func("/autograd/matmul-sparse", test_matmul_sparse);
   g_test_add_func("/autograd/propagate", test_propagate);

@@ -5,6 +5,9 @@
 
 #include <math.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #define Z 5.0
 
@@ -644,6 +647,53 @@ static void test_fill_u64(void)
   g_assert_cmpmem(&a, sizeof a, &b, sizeof b);
 }
 
+/* Long fills (2^19 draws and more) are split between threads at states found by
+ * jumping ahead (rng.c): at 1, 2 and 3 threads they must give the values of n
+ * successive ldp_rng_next_u64 calls and leave the same state, for lengths that split
+ * evenly and not, from a stream started mid-way. Inside a parallel region the fill
+ * stays sequential, with the same result. */
+static void test_fill_u64_long(void)
+{
+  static const gsize sizes[] = { (gsize)1 << 19, ((gsize)1 << 20) + 12345 };
+  for (guint c = 0; c < G_N_ELEMENTS(sizes); c++) {
+    const gsize n = sizes[c];
+    LdpRng ref;
+    ldp_rng_init(&ref, 271828 + c);
+    for (int i = 0; i < 5; i++)
+      ldp_rng_next_u64(&ref);
+    const LdpRng start = ref;
+    g_autofree guint64 *want = g_new(guint64, n);
+    for (gsize i = 0; i < n; i++)
+      want[i] = ldp_rng_next_u64(&ref);
+    g_autofree guint64 *out = g_new(guint64, n + 1);
+    for (int threads = 1; threads <= 4; threads++) {
+      LdpRng a = start;
+      out[n] = 0x5a5a5a5a5a5a5a5aULL;
+#ifdef _OPENMP
+      const int saved = omp_get_max_threads();
+      if (threads <= 3) {
+        omp_set_num_threads(threads);
+        ldp_rng_fill_u64(&a, out, n);
+      } else {
+#pragma omp parallel num_threads(2)
+        {
+#pragma omp single
+          ldp_rng_fill_u64(&a, out, n);
+        }
+      }
+      omp_set_num_threads(saved);
+#else
+      if (threads > 1)
+        continue;
+      ldp_rng_fill_u64(&a, out, n);
+#endif
+      g_assert_cmpmem(out, n * sizeof(guint64), want, n * sizeof(guint64));
+      g_assert_cmpuint(out[n], ==, 0x5a5a5a5a5a5a5a5aULL);
+      g_assert_cmpmem(&a, sizeof a, &ref, sizeof ref);
+    }
+  }
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -666,5 +716,6 @@ int main(int argc, char **argv)
   g_test_add_func("/rng/shuffle", test_shuffle);
   g_test_add_func("/rng/next-known-answer", test_next_known_answer);
   g_test_add_func("/rng/fill-u64", test_fill_u64);
+  g_test_add_func("/rng/fill-u64-long", test_fill_u64_long);
   return g_test_run();
 }

@@ -776,6 +776,72 @@ static void test_spmm_ordered(void)
     }
 }
 
+/* The parallel graph product hands equal-work parts of the row sequence to the threads
+ * one at a time, so which thread computes a row changes from run to run: the result
+ * must not. A graph above the parallel bound ((entries + rows) x 16 >= 2^23) with
+ * skewed rows (mostly short, a few of thousands of entries, some empty), in storage
+ * order, its row-length order and a random one, widths 5 and 16, beta 0 and not
+ * (a row computed twice or skipped would show), at 1, 2 and 3 threads: the serial
+ * storage-order result bit for bit. */
+static void test_spmm_parts(void)
+{
+  LdpRng r;
+  ldp_rng_init(&r, 41);
+  const guint n = 60000, k = 50000;
+  g_autoptr(GArray) ri = g_array_new(FALSE, FALSE, sizeof(guint));
+  g_autoptr(GArray) ci = g_array_new(FALSE, FALSE, sizeof(guint));
+  for (guint i = 0; i < n; i++) {
+    guint len = i % 9973 == 5 ? 3000 : (guint)ldp_rng_geometric(&r, 0.1) % 40;
+    for (guint t = 0; t < len; t++) {
+      guint j = (guint)ldp_rng_below(&r, k);
+      g_array_append_val(ri, i);
+      g_array_append_val(ci, j);
+    }
+  }
+  g_autofree float *v = g_new(float, MAX(ri->len, 1));
+  for (guint e = 0; e < ri->len; e++)
+    v[e] = (float)ldp_rng_normal(&r);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LdpCsr) m = ldp_csr_from_coo(n, k, (guint *)ri->data, (guint *)ci->data, v, ri->len, LDP_COO_SUM, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(((guint64)m->nnz + n) * 16, >=, (guint64)1 << 23);
+  g_autofree guint *order = ldp_csr_row_order(m);
+  g_autofree guint *shuffled = g_new(guint, n);
+  for (guint i = 0; i < n; i++)
+    shuffled[i] = i;
+  ldp_rng_shuffle(&r, shuffled, n);
+  const guint *orders[] = { NULL, order, shuffled };
+  const guint widths[] = { 5, 16 };
+  for (gsize w = 0; w < G_N_ELEMENTS(widths); w++)
+    for (guint with_beta = 0; with_beta < 2; with_beta++) {
+      const float beta = with_beta ? 0.5f : 0.0f;
+      g_autoptr(LdpTensor) x = random_tensor(&r, k, widths[w]);
+      g_autoptr(LdpTensor) y0 = random_tensor(&r, n, widths[w]);
+      g_autoptr(LdpTensor) ref = ldp_tensor_copy(y0);
+#ifdef _OPENMP
+      const int saved = omp_get_max_threads();
+      omp_set_num_threads(1);
+#endif
+      ldp_csr_spmm(1.5f, m, x, beta, ref);
+      for (gsize o = 0; o < G_N_ELEMENTS(orders); o++)
+        for (int threads = 1; threads <= 3; threads++) {
+#ifdef _OPENMP
+          omp_set_num_threads(threads);
+#else
+          if (threads > 1)
+            continue;
+#endif
+          g_autoptr(LdpTensor) y = ldp_tensor_copy(y0);
+          ldp_csr_spmm_ordered(1.5f, m, orders[o], x, beta, y);
+          g_assert_cmpmem(y->data, ldp_tensor_size(y) * sizeof(float), ref->data,
+                          ldp_tensor_size(ref) * sizeof(float));
+        }
+#ifdef _OPENMP
+      omp_set_num_threads(saved);
+#endif
+    }
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -795,5 +861,6 @@ int main(int argc, char **argv)
   g_test_add_func("/tensor/spmm-threads", test_spmm_threads);
   g_test_add_func("/tensor/spmm-ordered", test_spmm_ordered);
   g_test_add_func("/tensor/spmm-prefetch", test_spmm_prefetch);
+  g_test_add_func("/tensor/spmm-parts", test_spmm_parts);
   return g_test_run();
 }

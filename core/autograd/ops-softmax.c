@@ -283,12 +283,15 @@ static void nll_prob_backward(LdpVar *self)
   }
 }
 
+/* @checked: nll_check already passed on a tensor of x's shape (cross-entropy checks
+ * the logits before its log-softmax; a second pass over the labels cost ~0.1 ms per
+ * 10^5-node epoch on the main thread). */
 static LdpVar *nll_op(LdpTape *tape, LdpVar *x, const gint *labels, const guint *rows, guint n,
-                      gboolean prob, float eps)
+                      gboolean prob, float eps, gboolean checked)
 {
   CHECK_VAR(tape, x, NULL);
   g_return_val_if_fail(labels != NULL && n > 0, NULL);
-  if (!nll_check(x->value, labels, rows, n))
+  if (!checked && !nll_check(x->value, labels, rows, n))
     return NULL;
   double sum = 0.0;
   for (guint k = 0; k < n; k++) {
@@ -308,7 +311,7 @@ static LdpVar *nll_op(LdpTape *tape, LdpVar *x, const gint *labels, const guint 
 
 LdpVar *ldp_op_nll(LdpTape *tape, LdpVar *logp, const gint *labels, const guint *rows, guint n)
 {
-  return nll_op(tape, logp, labels, rows, n, FALSE, 0.0f);
+  return nll_op(tape, logp, labels, rows, n, FALSE, 0.0f, FALSE);
 }
 
 LdpVar *ldp_op_cross_entropy(LdpTape *tape, LdpVar *logits, const gint *labels, const guint *rows,
@@ -318,12 +321,12 @@ LdpVar *ldp_op_cross_entropy(LdpTape *tape, LdpVar *logits, const gint *labels, 
   g_return_val_if_fail(labels != NULL && n > 0, NULL);
   if (!nll_check(logits->value, labels, rows, n))
     return NULL;
-  return ldp_op_nll(tape, ldp_op_log_softmax(tape, logits), labels, rows, n);
+  return nll_op(tape, ldp_op_log_softmax(tape, logits), labels, rows, n, FALSE, 0.0f, TRUE);
 }
 
 LdpVar *ldp_op_nll_prob(LdpTape *tape, LdpVar *prob, const gint *labels, const guint *rows, guint n,
                         float eps)
 {
   g_return_val_if_fail(eps >= 0.0f, NULL);
-  return nll_op(tape, prob, labels, rows, n, TRUE, eps);
+  return nll_op(tape, prob, labels, rows, n, TRUE, eps, FALSE);
 }

@@ -47,10 +47,17 @@ static inline int ldp_par_work(gsize work)
 }
 
 /* An OpenMP loop that runs in parallel only when @cond holds (large enough work);
- * a plain loop without OpenMP. */
+ * a plain loop without OpenMP. Guided schedule: a thread takes half of what is left
+ * (divided by the thread count) at a time, so when the other thread wakes late from
+ * its passive wait (tens of microseconds, often more than a 10^5-node element-wise op
+ * takes) the running one goes on with its share instead of sleeping at the barrier
+ * until the other has done a fixed half (the 10^5-node DPRR scale run: 25.7 against
+ * 23.7 ms per 2-thread epoch, medians of 3; doc/scale.md, "Fifth round"). Every iteration must be
+ * independent of the others and of the thread that runs it, as the bits already
+ * require. */
 #define LDP_PRAGMA(x) _Pragma(#x)
 #ifdef _OPENMP
-#define LDP_OMP_FOR(cond) LDP_PRAGMA(omp parallel for schedule(static) if (cond))
+#define LDP_OMP_FOR(cond) LDP_PRAGMA(omp parallel for schedule(guided) if (cond))
 #else
 #define LDP_OMP_FOR(cond)
 #endif

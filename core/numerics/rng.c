@@ -4,6 +4,12 @@
 #include <ldpgnn/ldpgnn.h>
 
 #include <math.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "numerics/numerics.h"
 
 /* SplitMix64 increment (2^64 / golden ratio) and its output finaliser. The
  * finaliser is a bijection with full avalanche, which makes it a good hash. */
@@ -77,19 +83,168 @@ guint64 ldp_rng_next_u64(LdpRng *rng)
   return rng_xoshiro_step(&s[0], &s[1], &s[2], &s[3]);
 }
 
+/* ---- jumping ahead ----
+ * xoshiro256's state update is a linear map T on GF(2)^256 whose characteristic
+ * polynomial p (degree 256) is primitive: the generator has period 2^256 - 1. So T^k =
+ * r(T) with r = x^k mod p, and the state k steps ahead is the sum (xor) of T^i s over
+ * the coefficients r_i that are 1: 256 steps and a few dozen products of polynomials
+ * instead of k steps. p is found once, by Berlekamp-Massey on 512 bits of one state
+ * word (the minimal polynomial of any nonzero sequence of the generator is p itself,
+ * p being irreducible). A jump gives exactly the state that k steps give, so a fill
+ * split at jumped states writes the same values as the sequential one. */
+
+/* A polynomial over GF(2) of degree < 256: bit i of the 256 is the coefficient of x^i. */
+typedef struct {
+  guint64 w[4];
+} RngPoly;
+
+static RngPoly rng_charpoly; /* p's coefficients below x^256 */
+static gboolean rng_charpoly_ok;
+
+/* The linear part of a step (rng_xoshiro_step without its output). */
+static inline void rng_step_state(guint64 s[4])
+{
+  (void)rng_xoshiro_step(&s[0], &s[1], &s[2], &s[3]);
+}
+
+static gsize rng_charpoly_once;
+
+/* Berlekamp-Massey over GF(2) on 512 output bits: c(x) = 1 + c_1 x + ... + c_L x^L
+ * with bit_j = sum c_i bit_{j-i}; p(x) = x^L c(1/x). Sets rng_charpoly_ok only when L is
+ * 256, as it must be (anything else would leave the fill sequential). */
+static void rng_charpoly_init(void)
+{
+  if (!g_once_init_enter(&rng_charpoly_once))
+    return;
+  enum { N = 512 };
+  guint8 bits[N];
+  guint64 s[4] = { 1, 2, 3, 4 };
+  for (int j = 0; j < N; j++) {
+    bits[j] = (guint8)(s[0] & 1);
+    rng_step_state(s);
+  }
+  guint8 c[N + 1] = { 1 }, b[N + 1] = { 1 }, t[N + 1];
+  int len = 0, m = 1;
+  for (int j = 0; j < N; j++) {
+    guint8 d = bits[j];
+    for (int i = 1; i <= len; i++)
+      d ^= (guint8)(c[i] & bits[j - i]);
+    if (!d) {
+      m++;
+      continue;
+    }
+    memcpy(t, c, sizeof c);
+    for (int i = 0; i + m <= N; i++)
+      c[i + m] ^= b[i];
+    if (2 * len <= j) {
+      len = j + 1 - len;
+      memcpy(b, t, sizeof b);
+      m = 1;
+    } else
+      m++;
+  }
+  if (len == 256) {
+    for (int i = 1; i <= 256; i++) /* c_i is the coefficient of x^(256 - i) */
+      if (c[i])
+        rng_charpoly.w[(256 - i) / 64] |= G_GUINT64_CONSTANT(1) << ((256 - i) % 64);
+    rng_charpoly_ok = TRUE;
+  }
+  g_once_init_leave(&rng_charpoly_once, 1);
+}
+
+/* a * x mod p */
+static inline void rng_poly_times_x(RngPoly *a)
+{
+  const guint64 top = a->w[3] >> 63;
+  for (int i = 3; i > 0; i--)
+    a->w[i] = (a->w[i] << 1) | (a->w[i - 1] >> 63);
+  a->w[0] <<= 1;
+  if (top)
+    for (int i = 0; i < 4; i++)
+      a->w[i] ^= rng_charpoly.w[i];
+}
+
+/* a * b mod p, by Horner's rule over b's coefficients from the highest. */
+static RngPoly rng_poly_mulmod(const RngPoly *a, const RngPoly *b)
+{
+  RngPoly r = { { 0, 0, 0, 0 } };
+  for (int i = 255; i >= 0; i--) {
+    rng_poly_times_x(&r);
+    if ((b->w[i / 64] >> (i % 64)) & 1)
+      for (int k = 0; k < 4; k++)
+        r.w[k] ^= a->w[k];
+  }
+  return r;
+}
+
+/* @s advanced by @k steps. Needs rng_charpoly_ok. */
+static void rng_jump(guint64 s[4], guint64 k)
+{
+  RngPoly r = { { 1, 0, 0, 0 } }; /* x^k mod p, from the top bit of k */
+  for (int bit = k ? 63 - __builtin_clzll(k) : -1; bit >= 0; bit--) {
+    r = rng_poly_mulmod(&r, &r);
+    if ((k >> bit) & 1)
+      rng_poly_times_x(&r);
+  }
+  guint64 acc[4] = { 0, 0, 0, 0 }, cur[4] = { s[0], s[1], s[2], s[3] };
+  for (int i = 0; i < 256; i++) {
+    if ((r.w[i / 64] >> (i % 64)) & 1)
+      for (int w = 0; w < 4; w++)
+        acc[w] ^= cur[w];
+    rng_step_state(cur);
+  }
+  memcpy(s, acc, sizeof acc);
+}
+
+/* The next @n values from state @s into @out; @s is left after them. */
+static void rng_fill_from(guint64 s[4], guint64 *out, gsize n)
+{
+  /* The state lives in registers for the loop: through @s every store to @out could
+   * alias it (both are guint64), forcing a reload per draw. */
+  guint64 s0 = s[0], s1 = s[1], s2 = s[2], s3 = s[3];
+  for (gsize i = 0; i < n; i++)
+    out[i] = rng_xoshiro_step(&s0, &s1, &s2, &s3);
+  s[0] = s0;
+  s[1] = s1;
+  s[2] = s2;
+  s[3] = s3;
+}
+
 void ldp_rng_fill_u64(LdpRng *rng, guint64 *out, gsize n)
 {
   g_return_if_fail(rng != NULL);
   g_return_if_fail(n == 0 || out != NULL);
-  /* The state lives in registers for the loop: through rng->s every store to @out
-   * could alias it (both are guint64), forcing a reload per draw. */
-  guint64 s0 = rng->s[0], s1 = rng->s[1], s2 = rng->s[2], s3 = rng->s[3];
-  for (gsize i = 0; i < n; i++)
-    out[i] = rng_xoshiro_step(&s0, &s1, &s2, &s3);
-  rng->s[0] = s0;
-  rng->s[1] = s1;
-  rng->s[2] = s2;
-  rng->s[3] = s3;
+  /* A draw is one step of a dependency chain (~1.3 ns): a long fill, such as dropout's
+   * bits at 10^5 nodes (800 000 draws, ~1 ms), ran on the main thread while the other
+   * waited. From 2^19 draws each thread fills its share from the state jumped to its
+   * start (a jump costs tens of microseconds); the last share ends at the state n steps
+   * on. The same values and final state at any thread count. */
+  gboolean split = FALSE;
+#ifdef _OPENMP
+  if (ldp_par_work(n) && omp_get_max_threads() > 1 && !omp_in_parallel()) {
+    rng_charpoly_init();
+    split = rng_charpoly_ok;
+  }
+#endif
+  if (!split) {
+    rng_fill_from(rng->s, out, n);
+    return;
+  }
+#ifdef _OPENMP
+  guint64 end[4];
+#pragma omp parallel
+  {
+    const gsize parts = (gsize)omp_get_num_threads(), t = (gsize)omp_get_thread_num();
+    const gsize lo = n * t / parts, hi = n * (t + 1) / parts;
+    guint64 s[4] = { rng->s[0], rng->s[1], rng->s[2], rng->s[3] };
+    if (lo > 0)
+      rng_jump(s, lo);
+    rng_fill_from(s, out + lo, hi - lo);
+    if (t + 1 == parts)
+      memcpy(end, s, sizeof end);
+  }
+  memcpy(rng->s, end, sizeof end);
+#endif
 }
 
 double ldp_rng_uniform(LdpRng *rng)

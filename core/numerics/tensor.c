@@ -1343,10 +1343,9 @@ static void spmm_rows(float alpha, const LdpCsr *m, const guint *order, const fl
   }
 }
 
-/* First position of part @t of @parts of @m's row sequence (see SPMM_ROW), splitting
- * by stored entries (plus one per row) so that threads get equal work on skewed
- * degree distributions. */
-static guint spmm_part_start(const LdpCsr *m, const guint *order, guint t, guint parts)
+/* First row of part @t of @parts of @m's rows, splitting by stored entries (plus one
+ * per row) so that parts hold equal work on skewed degree distributions. */
+static guint spmm_part_start(const LdpCsr *m, guint t, guint parts)
 {
   if (t == 0)
     return 0;
@@ -1354,16 +1353,6 @@ static guint spmm_part_start(const LdpCsr *m, const guint *order, guint t, guint
     return m->rows;
   const guint64 total = (guint64)m->nnz + m->rows;
   const guint64 target = total * t / parts;
-  if (order) {
-    /* Linear scan over the permutation: only on the multi-threaded path. */
-    guint64 acc = 0;
-    for (guint q = 0; q < m->rows; q++) {
-      if (acc >= target)
-        return q;
-      acc += m->indptr[order[q] + 1] - m->indptr[order[q]] + 1;
-    }
-    return m->rows;
-  }
   guint lo = 0, hi = m->rows; /* first row r with indptr[r] + r >= target */
   while (lo < hi) {
     guint mid = lo + (hi - lo) / 2;
@@ -1373,6 +1362,38 @@ static guint spmm_part_start(const LdpCsr *m, const guint *order, guint t, guint
       hi = mid;
   }
   return lo;
+}
+
+/* Parallel graph products cut the row sequence into this many parts of equal work,
+ * handed to the threads one at a time (dynamic schedule): a thread that starts late
+ * (woken from sleep, or its core briefly taken) or gathers slower than the other takes
+ * fewer parts instead of holding the other at the closing barrier. With two static
+ * halves the main thread waited for the other at the end of each 10^5-node product, and
+ * the other for it: about 1.5 ms of a 30 ms DPRR epoch (doc/scale.md, "Fifth round").
+ * A part of a parallel product is at least 2^23 / 32 units (~20 us), so the shared
+ * counter's cost is negligible. Which thread computes a row never changes its bits. */
+#define SPMM_PARTS 32u
+
+/* The SPMM_PARTS + 1 boundaries of equal-work parts of @m's row sequence (see
+ * SPMM_ROW) into @bounds: spmm_part_start's, or with @order one pass over it. */
+static void spmm_part_bounds(const LdpCsr *m, const guint *order, guint *bounds)
+{
+  if (!order) {
+    for (guint t = 0; t <= SPMM_PARTS; t++)
+      bounds[t] = spmm_part_start(m, t, SPMM_PARTS);
+    return;
+  }
+  const guint64 total = (guint64)m->nnz + m->rows;
+  guint t = 1;
+  guint64 acc = 0;
+  bounds[0] = 0;
+  for (guint q = 0; q < m->rows && t < SPMM_PARTS; q++) {
+    while (t < SPMM_PARTS && acc >= total * t / SPMM_PARTS)
+      bounds[t++] = q;
+    acc += m->indptr[order[q] + 1] - m->indptr[order[q]] + 1;
+  }
+  while (t <= SPMM_PARTS)
+    bounds[t++] = m->rows;
 }
 
 guint *ldp_csr_row_order(const LdpCsr *m)
@@ -1414,18 +1435,13 @@ static void spmm_ordered_sum(float alpha, const LdpCsr *m, const guint *order, c
     return;
   }
   /* Each output row is produced by one thread, so the result is bitwise independent
-   * of the number of threads. */
-#pragma omp parallel
-  {
-    guint parts = 1, t = 0;
-#ifdef _OPENMP
-    parts = (guint)omp_get_num_threads();
-    t = (guint)omp_get_thread_num();
-#endif
-    guint r0 = spmm_part_start(m, order, t, parts), r1 = spmm_part_start(m, order, t + 1, parts);
-    if (r0 < r1)
-      spmm_rows(alpha, m, order, x->data, c, beta, y->data, r0, r1, prefetch, sum, coef);
-  }
+   * of the number of threads and of which thread takes which part. */
+  guint bounds[SPMM_PARTS + 1];
+  spmm_part_bounds(m, order, bounds);
+#pragma omp parallel for schedule(dynamic, 1)
+  for (guint k = 0; k < SPMM_PARTS; k++)
+    if (bounds[k] < bounds[k + 1])
+      spmm_rows(alpha, m, order, x->data, c, beta, y->data, bounds[k], bounds[k + 1], prefetch, sum, coef);
 }
 
 void ldp_csr_spmm_ordered(float alpha, const LdpCsr *m, const guint *order, const LdpTensor *x, float beta,
@@ -1509,18 +1525,14 @@ void ldp_csr_gather_add(const LdpCsr *t, const LdpTensor *x, LdpTensor *y)
     gather_add_rows(t, x, y, 0, t->rows);
     return;
   }
-  /* Each output row is summed by one thread: bitwise independent of the thread count. */
-#pragma omp parallel
-  {
-    guint parts = 1, k = 0;
-#ifdef _OPENMP
-    parts = (guint)omp_get_num_threads();
-    k = (guint)omp_get_thread_num();
-#endif
-    const guint r0 = spmm_part_start(t, NULL, k, parts), r1 = spmm_part_start(t, NULL, k + 1, parts);
-    if (r0 < r1)
-      gather_add_rows(t, x, y, r0, r1);
-  }
+  /* Each output row is summed by one thread: bitwise independent of the thread count
+   * and of which thread takes which part (SPMM_PARTS). */
+  guint bounds[SPMM_PARTS + 1];
+  spmm_part_bounds(t, NULL, bounds);
+#pragma omp parallel for schedule(dynamic, 1)
+  for (guint k = 0; k < SPMM_PARTS; k++)
+    if (bounds[k] < bounds[k + 1])
+      gather_add_rows(t, x, y, bounds[k], bounds[k + 1]);
 }
 
 void ldp_csr_spmm_t_add(float alpha, const LdpCsr *m, const LdpTensor *x, LdpTensor *y)
