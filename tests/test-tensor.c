@@ -704,28 +704,37 @@ static void test_spmm_prefetch(void)
   }
 }
 
-static void test_spmm_ordered(void)
+/* An n x k matrix with rows of very different lengths, including empty ones: a row's
+ * length is geometric(p) mod max_len, except every long_every-th row (from row 5), which
+ * has long_len entries (long_every 0: none); columns uniform, values normal. Caller owns it. */
+static LdpCsr *skewed_csr(LdpRng *r, guint n, guint k, double p, guint max_len, guint long_every, guint long_len)
 {
-  LdpRng r;
-  ldp_rng_init(&r, 12);
-  /* Rows of very different lengths, including empty ones. */
-  const guint n = 12000, k = 900; /* widths >= 16 take the parallel path */
   g_autoptr(GArray) ri = g_array_new(FALSE, FALSE, sizeof(guint));
   g_autoptr(GArray) ci = g_array_new(FALSE, FALSE, sizeof(guint));
   for (guint i = 0; i < n; i++) {
-    guint len = (guint)ldp_rng_geometric(&r, 0.15) % 60;
+    guint len = long_every && i % long_every == 5 ? long_len : (guint)ldp_rng_geometric(r, p) % max_len;
     for (guint t = 0; t < len; t++) {
-      guint j = (guint)ldp_rng_below(&r, k);
+      guint j = (guint)ldp_rng_below(r, k);
       g_array_append_val(ri, i);
       g_array_append_val(ci, j);
     }
   }
   g_autofree float *v = g_new(float, MAX(ri->len, 1));
   for (guint e = 0; e < ri->len; e++)
-    v[e] = (float)ldp_rng_normal(&r);
+    v[e] = (float)ldp_rng_normal(r);
   g_autoptr(GError) error = NULL;
-  g_autoptr(LdpCsr) m = ldp_csr_from_coo(n, k, (guint *)ri->data, (guint *)ci->data, v, ri->len, LDP_COO_SUM, &error);
+  LdpCsr *m = ldp_csr_from_coo(n, k, (guint *)ri->data, (guint *)ci->data, v, ri->len, LDP_COO_SUM, &error);
   g_assert_no_error(error);
+  return m;
+}
+
+static void test_spmm_ordered(void)
+{
+  LdpRng r;
+  ldp_rng_init(&r, 12);
+  /* Rows of very different lengths, including empty ones. */
+  const guint n = 12000, k = 900; /* widths >= 16 take the parallel path */
+  g_autoptr(LdpCsr) m = skewed_csr(&r, n, k, 0.15, 60, 0, 0);
 
   g_autofree guint *order = ldp_csr_row_order(m);
   g_autofree gboolean *seen = g_new0(gboolean, n);
@@ -788,22 +797,7 @@ static void test_spmm_parts(void)
   LdpRng r;
   ldp_rng_init(&r, 41);
   const guint n = 60000, k = 50000;
-  g_autoptr(GArray) ri = g_array_new(FALSE, FALSE, sizeof(guint));
-  g_autoptr(GArray) ci = g_array_new(FALSE, FALSE, sizeof(guint));
-  for (guint i = 0; i < n; i++) {
-    guint len = i % 9973 == 5 ? 3000 : (guint)ldp_rng_geometric(&r, 0.1) % 40;
-    for (guint t = 0; t < len; t++) {
-      guint j = (guint)ldp_rng_below(&r, k);
-      g_array_append_val(ri, i);
-      g_array_append_val(ci, j);
-    }
-  }
-  g_autofree float *v = g_new(float, MAX(ri->len, 1));
-  for (guint e = 0; e < ri->len; e++)
-    v[e] = (float)ldp_rng_normal(&r);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(LdpCsr) m = ldp_csr_from_coo(n, k, (guint *)ri->data, (guint *)ci->data, v, ri->len, LDP_COO_SUM, &error);
-  g_assert_no_error(error);
+  g_autoptr(LdpCsr) m = skewed_csr(&r, n, k, 0.1, 40, 9973, 3000);
   g_assert_cmpuint(((guint64)m->nnz + n) * 16, >=, (guint64)1 << 23);
   g_autofree guint *order = ldp_csr_row_order(m);
   g_autofree guint *shuffled = g_new(guint, n);
