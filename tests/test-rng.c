@@ -507,6 +507,23 @@ static void test_geometric(void)
     g_assert_cmpuint(ldp_rng_geometric(&r, 1.0), ==, 0);
 }
 
+/* With log1p(-p) given, the draws are ldp_rng_geometric's one for one, and both consume
+ * one uniform per draw (the streams stay in step), from tiny p (huge skips, the cap at
+ * 2^64 - 1 included) to p near 1. */
+static void test_geometric_log(void)
+{
+  const double ps[] = { 1e-300, 1e-12, 0.001, 0.1, 0.3, 0.5, 0.9, 1.0 - 1e-9 };
+  for (gsize j = 0; j < G_N_ELEMENTS(ps); j++) {
+    LdpRng a, b;
+    ldp_rng_init(&a, 60 + j);
+    ldp_rng_init(&b, 60 + j);
+    const double log_q = log1p(-ps[j]);
+    for (int i = 0; i < 20000; i++)
+      g_assert_cmpuint(ldp_rng_geometric_log(&a, log_q), ==, ldp_rng_geometric(&b, ps[j]));
+    g_assert_cmpuint(ldp_rng_next_u64(&a), ==, ldp_rng_next_u64(&b));
+  }
+}
+
 static void check_sample(LdpRng *r, guint n, guint k, guint trials)
 {
   g_autofree guint *out = g_new(guint, MAX(k, 1));
@@ -712,6 +729,7 @@ int main(int argc, char **argv)
   g_test_add_func("/rng/grid-release", test_grid_release);
   g_test_add_func("/rng/normal", test_normal);
   g_test_add_func("/rng/geometric", test_geometric);
+  g_test_add_func("/rng/geometric-log", test_geometric_log);
   g_test_add_func("/rng/sample", test_sample);
   g_test_add_func("/rng/shuffle", test_shuffle);
   g_test_add_func("/rng/next-known-answer", test_next_known_answer);

@@ -294,11 +294,18 @@ double ldp_rng_normal(LdpRng *rng)
 guint64 ldp_rng_geometric(LdpRng *rng, double p)
 {
   g_return_val_if_fail(p > 0.0 && p <= 1.0, 0);
-  double u = ldp_rng_uniform_pos(rng);
-  if (p == 1.0)
+  if (p == 1.0) {
+    (void)ldp_rng_uniform_pos(rng); /* one draw at every p */
     return 0;
+  }
+  return ldp_rng_geometric_log(rng, log1p(-p));
+}
+
+guint64 ldp_rng_geometric_log(LdpRng *rng, double log_q)
+{
+  g_return_val_if_fail(log_q < 0.0, 0);
   /* P(X >= k) = (1 - p)^k, so X = floor(log U / log(1 - p)). */
-  double x = floor(log(u) / log1p(-p));
+  double x = floor(log(ldp_rng_uniform_pos(rng)) / log_q);
   if (!(x < 0x1.0p64))
     return G_MAXUINT64;
   return (guint64)x;

@@ -33,8 +33,8 @@
  *        ldp_op_edge_softmax_weighted, ldp_op_add_bias_selu, ldp_op_add_bias_elu,
  *        ldp_dataset_materialize_features, ldp_attack_model_new_input and
  *        ldp_attacks_run_model.
- *   1.4  the host functions ldp_op_matmul_pair, ldp_pipeline_n_warnings and
- *        ldp_pipeline_warning.
+ *   1.4  the host functions ldp_op_matmul_pair, ldp_pipeline_n_warnings,
+ *        ldp_pipeline_warning and ldp_rng_geometric_log.
  */
 #pragma once
 

@@ -44,6 +44,9 @@ LDP_API gboolean ldp_rng_bernoulli(LdpRng *rng, double p);
 LDP_API double ldp_rng_normal(LdpRng *rng);
 /* Number of failures before the first success, success probability p in (0, 1]. */
 LDP_API guint64 ldp_rng_geometric(LdpRng *rng, double p);
+/* ldp_rng_geometric with log1p(-p) (< 0) given instead of p, for callers that draw
+ * many times at one p: the same uniform and the same value, bit for bit. (1.4) */
+LDP_API guint64 ldp_rng_geometric_log(LdpRng *rng, double log_q);
 /* Writes k distinct values of [0, n) to @out in increasing order (k <= n). */
 LDP_API void ldp_rng_sample(LdpRng *rng, guint n, guint k, guint *out);
 /* Uniform random permutation of @perm[0..n) in place (Fisher-Yates). */

@@ -52,9 +52,8 @@ static const LdpParamSpec synthetic_params[] = {
 
 /* Appends the positions of a Bernoulli(p) process over [from, to) with step
  * @step (features of one class are from, from + step, ...). @log_q is log1p(-p),
- * computed once by the caller: each skip is then ldp_rng_geometric(rng, p) bit for bit
- * (the same uniform, floor(log u / log1p(-p))) without a log1p per draw (3 x 10^7
- * draws at 10^6 nodes and 128 features). */
+ * computed once by the caller (ldp_rng_geometric_log: ldp_rng_geometric's draws without
+ * a log1p per draw, 3 x 10^7 draws at 10^6 nodes and 128 features). */
 static void synthetic_bernoulli(LdpRng *rng, double p, double log_q, guint from, guint to, guint step, GArray *out)
 {
   if (p <= 0 || from >= to)
@@ -62,10 +61,8 @@ static void synthetic_bernoulli(LdpRng *rng, double p, double log_q, guint from,
   guint count = (to - from + step - 1) / step;
   guint64 k = 0;
   for (;;) {
-    if (p < 1) {
-      const double x = floor(log(ldp_rng_uniform_pos(rng)) / log_q);
-      k += x < 0x1.0p64 ? (guint64)x : G_MAXUINT64;
-    }
+    if (p < 1)
+      k += ldp_rng_geometric_log(rng, log_q);
     if (k >= count)
       break;
     guint j = from + (guint)k * step;
