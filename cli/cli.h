@@ -133,11 +133,6 @@ void ldp_cli_sweep_cell_done(LdpCliObserver *c, const LdpCellDoneEvent *ev);
 gboolean ldp_cli_sweep_jobs(LdpSweep *s, const char *out_dir, guint jobs, const char *const *self_command,
                             guint shard, guint n_shards, LdpCliObserver *c, GError **error);
 
-/* `ldpgnn plot` and `sweep` (cli/cmd-report.c): writes the figures' data and scripts
- * of @dir (ldp_plot_dir_scripts) and runs gnuplot on each; appends the PNG paths to
- * @written. LDP_RUN_ERROR_NOT_FOUND when gnuplot is missing. */
-gboolean ldp_cli_plot_dir(const char *dir, const char *metric, GPtrArray *written, GError **error);
-
 #ifdef LDP_WITH_MPI
 /* MPI (cli/sweep-mpi.c, built --with-mpi). Initialises MPI once; FALSE on failure
  * (reported on stderr). */

@@ -3,7 +3,6 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "cli.h"
 
@@ -218,42 +217,6 @@ int ldp_cli_report(const LdpCliGlobal *g, int argc, char **argv)
   return 0;
 }
 
-gboolean ldp_cli_plot_dir(const char *dir, const char *metric, GPtrArray *written, GError **error)
-{
-  g_autoptr(GPtrArray) scripts = g_ptr_array_new_with_free_func(g_free);
-  if (!ldp_plot_dir_scripts(dir, metric, scripts, error))
-    return FALSE;
-  const char *env = g_getenv("LDPGNN_GNUPLOT");
-  g_autofree char *gnuplot = env && *env ? g_strdup(env) : g_find_program_in_path("gnuplot");
-  if (!gnuplot) {
-    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_NOT_FOUND,
-                "gnuplot not found: install it (Debian: apt-get install gnuplot-nox) or set $LDPGNN_GNUPLOT");
-    return FALSE;
-  }
-  for (guint i = 0; i < scripts->len; i++) {
-    /* gnuplot runs in the figure's directory: the script names its data and outputs
-     * without a directory, so the figures can be redrawn by hand */
-    const char *gp = scripts->pdata[i];
-    g_autofree char *fig_dir = g_path_get_dirname(gp), *gp_name = g_path_get_basename(gp);
-    const char *argv[] = { gnuplot, gp_name, NULL };
-    g_autofree char *err = NULL;
-    gint status = 0;
-    if (!g_spawn_sync(fig_dir, (char **)argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
-                      NULL, &err, &status, error)) {
-      g_prefix_error(error, "%s: ", gnuplot);
-      return FALSE;
-    }
-    if (!g_spawn_check_wait_status(status, NULL) || (err && *err)) {
-      g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "gnuplot failed on %s: %s", gp,
-                  err && *err ? err : "no message");
-      return FALSE;
-    }
-    g_autofree char *stem = g_strndup(gp, strlen(gp) - strlen(".gp"));
-    g_ptr_array_add(written, g_strdup_printf("%s.png", stem));
-  }
-  return TRUE;
-}
-
 static char *plot_metric;
 
 static const GOptionEntry plot_options[] = {
@@ -284,7 +247,7 @@ int ldp_cli_plot(const LdpCliGlobal *g, int argc, char **argv)
   const char *dir = argv[1], *metric = plot_metric;
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) written = g_ptr_array_new_with_free_func(g_free);
-  if (!ldp_cli_plot_dir(dir, metric, written, &error)) {
+  if (!ldp_plot_dir(dir, metric, written, &error)) {
     fprintf(stderr, "ldpgnn plot: %s\n", error->message);
     return g_error_matches(error, LDP_RUN_ERROR, LDP_RUN_ERROR_NOT_FOUND) ? 3 : 1;
   }

@@ -30,7 +30,7 @@ static int finish(const char *out, gboolean plot)
   printf("report: %s/report-*.{md,csv,json}\n", out);
   if (plot) {
     g_autoptr(GPtrArray) written = g_ptr_array_new_with_free_func(g_free);
-    if (!ldp_cli_plot_dir(out, NULL, written, &error)) {
+    if (!ldp_plot_dir(out, NULL, written, &error)) {
       /* A missing gnuplot costs the figures, not the results. */
       fprintf(stderr, "ldpgnn sweep: no figures: %s\n", error->message);
       if (!g_error_matches(error, LDP_RUN_ERROR, LDP_RUN_ERROR_NOT_FOUND) &&

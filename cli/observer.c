@@ -21,26 +21,21 @@ static void clear_epoch_line(LdpCliObserver *c)
   }
 }
 
-static void on_dataset_loaded(gpointer data, const LdpDatasetLoadedEvent *ev)
-{
-  LdpCliObserver *c = data;
-  clear_epoch_line(c);
-  LDP_OBSERVER_EMIT(&c->run_log, dataset_loaded, ev);
-}
+/* The run log's events: clear the epoch line, then hand the event to the run log.
+ * FORWARD_TO_RUN_LOG(seed_done, LdpSeedDoneEvent) defines on_seed_done. */
+#define FORWARD_TO_RUN_LOG(event, EventType)                 \
+  static void on_##event(gpointer data, const EventType *ev) \
+  {                                                          \
+    LdpCliObserver *c = data;                                \
+    clear_epoch_line(c);                                     \
+    LDP_OBSERVER_EMIT(&c->run_log, event, ev);               \
+  }
 
-static void on_run_start(gpointer data, const LdpRunStartEvent *ev)
-{
-  LdpCliObserver *c = data;
-  clear_epoch_line(c);
-  LDP_OBSERVER_EMIT(&c->run_log, run_start, ev);
-}
-
-static void on_ledger(gpointer data, const LdpLedgerEvent *ev)
-{
-  LdpCliObserver *c = data;
-  clear_epoch_line(c);
-  LDP_OBSERVER_EMIT(&c->run_log, ledger, ev);
-}
+FORWARD_TO_RUN_LOG(dataset_loaded, LdpDatasetLoadedEvent)
+FORWARD_TO_RUN_LOG(run_start, LdpRunStartEvent)
+FORWARD_TO_RUN_LOG(ledger, LdpLedgerEvent)
+FORWARD_TO_RUN_LOG(seed_done, LdpSeedDoneEvent)
+FORWARD_TO_RUN_LOG(pipeline_done, LdpPipelineDoneEvent)
 
 static void on_epoch(gpointer data, const LdpEpochEvent *ev)
 {
@@ -55,20 +50,6 @@ static void on_epoch(gpointer data, const LdpEpochEvent *ev)
     fprintf(stderr, "\r  epoch %u/%u  loss %.4f  val loss %.4f  val acc %.3f  selected %u   ", st->epoch, ev->epochs,
             st->train_loss, st->val_loss, st->val_acc, ev->selected_epoch);
   c->epoch_line_shown = TRUE;
-}
-
-static void on_seed_done(gpointer data, const LdpSeedDoneEvent *ev)
-{
-  LdpCliObserver *c = data;
-  clear_epoch_line(c);
-  LDP_OBSERVER_EMIT(&c->run_log, seed_done, ev);
-}
-
-static void on_pipeline_done(gpointer data, const LdpPipelineDoneEvent *ev)
-{
-  LdpCliObserver *c = data;
-  clear_epoch_line(c);
-  LDP_OBSERVER_EMIT(&c->run_log, pipeline_done, ev);
 }
 
 static void on_warning(gpointer data, const LdpWarningEvent *ev)

@@ -25,8 +25,8 @@ core/run/plot.c g_spawn_check_wait_status
 # registry.c: the plugin scan probes modules in a child process, so that a module that
 #   crashes while loading is refused instead of killing the host; the child sends its
 #   own output to /dev/null. It prints nothing and outlives no call.
-# plot.c: ldp_plot_dir, the 1.x entry point kept for programs built against it, runs
-#   gnuplot; the ldpgnn command uses ldp_plot_dir_scripts and runs gnuplot itself.
+# plot.c: ldp_plot_dir runs gnuplot on the figure scripts, only when a host asks for
+#   the figures (the ldpgnn command's plot and sweep); ldp_plot_dir_scripts does not.
 
 WORDS='printf|vprintf|puts|putchar|g_print|g_printerr|isatty|dup|dup2|dup3|fork|vfork|execv|execve|execvp|execvpe|execl|execle|execlp|posix_spawn|posix_spawnp|system|popen|g_spawn_[a-z_]+'
 STREAMS='stdout|stderr|STDOUT_FILENO|STDERR_FILENO'

@@ -8,6 +8,8 @@
 
 #include <ldpgnn/json.h>
 
+#include "base/json-builder.h"
+
 char *ldp_json_format_double(double v, char *buf, gsize len)
 {
   g_return_val_if_fail(buf != NULL && len >= 32, buf);
@@ -146,4 +148,13 @@ gboolean ldp_json_write_file(JsonNode *node, const char *path, GError **error)
   g_autofree char *text = ldp_json_to_string(node, TRUE);
   g_autofree char *with_nl = g_strconcat(text, "\n", NULL);
   return g_file_set_contents(path, with_nl, -1, error);
+}
+
+void ldp_json_add_string_array(JsonBuilder *b, const char *name, const GPtrArray *strings)
+{
+  json_builder_set_member_name(b, name);
+  json_builder_begin_array(b);
+  for (guint i = 0; i < strings->len; i++)
+    json_builder_add_string_value(b, strings->pdata[i]);
+  json_builder_end_array(b);
 }

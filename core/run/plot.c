@@ -705,8 +705,8 @@ gboolean ldp_plot_dir_scripts(const char *dir, const char *metric, GPtrArray *wr
   return TRUE;
 }
 
-/* The 1.x entry point, kept for programs built against it: the scripts, then gnuplot
- * on each. The ldpgnn command runs gnuplot itself (cli/cmd-report.c). */
+/* The scripts, then gnuplot on each: the library's one child process, started only
+ * when a host asks for the figures (the ldpgnn command's plot and sweep do). */
 gboolean ldp_plot_dir(const char *dir, const char *metric, GPtrArray *written, GError **error)
 {
   g_return_val_if_fail(dir != NULL && written != NULL, FALSE);
@@ -721,6 +721,8 @@ gboolean ldp_plot_dir(const char *dir, const char *metric, GPtrArray *written, G
     return FALSE;
   }
   for (guint i = 0; i < scripts->len; i++) {
+    /* gnuplot runs in the figure's directory: the script names its data and outputs
+     * without a directory, so the figures can be redrawn by hand */
     const char *gp = scripts->pdata[i];
     g_autofree char *fig_dir = g_path_get_dirname(gp), *gp_name = g_path_get_basename(gp);
     const char *argv[] = { found, gp_name, NULL };

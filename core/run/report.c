@@ -18,6 +18,7 @@
 
 #include <ldpgnn/json.h>
 
+#include "base/json-builder.h"
 #include "host/host.h"
 #include "run/report.h"
 #include "run/summary.h"
@@ -957,26 +958,11 @@ gboolean ldp_report_write_runs(const char *const *dirs, guint n_dirs, const char
   json_builder_set_member_name(b, "level");
   json_builder_add_double_value(b, LDP_BOOTSTRAP_LEVEL);
   json_builder_end_object(b);
-  json_builder_set_member_name(b, "rows");
-  json_builder_begin_array(b);
-  for (guint r = 0; r < t->rows->len; r++)
-    json_builder_add_string_value(b, t->rows->pdata[r]);
-  json_builder_end_array(b);
-  json_builder_set_member_name(b, "row_protects");
-  json_builder_begin_array(b);
-  for (guint r = 0; r < t->rows->len; r++)
-    json_builder_add_string_value(b, t->row_protects->pdata[r]);
-  json_builder_end_array(b);
-  json_builder_set_member_name(b, "row_roles");
-  json_builder_begin_array(b);
-  for (guint r = 0; r < t->rows->len; r++)
-    json_builder_add_string_value(b, t->row_roles->pdata[r]);
-  json_builder_end_array(b);
-  json_builder_set_member_name(b, "cols");
-  json_builder_begin_array(b);
-  for (guint c = 0; c < t->cols->len; c++)
-    json_builder_add_string_value(b, t->cols->pdata[c]);
-  json_builder_end_array(b);
+  /* row_protects and row_roles have one entry per row */
+  ldp_json_add_string_array(b, "rows", t->rows);
+  ldp_json_add_string_array(b, "row_protects", t->row_protects);
+  ldp_json_add_string_array(b, "row_roles", t->row_roles);
+  ldp_json_add_string_array(b, "cols", t->cols);
   if (selection) {
     json_builder_set_member_name(b, "selection");
     json_builder_add_value(b, g_steal_pointer(&selection));

@@ -28,6 +28,7 @@
 #include <glib/gstdio.h>
 #include <unistd.h>
 
+#include "base/json-builder.h"
 #include "data/data-files.h"
 #include "host/host.h"
 #include "host/yamltree.h"
@@ -952,11 +953,7 @@ static gboolean select_cell(const LdpSweep *s, const Cell *c, const char *dir, c
     json_builder_begin_object(b);
     for (guint a = 0; a < sel->grid->len; a++) {
       const Axis *axis = sel->grid->pdata[a];
-      json_builder_set_member_name(b, axis->name);
-      json_builder_begin_array(b);
-      for (guint q = 0; q < axis->values->len; q++)
-        json_builder_add_string_value(b, axis->values->pdata[q]);
-      json_builder_end_array(b);
+      ldp_json_add_string_array(b, axis->name, axis->values);
     }
     json_builder_end_object(b);
     /* every point; "dir" and "runs" only where something ran */
@@ -967,11 +964,7 @@ static gboolean select_cell(const LdpSweep *s, const Cell *c, const char *dir, c
       if (point_dirs[pt]) {
         json_builder_set_member_name(b, "dir");
         json_builder_add_string_value(b, point_dirs[pt]);
-        json_builder_set_member_name(b, "runs");
-        json_builder_begin_array(b);
-        for (guint q = 0; q < point_runs[pt]->len; q++)
-          json_builder_add_string_value(b, point_runs[pt]->pdata[q]);
-        json_builder_end_array(b);
+        ldp_json_add_string_array(b, "runs", point_runs[pt]);
       }
       json_builder_set_member_name(b, "values");
       select_values_json(b, sel, pt, G_MININT);
@@ -1095,16 +1088,8 @@ gboolean ldp_sweep_write_index(const LdpSweep *s, const char *out_dir, GError **
     json_builder_begin_object(b);
     json_builder_set_member_name(b, "name");
     json_builder_add_string_value(b, axis->name);
-    json_builder_set_member_name(b, "paths");
-    json_builder_begin_array(b);
-    for (guint q = 0; q < axis->paths->len; q++)
-      json_builder_add_string_value(b, axis->paths->pdata[q]);
-    json_builder_end_array(b);
-    json_builder_set_member_name(b, "values");
-    json_builder_begin_array(b);
-    for (guint q = 0; q < axis->values->len; q++)
-      json_builder_add_string_value(b, axis->values->pdata[q]);
-    json_builder_end_array(b);
+    ldp_json_add_string_array(b, "paths", axis->paths);
+    ldp_json_add_string_array(b, "values", axis->values);
     json_builder_end_object(b);
   }
   json_builder_end_array(b);

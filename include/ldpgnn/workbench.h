@@ -135,8 +135,8 @@ LDP_API gboolean ldp_report_write_paired(const char *const *dirs, guint n_dirs, 
 
 /* ---- figures ---- */
 
-/* (1.x; the library's one child process: new hosts call ldp_plot_dir_scripts and run
- * gnuplot themselves.) Draws the figures of @dir with gnuplot ($LDPGNN_GNUPLOT, or gnuplot on the PATH)
+/* (The library's one child process, started only by this call; a host that wants to run
+ * gnuplot its own way calls ldp_plot_dir_scripts.) Draws the figures of @dir with gnuplot ($LDPGNN_GNUPLOT, or gnuplot on the PATH)
  * into @dir/figures/NAME.svg and NAME.png, keeping the data and script next to them:
  * for a sweep, @metric (NULL: as LdpReportOptions.metric) against every numeric axis, one line per
  * method with its bootstrap CI band; for a run, training curves (history.csv) and the
@@ -147,8 +147,8 @@ LDP_API gboolean ldp_plot_dir(const char *dir, const char *metric, GPtrArray *wr
 /* The figures of @dir as ldp_plot_dir describes them, without drawing them: writes each
  * figure's data (NAME.dat) and gnuplot script (NAME.gp) and appends the script's path
  * to @scripts (element: char *, transfer full). Running gnuplot with the script's name
- * as argument in the script's directory draws NAME.svg and NAME.png there; the
- * library leaves that to the host (the ldpgnn command does it). Fails as ldp_plot_dir
+ * as argument in the script's directory draws NAME.svg and NAME.png there; this
+ * call leaves that to the host. Fails as ldp_plot_dir
  * when there is nothing to plot. */
 LDP_API gboolean ldp_plot_dir_scripts(const char *dir, const char *metric, GPtrArray *scripts, GError **error);
 

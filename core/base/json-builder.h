@@ -1,0 +1,13 @@
+/* json-builder.h (private): JsonBuilder shorthands shared by the writers of the run
+ * layer's JSON files (json.c). */
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+/* Adds the member @name to the object @b is building, holding @strings (element
+ * char *, borrowed) in order as an array of strings. */
+void ldp_json_add_string_array(JsonBuilder *b, const char *name, const GPtrArray *strings);
+
+G_END_DECLS
