@@ -647,11 +647,12 @@ LdpVar *ldp_op_edge_scores(LdpTape *tape, LdpGraph *g, LdpVar *src, LdpVar *dst,
 }
 
 /* ---- edge attention: scores -> softmax -> propagate, fused ----
- * One pass over each row's edges each way instead of one per op: the forward computes
- * a row's scores in place of its coefficients, normalises them and sums the messages
- * while the row is in cache; the backward takes the propagation's dot products, the
- * softmax's and the scores' backward of a row at once, and scatters (one thread) or
- * gathers (through the transpose, several threads) as the ops do. Every element gets
+ * Blocks of rows instead of one pass over all edges per op: the forward computes a
+ * block's scores in place of its coefficients and normalises them, then sums its rows'
+ * messages while the coefficients are in cache; the backward takes the propagation's
+ * dot products for a block, then the softmax's and the scores' backward of its rows,
+ * and scatters (one thread) or gathers (through the transpose, several threads) as the
+ * ops do; z's gradient keeps a pass of its own. Every element gets
  * the terms of ldp_op_propagate(g, ldp_op_edge_softmax(g, ldp_op_edge_scores(g, src,
  * dst, slope)), z) in the same order, so values and gradients are theirs bit for bit
  * (/autograd/edge-attention checks them); only the scores and the two edge-sized
@@ -671,13 +672,9 @@ static void attention_saved_free(gpointer data)
   g_free(s);
 }
 
-static guint graph_max_row(const LdpCsr *A)
-{
-  guint mx = 0;
-  for (guint i = 0; i < A->rows; i++)
-    mx = MAX(mx, A->indptr[i + 1] - A->indptr[i]);
-  return mx;
-}
+/* Rows per block: a block's gathers run back to back (each row's work between them
+ * would leave fewer loads in flight), its coefficients stay in cache in between. */
+#define ATTENTION_ROWS 32
 
 static void edge_attention_backward(LdpVar *self)
 {
@@ -709,35 +706,45 @@ static void edge_attention_backward(LdpVar *self)
   const float *S = src->value->data, *D = dst->value->data;
   /* the scores' gradient, for the transposed gather of several threads */
   float *de = dsrc && !serial ? g_new(float, MAX((gsize)A->nnz * H, 1)) : NULL;
-  const gsize row_floats = MAX((gsize)graph_max_row(A) * H, 1);
+  const guint n_blocks = (A->rows + ATTENTION_ROWS - 1) / ATTENTION_ROWS;
+  gsize block_floats = 1;
+  for (guint b = 0; b < n_blocks && !de; b++)
+    block_floats = MAX(block_floats, (gsize)(A->indptr[MIN((b + 1) * ATTENTION_ROWS, A->rows)] -
+                                             A->indptr[b * ATTENTION_ROWS]) * H);
 #ifdef _OPENMP
 #pragma omp parallel if (!serial)
 #endif
   {
-    float *g = g_new(float, row_floats); /* one row's coefficient, then score, gradients */
+    /* a block's coefficient, then score, gradients: in de when it is kept */
+    float *buf = de ? NULL : g_new(float, block_floats);
     float acc[64];
 #ifdef _OPENMP
 #pragma omp for schedule(guided)
 #endif
-    for (guint i = 0; i < A->rows; i++) {
-      const guint lo = A->indptr[i], hi = A->indptr[i + 1];
-      ldp_edge_kern_row_dots(A->indices, lo, hi, ldp_tensor_row(G, i), Z->data, C, H, g);
-      for (guint h = 0; h < H; h++)
-        acc[h] = ddst ? ddst[(gsize)i * H + h] : 0.0f;
-      ldp_edge_kern_attention_grad_row(A->indices, lo, hi, A->values, g, alpha, S, D + (gsize)i * H, H, s->slope,
-                                       acc);
-      if (ddst)
+    for (guint b = 0; b < n_blocks; b++) {
+      const guint r0 = b * ATTENTION_ROWS, r1 = MIN(r0 + ATTENTION_ROWS, A->rows), e0 = A->indptr[r0];
+      float *g = de ? de + (gsize)e0 * H : buf;
+      for (guint i = r0; i < r1; i++) {
+        const guint lo = A->indptr[i], hi = A->indptr[i + 1];
+        ldp_edge_kern_row_dots(A->indices, lo, hi, ldp_tensor_row(G, i), Z->data, C, H, g + (gsize)(lo - e0) * H);
+      }
+      for (guint i = r0; i < r1; i++) {
+        const guint lo = A->indptr[i], hi = A->indptr[i + 1];
+        float *gi = g + (gsize)(lo - e0) * H;
         for (guint h = 0; h < H; h++)
-          ddst[(gsize)i * H + h] = acc[h];
-      if (dsrc && serial) {
-        for (guint e = lo; e < hi; e++)
+          acc[h] = ddst ? ddst[(gsize)i * H + h] : 0.0f;
+        ldp_edge_kern_attention_grad_row(A->indices, lo, hi, A->values, gi, alpha, S, D + (gsize)i * H, H,
+                                         s->slope, acc);
+        if (ddst)
           for (guint h = 0; h < H; h++)
-            dsrc[(gsize)A->indices[e] * H + h] += g[(gsize)(e - lo) * H + h];
-      } else if (de) {
-        memcpy(de + (gsize)lo * H, g, (gsize)(hi - lo) * H * sizeof *g);
+            ddst[(gsize)i * H + h] = acc[h];
+        if (dsrc && serial)
+          for (guint e = lo; e < hi; e++)
+            for (guint h = 0; h < H; h++)
+              dsrc[(gsize)A->indices[e] * H + h] += gi[(gsize)(e - lo) * H + h];
       }
     }
-    g_free(g);
+    g_free(buf);
   }
   if (de) { /* src's rows collect their edges in transposed order */
     const LdpCsr *At = ldp_graph_csr_t(s->g);
@@ -778,12 +785,18 @@ LdpVar *ldp_op_edge_attention(LdpTape *tape, LdpGraph *g, LdpVar *src, LdpVar *d
   LdpTensor *alpha = ldp_tensor_new_uninit(A->nnz, H);
   LdpTensor *out = ldp_tensor_new_uninit(A->rows, C);
   float *restrict a = alpha->data;
+  const guint n_blocks = (A->rows + ATTENTION_ROWS - 1) / ATTENTION_ROWS;
   LDP_OMP_FOR(ldp_par((gsize)A->nnz * C))
-  for (guint i = 0; i < A->rows; i++) {
-    const guint lo = A->indptr[i], hi = A->indptr[i + 1];
-    ldp_edge_kern_scores_row(A->indices, lo, hi, S, D + (gsize)i * H, H, slope, a);
-    ldp_edge_kern_softmax_row(lo, hi, H, a);
-    ldp_edge_kern_accumulate_row(A->indices, NULL, lo, hi, X, C, a, H, ldp_tensor_row(out, i), TRUE);
+  for (guint b = 0; b < n_blocks; b++) {
+    const guint r0 = b * ATTENTION_ROWS, r1 = MIN(r0 + ATTENTION_ROWS, A->rows);
+    for (guint i = r0; i < r1; i++) {
+      const guint lo = A->indptr[i], hi = A->indptr[i + 1];
+      ldp_edge_kern_scores_row(A->indices, lo, hi, S, D + (gsize)i * H, H, slope, a);
+      ldp_edge_kern_softmax_row(lo, hi, H, a);
+    }
+    for (guint i = r0; i < r1; i++)
+      ldp_edge_kern_accumulate_row(A->indices, NULL, A->indptr[i], A->indptr[i + 1], X, C, a, H,
+                                   ldp_tensor_row(out, i), TRUE);
   }
   LdpVar *parents[3] = { z, src, dst };
   LdpVar *v = ldp_var_record(tape, out, parents, 3, edge_attention_backward);
