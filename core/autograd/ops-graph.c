@@ -652,9 +652,9 @@ LdpVar *ldp_op_edge_scores(LdpTape *tape, LdpGraph *g, LdpVar *src, LdpVar *dst,
  * messages while the coefficients are in cache; the backward takes the propagation's
  * dot products for a block, then the softmax's and the scores' backward of its rows,
  * and scatters (one thread) or gathers (through the transpose, several threads) as the
- * ops do; z's gradient keeps a pass of its own. Every element gets
- * the terms of ldp_op_propagate(g, ldp_op_edge_softmax(g, ldp_op_edge_scores(g, src,
- * dst, slope)), z) in the same order, so values and gradients are theirs bit for bit
+ * ops do; z's gradient keeps a pass of its own. Every element gets the terms of
+ * ldp_op_propagate(g, ldp_op_edge_softmax(g, ldp_op_edge_scores(g, src, dst, slope)), z)
+ * in the same order, so values and gradients are theirs bit for bit
  * (/autograd/edge-attention checks them); only the scores and the two edge-sized
  * gradients are never stored. */
 
