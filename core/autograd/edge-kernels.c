@@ -10,6 +10,8 @@
 
 #include "autograd/edge-kernels.h"
 
+#include <math.h>
+
 #include "numerics/multiversion.h"
 
 #if defined(__clang__)
@@ -250,5 +252,113 @@ void ldp_edge_kern_scores_row(const guint *idx, guint lo, guint hi, const float 
     break;
   default:
     scores_heads(idx, lo, hi, S, d, H, slope, o, 0);
+  }
+}
+
+/* H heads (a constant after inlining, or 0 for the runtime count @heads <= 64): the
+ * heads side by side, each with its own running maximum and sum, so that the sums of
+ * different heads overlap instead of one waiting on the other. */
+static inline __attribute__((always_inline)) void softmax_heads(guint lo, guint hi, guint heads, float *restrict a,
+                                                                const guint H)
+{
+  const guint n = H ? H : heads;
+  float m[64];
+  double sum[64];
+  for (guint h = 0; h < n; h++) {
+    m[h] = a[(gsize)lo * n + h];
+    sum[h] = 0.0;
+  }
+  for (guint t = lo + 1; t < hi; t++)
+    for (guint h = 0; h < n; h++)
+      m[h] = MAX(m[h], a[(gsize)t * n + h]);
+  for (guint t = lo; t < hi; t++)
+    for (guint h = 0; h < n; h++) {
+      const gsize k = (gsize)t * n + h;
+      a[k] = expf(a[k] - m[h]);
+      sum[h] += a[k];
+    }
+  float inv[64];
+  for (guint h = 0; h < n; h++)
+    inv[h] = (float)(1.0 / sum[h]);
+  for (guint t = lo; t < hi; t++)
+    for (guint h = 0; h < n; h++)
+      a[(gsize)t * n + h] *= inv[h];
+}
+
+LDP_MULTIVERSION
+void ldp_edge_kern_softmax_row(guint lo, guint hi, guint H, float *a)
+{
+  g_return_if_fail(H >= 1 && H <= 64);
+  if (lo == hi)
+    return;
+  switch (H) {
+  case 1:
+    softmax_heads(lo, hi, H, a, 1);
+    break;
+  case 2:
+    softmax_heads(lo, hi, H, a, 2);
+    break;
+  case 4:
+    softmax_heads(lo, hi, H, a, 4);
+    break;
+  case 8:
+    softmax_heads(lo, hi, H, a, 8);
+    break;
+  default:
+    softmax_heads(lo, hi, H, a, 0);
+  }
+}
+
+/* The backward of one row of ldp_edge_kern_softmax_row and ldp_edge_kern_scores_row
+ * (H heads as in softmax_heads). */
+static inline __attribute__((always_inline)) void attention_grad_heads(const guint *restrict idx, guint lo, guint hi,
+                                                                       const float *restrict vals,
+                                                                       float *restrict g, const float *restrict y,
+                                                                       const float *restrict S,
+                                                                       const float *restrict d, guint heads,
+                                                                       float slope, float *restrict acc,
+                                                                       const guint H)
+{
+  const guint n = H ? H : heads;
+  double dot[64];
+  for (guint h = 0; h < n; h++)
+    dot[h] = 0.0;
+  for (guint t = lo; t < hi; t++)
+    for (guint h = 0; h < n; h++) {
+      const gsize k = (gsize)(t - lo) * n + h;
+      g[k] = 0.0f + vals[t] * g[k];
+      dot[h] += (double)g[k] * y[(gsize)t * n + h];
+    }
+  for (guint t = lo; t < hi; t++)
+    for (guint h = 0; h < n; h++) {
+      const gsize k = (gsize)(t - lo) * n + h;
+      const float ds = 0.0f + y[(gsize)t * n + h] * (g[k] - (float)dot[h]);
+      const float x = S[(gsize)idx[t] * n + h] + d[h];
+      g[k] = ds * (x > 0.0f ? 1.0f : slope);
+      acc[h] += g[k];
+    }
+}
+
+LDP_MULTIVERSION
+void ldp_edge_kern_attention_grad_row(const guint *idx, guint lo, guint hi, const float *vals, float *g,
+                                      const float *y, const float *S, const float *d, guint H, float slope,
+                                      float *acc)
+{
+  g_return_if_fail(H >= 1 && H <= 64);
+  switch (H) {
+  case 1:
+    attention_grad_heads(idx, lo, hi, vals, g, y, S, d, H, slope, acc, 1);
+    break;
+  case 2:
+    attention_grad_heads(idx, lo, hi, vals, g, y, S, d, H, slope, acc, 2);
+    break;
+  case 4:
+    attention_grad_heads(idx, lo, hi, vals, g, y, S, d, H, slope, acc, 4);
+    break;
+  case 8:
+    attention_grad_heads(idx, lo, hi, vals, g, y, S, d, H, slope, acc, 8);
+    break;
+  default:
+    attention_grad_heads(idx, lo, hi, vals, g, y, S, d, H, slope, acc, 0);
   }
 }

@@ -35,4 +35,20 @@ G_GNUC_INTERNAL void ldp_edge_kern_row_dots(const guint *idx, guint lo, guint hi
 G_GNUC_INTERNAL void ldp_edge_kern_scores_row(const guint *idx, guint lo, guint hi, const float *S, const float *d,
                                               guint H, float slope, float *o);
 
+/* In place, the softmax over t in [lo, hi) of a[t H + h] for each h < H <= 64, with
+ * ldp_op_edge_softmax's arithmetic: m = the running MAX from t = lo, a = expf(a - m),
+ * Z = their sum in double in order of t, a *= (float)(1 / Z). */
+G_GNUC_INTERNAL void ldp_edge_kern_softmax_row(guint lo, guint hi, guint H, float *a);
+
+/* The backward of a row of scores -> softmax -> propagate (ldp_op_edge_attention), after
+ * the propagation's dot products: for t in [lo, hi) and h < H <= 64, g indexed from lo,
+ *   g[t, h] = 0 + vals[t] g[t, h]                          (the coefficients' gradient),
+ *   dot[h] = sum over t in order of (double) g[t, h] y[t H + h],
+ *   g[t, h] = (0 + y (g - (float) dot[h])) * (x > 0 ? 1 : slope)   (the scores' gradient),
+ *   acc[h] += g[t, h] in order of t,
+ * x = S[idx[t] H + h] + d[h] (the score before LeakyReLU). */
+G_GNUC_INTERNAL void ldp_edge_kern_attention_grad_row(const guint *idx, guint lo, guint hi, const float *vals,
+                                                      float *g, const float *y, const float *S, const float *d,
+                                                      guint H, float slope, float *acc);
+
 G_END_DECLS

@@ -646,6 +646,168 @@ LdpVar *ldp_op_edge_scores(LdpTape *tape, LdpGraph *g, LdpVar *src, LdpVar *dst,
   return memo_put(tape, &key, v);
 }
 
+/* ---- edge attention: scores -> softmax -> propagate, fused ----
+ * Blocks of rows instead of one pass over all edges per op: the forward computes a
+ * block's scores in place of its coefficients and normalises them, then sums its rows'
+ * messages while the coefficients are in cache; the backward takes the propagation's
+ * dot products for a block, then the softmax's and the scores' backward of its rows,
+ * and scatters (one thread) or gathers (through the transpose, several threads) as the
+ * ops do; z's gradient keeps a pass of its own. Every element gets the terms of
+ * ldp_op_propagate(g, ldp_op_edge_softmax(g, ldp_op_edge_scores(g, src, dst, slope)), z)
+ * in the same order, so values and gradients are theirs bit for bit
+ * (/autograd/edge-attention checks them); only the scores and the two edge-sized
+ * gradients are never stored. */
+
+typedef struct {
+  LdpGraph *g;       /* reference held */
+  float slope;
+  LdpTensor *alpha;  /* nnz x heads: the softmax of the scores (owned) */
+} AttentionSaved;
+
+static void attention_saved_free(gpointer data)
+{
+  AttentionSaved *s = data;
+  ldp_graph_unref(s->g);
+  ldp_tensor_free(s->alpha);
+  g_free(s);
+}
+
+/* Rows per block: a block's gathers run back to back (each row's work between them
+ * would leave fewer loads in flight), its coefficients stay in cache in between. */
+#define ATTENTION_ROWS 32
+
+static void edge_attention_backward(LdpVar *self)
+{
+  const AttentionSaved *s = self->saved;
+  LdpVar *z = self->parents[0], *src = self->parents[1], *dst = self->parents[2];
+  const LdpTensor *G = self->grad, *Z = z->value;
+  const LdpCsr *A = ldp_graph_csr(s->g);
+  const guint C = G->cols, H = s->alpha->cols;
+  const float *alpha = s->alpha->data;
+  const gboolean serial = graph_serial((gsize)A->nnz * C + A->rows);
+  const gboolean chain = src->needs_grad || dst->needs_grad;
+  float *dz = z->needs_grad ? ldp_var_grad_buf(z)->data : NULL;
+  /* z's gradient in a pass of its own: interleaved with the rows below, its scattered
+   * rows and z's compete for the cache (measured slower). */
+  if (dz && serial) /* dz[j] += alpha_e G[i], in storage order */
+    ldp_edge_kern_scatter_rows(A->indptr, A->indices, 0, A->rows, G->data, C, alpha, H, dz);
+  if (dz && !serial) { /* the same sums by the rows of A^T, from dz's current value */
+    const LdpCsr *At = ldp_graph_csr_t(s->g);
+    const guint *map = ldp_graph_transpose_edge_map(s->g);
+    LDP_OMP_FOR(TRUE)
+    for (guint j = 0; j < At->rows; j++)
+      ldp_edge_kern_accumulate_row(At->indices, map, At->indptr[j], At->indptr[j + 1], G->data, C, alpha, H,
+                                   dz + (gsize)j * C, FALSE);
+  }
+  if (!chain)
+    return;
+  float *ddst = dst->needs_grad ? ldp_var_grad_buf(dst)->data : NULL;
+  float *dsrc = src->needs_grad ? ldp_var_grad_buf(src)->data : NULL;
+  const float *S = src->value->data, *D = dst->value->data;
+  /* the scores' gradient, for the transposed gather of several threads */
+  float *de = dsrc && !serial ? g_new(float, MAX((gsize)A->nnz * H, 1)) : NULL;
+  const guint n_blocks = (A->rows + ATTENTION_ROWS - 1) / ATTENTION_ROWS;
+  gsize block_floats = 1;
+  for (guint b = 0; b < n_blocks && !de; b++)
+    block_floats = MAX(block_floats, (gsize)(A->indptr[MIN((b + 1) * ATTENTION_ROWS, A->rows)] -
+                                             A->indptr[b * ATTENTION_ROWS]) * H);
+#ifdef _OPENMP
+#pragma omp parallel if (!serial)
+#endif
+  {
+    /* a block's coefficient, then score, gradients: in de when it is kept */
+    float *buf = de ? NULL : g_new(float, block_floats);
+    float acc[64];
+#ifdef _OPENMP
+#pragma omp for schedule(guided)
+#endif
+    for (guint b = 0; b < n_blocks; b++) {
+      const guint r0 = b * ATTENTION_ROWS, r1 = MIN(r0 + ATTENTION_ROWS, A->rows), e0 = A->indptr[r0];
+      float *g = de ? de + (gsize)e0 * H : buf;
+      for (guint i = r0; i < r1; i++) {
+        const guint lo = A->indptr[i], hi = A->indptr[i + 1];
+        ldp_edge_kern_row_dots(A->indices, lo, hi, ldp_tensor_row(G, i), Z->data, C, H, g + (gsize)(lo - e0) * H);
+      }
+      for (guint i = r0; i < r1; i++) {
+        const guint lo = A->indptr[i], hi = A->indptr[i + 1];
+        float *gi = g + (gsize)(lo - e0) * H;
+        for (guint h = 0; h < H; h++)
+          acc[h] = ddst ? ddst[(gsize)i * H + h] : 0.0f;
+        ldp_edge_kern_attention_grad_row(A->indices, lo, hi, A->values, gi, alpha, S, D + (gsize)i * H, H,
+                                         s->slope, acc);
+        if (ddst)
+          for (guint h = 0; h < H; h++)
+            ddst[(gsize)i * H + h] = acc[h];
+        if (dsrc && serial)
+          for (guint e = lo; e < hi; e++)
+            for (guint h = 0; h < H; h++)
+              dsrc[(gsize)A->indices[e] * H + h] += gi[(gsize)(e - lo) * H + h];
+      }
+    }
+    g_free(buf);
+  }
+  if (de) { /* src's rows collect their edges in transposed order */
+    const LdpCsr *At = ldp_graph_csr_t(s->g);
+    const guint *map = ldp_graph_transpose_edge_map(s->g);
+    LDP_OMP_FOR(TRUE)
+    for (guint j = 0; j < At->rows; j++)
+      for (guint t = At->indptr[j]; t < At->indptr[j + 1]; t++)
+        for (guint h = 0; h < H; h++)
+          dsrc[(gsize)j * H + h] += de[(gsize)map[t] * H + h];
+    g_free(de);
+  }
+}
+
+LdpVar *ldp_op_edge_attention(LdpTape *tape, LdpGraph *g, LdpVar *src, LdpVar *dst, float slope, LdpVar *z)
+{
+  g_return_val_if_fail(tape != NULL && g != NULL, NULL);
+  CHECK_VAR(tape, src, NULL);
+  CHECK_VAR(tape, dst, NULL);
+  CHECK_VAR(tape, z, NULL);
+  const LdpCsr *A = ldp_graph_csr(g);
+  g_return_val_if_fail(A->rows == A->cols && src->value->rows == A->rows && same_shape(src, dst), NULL);
+  const guint H = src->value->cols, C = z->value->cols;
+  g_return_val_if_fail(z->value->rows == A->cols && H >= 1 && C % H == 0, NULL);
+  /* The fused passes cover unit coefficients on a graph of its own edges, three
+   * distinct inputs (the gradients' order of accumulation otherwise differs) and the
+   * kernels' head counts; anything else is the composition itself. */
+  int all_ones = 1;
+  for (guint e = 0; e < A->nnz; e++)
+    all_ones &= A->values[e] == 1.0f;
+  if (!all_ones || ldp_graph_edge_origin(g) || H > 64 || src == dst || z == src || z == dst)
+    return ldp_op_propagate(tape, g, ldp_op_edge_softmax(tape, g, ldp_op_edge_scores(tape, g, src, dst, slope)), z);
+  /* The key holds three operands; the recorded variable's parents tell the fourth. */
+  const MemoKey key = memo_key(MEMO_EDGE_ATTENTION, 0, 0, slope, g, src, dst);
+  LdpVar *hit = memo_find(tape, &key);
+  if (hit && hit->parents[0] == z)
+    return hit;
+  const float *restrict S = src->value->data, *restrict D = dst->value->data, *restrict X = z->value->data;
+  LdpTensor *alpha = ldp_tensor_new_uninit(A->nnz, H);
+  LdpTensor *out = ldp_tensor_new_uninit(A->rows, C);
+  float *restrict a = alpha->data;
+  const guint n_blocks = (A->rows + ATTENTION_ROWS - 1) / ATTENTION_ROWS;
+  LDP_OMP_FOR(ldp_par((gsize)A->nnz * C))
+  for (guint b = 0; b < n_blocks; b++) {
+    const guint r0 = b * ATTENTION_ROWS, r1 = MIN(r0 + ATTENTION_ROWS, A->rows);
+    for (guint i = r0; i < r1; i++) {
+      const guint lo = A->indptr[i], hi = A->indptr[i + 1];
+      ldp_edge_kern_scores_row(A->indices, lo, hi, S, D + (gsize)i * H, H, slope, a);
+      ldp_edge_kern_softmax_row(lo, hi, H, a);
+    }
+    for (guint i = r0; i < r1; i++)
+      ldp_edge_kern_accumulate_row(A->indices, NULL, A->indptr[i], A->indptr[i + 1], X, C, a, H,
+                                   ldp_tensor_row(out, i), TRUE);
+  }
+  LdpVar *parents[3] = { z, src, dst };
+  LdpVar *v = ldp_var_record(tape, out, parents, 3, edge_attention_backward);
+  AttentionSaved *s = g_new(AttentionSaved, 1);
+  s->g = ldp_graph_ref(g);
+  s->slope = slope;
+  s->alpha = alpha;
+  ldp_var_save(v, s, attention_saved_free);
+  return memo_put(tape, &key, v);
+}
+
 /* ---- readout ---- */
 
 typedef struct {

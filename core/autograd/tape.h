@@ -84,6 +84,7 @@ typedef enum {
   MEMO_EDGE_GATHER,
   MEMO_EDGE_SOFTMAX,
   MEMO_EDGE_SCORES,
+  MEMO_EDGE_ATTENTION,
 } MemoOp;
 
 typedef struct {

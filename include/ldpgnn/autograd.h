@@ -184,6 +184,14 @@ LDP_API LdpVar *ldp_op_edge_softmax(LdpTape *tape, LdpGraph *g, LdpVar *scores);
  * LDP_EDGE_SRC) recorded before ed = ldp_op_edge_gather(g, dst, LDP_EDGE_DST), in one
  * pass each way and one edge tensor instead of four. Memoised. (1.3) */
 LDP_API LdpVar *ldp_op_edge_scores(LdpTape *tape, LdpGraph *g, LdpVar *src, LdpVar *dst, float slope);
+/* Graph attention over the edges of @g (GATConv's aggregation): the values and
+ * gradients, bit for bit, of ldp_op_propagate(g, ldp_op_edge_softmax(g,
+ * ldp_op_edge_scores(g, src, dst, slope)), z), @z n x c with c a multiple of the h
+ * columns of @src and @dst (head k's coefficients weight z's k-th block of c / h
+ * columns), in one pass over the edges each way; the scores and the coefficients'
+ * gradients are never stored. Memoised. (1.4) */
+LDP_API LdpVar *ldp_op_edge_attention(LdpTape *tape, LdpGraph *g, LdpVar *src, LdpVar *dst, float slope,
+                                      LdpVar *z);
 
 /* Mean over the @n rows listed in @rows of -logp[row][labels[row]] (1 x 1).
  * @labels is indexed by row; @rows and @labels are borrowed for the tape's life.

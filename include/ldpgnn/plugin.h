@@ -34,7 +34,7 @@
  *        ldp_dataset_materialize_features, ldp_attack_model_new_input and
  *        ldp_attacks_run_model.
  *   1.4  the host functions ldp_op_matmul_pair, ldp_pipeline_n_warnings,
- *        ldp_pipeline_warning and ldp_rng_geometric_log.
+ *        ldp_pipeline_warning, ldp_rng_geometric_log and ldp_op_edge_attention.
  */
 #pragma once
 

@@ -228,6 +228,9 @@ static LdpVar *gat_forward(gpointer inst, LdpTape *tape, const LdpBatch *batch, 
     LdpVar *s_dst = gat_head_scores(tape, c, z, ldp_tape_param(tape, c->att_dst));
     if (background) {
       h = ldp_op_attention_background(tape, batch->graph, z, s_src, s_dst, 0.2f);
+    } else if (!logw && !w_att && m->attention_dropout == 0.0f) {
+      /* the composition below, bit for bit, in one pass each way */
+      h = ldp_op_edge_attention(tape, ag, s_src, s_dst, 0.2f, z);
     } else {
       LdpVar *e = ldp_op_edge_scores(tape, ag, s_src, s_dst, 0.2f);
       if (logw)
