@@ -519,6 +519,8 @@ static void propagate_values_state_free(gpointer data)
   g_free(st);
 }
 
+#define TRANSPOSED_PREFETCH 128
+
 /* (transfer none) @vals in the order of the transpose of @g. */
 static const float *transposed_values(TransposedValues *tv, LdpGraph *g, const float *vals)
 {
@@ -528,10 +530,11 @@ static const float *transposed_values(TransposedValues *tv, LdpGraph *g, const f
   const guint *map = ldp_graph_transpose_edge_map(g);
   float *vt = g_new(float, MAX(at->nnz, 1));
   /* A gather at scattered positions of an E-sized array: fetched ahead, as the
-   * hardware cannot guess them. */
+   * hardware cannot guess them. 128 entries ahead: on RR's noisy Cora support (2 M
+   * edges) 3.1 ms per gather against 3.9 at 64 (96: 3.4, 192: 3.2). */
   for (guint t = 0; t < at->nnz; t++) {
-    if (t + 64 < at->nnz)
-      __builtin_prefetch(vals + map[t + 64]);
+    if (t + TRANSPOSED_PREFETCH < at->nnz)
+      __builtin_prefetch(vals + map[t + TRANSPOSED_PREFETCH]);
     vt[t] = vals[map[t]];
   }
   tv->vt = vt;
