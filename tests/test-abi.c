@@ -16,6 +16,9 @@
 
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "testutil.h"
 
@@ -138,6 +141,59 @@ static void test_group_prox(void)
     g_assert_cmpfloat_with_epsilon(ldp_param_value(w)->data[i], want[i], 1e-6);
   g_assert_cmpuint(ldp_param_group_n_steps(group), ==, 1);
   g_assert_true(ldp_param_group_params(group)->len == 1);
+}
+
+/* A group with the box alone (no L1 term) clips inside the optimiser's loop: the
+ * values must be those of the optimiser's step followed by ldp_tensor_clip, bit for bit,
+ * for Adam and SGD (with momentum), over several steps (Adam's moments carry over), on
+ * a parameter large enough for the loop's parallel path, at one and at two threads. */
+static void test_group_box_fused(void)
+{
+  const guint n = 600000; /* past the element loops' parallel threshold (2^19) */
+  for (guint adam = 0; adam < 2; adam++) {
+#ifdef _OPENMP
+    const int saved = omp_get_max_threads();
+    for (int threads = 1; threads <= 2; threads++) {
+      omp_set_num_threads(threads);
+#endif
+      LdpRng rng;
+      ldp_rng_init(&rng, 17);
+      LdpParam *w = ldp_param_new("w", n, 1), *ref = ldp_param_new("ref", n, 1);
+      for (guint i = 0; i < n; i++) /* about a fifth of the steps leave [0, 1] */
+        ldp_param_value(w)->data[i] = (float)(1.2 * ldp_rng_uniform(&rng) - 0.1);
+      memcpy(ldp_param_value(ref)->data, ldp_param_value(w)->data, sizeof(float) * n);
+      LdpParamGroup *group = ldp_param_group_new("w", adam ? LDP_OPTIM_ADAM : LDP_OPTIM_SGD, 0.05, 0.01, 0.5);
+      ldp_param_group_add(group, w);
+      ldp_param_group_set_prox(group, 0.0, 0.0, 1.0);
+      g_autoptr(GPtrArray) params = g_ptr_array_new();
+      g_ptr_array_add(params, ref);
+      LdpOptimizer *opt =
+        adam ? ldp_adam_new(params, 0.05, 0.01, 0.9, 0.999, 1e-8) : ldp_sgd_new(params, 0.05, 0.01, 0.5);
+      guint clipped = 0;
+      for (guint step = 0; step < 3; step++) {
+        for (guint i = 0; i < n; i++) {
+          const float g = (float)(2.0 * ldp_rng_uniform(&rng) - 1.0);
+          ldp_param_grad(w)->data[i] = g;
+          ldp_param_grad(ref)->data[i] = g;
+        }
+        ldp_param_group_step(group);
+        ldp_optimizer_step(opt);
+        for (guint i = 0; i < n; i++)
+          clipped += ldp_param_value(ref)->data[i] < 0.0f || ldp_param_value(ref)->data[i] > 1.0f;
+        ldp_tensor_clip(ldp_param_value(ref), 0.0f, 1.0f);
+        g_assert_cmpmem(ldp_param_value(w)->data, sizeof(float) * n, ldp_param_value(ref)->data,
+                        sizeof(float) * n);
+      }
+      g_assert_cmpuint(clipped, >, n / 20); /* not vacuous: the box acted */
+      ldp_optimizer_free(opt);
+      ldp_param_group_free(group);
+      ldp_param_free(w);
+      ldp_param_free(ref);
+#ifdef _OPENMP
+    }
+    omp_set_num_threads(saved);
+#endif
+  }
 }
 
 /* ---- a calibrator with an optimisation phase of its own ---- */
@@ -349,6 +405,7 @@ int main(int argc, char **argv)
   g_test_add_func("/abi/1.0/runs", test_abi10_runs);
   g_test_add_func("/abi/1.1/param-spec-unit", test_spec_unit);
   g_test_add_func("/abi/1.1/group-prox", test_group_prox);
+  g_test_add_func("/abi/1.1/group-box-fused", test_group_box_fused);
   g_test_add_func("/abi/1.1/phases", test_phases);
   g_test_add_func("/abi/1.3/dataset-level", test_dataset_level);
   int rc = g_test_run();

@@ -3029,14 +3029,18 @@ static void test_propagate_values_dots(void)
   LdpRng rng;
   ldp_rng_init(&rng, 91);
   static const guint widths[] = { 1, 3, 4, 7, 8, 9, 15, 16, 17, 33 };
-  for (guint dense = 0; dense < 2; dense++) {
-    const guint n = dense ? 53 : 211;
+  /* sparse rows, dense rows, and dense rows on a graph large enough (~48 000 edges) for
+   * the backward's parallel path at 7 columns and more */
+  for (guint kind = 0; kind < 3; kind++) {
+    const gboolean dense = kind > 0;
+    const guint n = kind == 2 ? 400 : dense ? 53 : 211;
+    const double density = kind == 2 ? 0.3 : dense ? 0.8 : 0.03;
     g_autoptr(GArray) rows = g_array_new(FALSE, FALSE, sizeof(guint));
     g_autoptr(GArray) cols = g_array_new(FALSE, FALSE, sizeof(guint));
     g_autoptr(GArray) vals = g_array_new(FALSE, FALSE, sizeof(float));
     for (guint i = 0; i < n; i++)
       for (guint j = 0; j < n; j++)
-        if (ldp_rng_uniform(&rng) < (dense ? 0.8 : 0.03)) {
+        if (ldp_rng_uniform(&rng) < density) {
           float v = 1.0f;
           g_array_append_val(rows, i);
           g_array_append_val(cols, j);
@@ -3058,23 +3062,32 @@ static void test_propagate_values_dots(void)
       fill_uniform(gr, &rng, -1.0f, 1.0f);
       LdpParam *w = ldp_param_new("w", a->nnz, 1);
       fill_uniform(ldp_param_value(w), &rng, 0.0f, 1.0f);
-      ldp_tensor_fill(ldp_param_grad(w), 0.0f);
-      LdpTape *t = ldp_tape_new(TRUE);
-      LdpVar *out = ldp_op_propagate_values(t, g, ldp_tape_param(t, w), ldp_tape_constant(t, x));
-      /* d loss / d out = gr exactly (1 * gr) */
-      ldp_tape_backward(t, ldp_op_sum(t, ldp_op_mul(t, out, ldp_tape_constant(t, gr))));
-      const float *dv = ldp_param_grad(w)->data;
-      for (guint i = 0; i < a->rows; i++)
-        for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++) {
-          double acc = 0.0;
-          for (guint j = 0; j < c; j++)
-            acc += (double)ldp_tensor_row(gr, i)[j] * ldp_tensor_row(x, a->indices[e])[j];
-          const float want = 0.0f + (float)acc;
-          if (memcmp(&want, &dv[e], sizeof want) != 0)
-            g_error("propagate_values dots (%s rows, c = %u): edge %u gives %.9g, the serial sum %.9g",
-                    dense ? "dense" : "sparse", c, e, dv[e], want);
-        }
-      ldp_tape_free(t);
+#ifdef _OPENMP
+      const int saved = omp_get_max_threads();
+      for (int threads = 1; threads <= 2; threads++) {
+        omp_set_num_threads(threads);
+#endif
+        ldp_tensor_fill(ldp_param_grad(w), 0.0f);
+        LdpTape *t = ldp_tape_new(TRUE);
+        LdpVar *out = ldp_op_propagate_values(t, g, ldp_tape_param(t, w), ldp_tape_constant(t, x));
+        /* d loss / d out = gr exactly (1 * gr) */
+        ldp_tape_backward(t, ldp_op_sum(t, ldp_op_mul(t, out, ldp_tape_constant(t, gr))));
+        const float *dv = ldp_param_grad(w)->data;
+        for (guint i = 0; i < a->rows; i++)
+          for (guint e = a->indptr[i]; e < a->indptr[i + 1]; e++) {
+            double acc = 0.0;
+            for (guint j = 0; j < c; j++)
+              acc += (double)ldp_tensor_row(gr, i)[j] * ldp_tensor_row(x, a->indices[e])[j];
+            const float want = 0.0f + (float)acc;
+            if (memcmp(&want, &dv[e], sizeof want) != 0)
+              g_error("propagate_values dots (%s rows, n = %u, c = %u): edge %u gives %.9g, the serial sum %.9g",
+                      dense ? "dense" : "sparse", n, c, e, dv[e], want);
+          }
+        ldp_tape_free(t);
+#ifdef _OPENMP
+      }
+      omp_set_num_threads(saved);
+#endif
       ldp_param_free(w);
     }
     /* Two ops with the same graph and values share the values' transposed copy: each

@@ -30,6 +30,10 @@ enum {
   AUTOGRAD_MEMO_EDGE_NORM,
 };
 
+/* ldp_optimizer_step, then every parameter clipped to [lo, hi] as ldp_tensor_clip does,
+ * in one pass over each parameter (the same values). */
+void ldp_optimizer_step_clipped(LdpOptimizer *opt, float lo, float hi);
+
 /* The @state a custom op @v was recorded with (ldp_tape_custom_op; transfer none). */
 gpointer ldp_tape_custom_state(const LdpVar *v);
 

@@ -6,6 +6,7 @@
  */
 #include <ldpgnn/ldpgnn.h>
 
+#include "autograd/autograd.h"
 #include "numerics/numerics.h"
 
 #include <math.h>
@@ -83,7 +84,29 @@ void ldp_optimizer_zero_grad(LdpOptimizer *opt)
     ldp_tensor_fill(ldp_param_grad(opt->params->pdata[i]), 0.0f);
 }
 
-static void adam_step(LdpOptimizer *opt)
+/* x clipped to [lo, hi] as ldp_tensor_clip does it. */
+static inline float box_clip(float x, float lo, float hi)
+{
+  return x < lo ? lo : x > hi ? hi : x;
+}
+
+/* Adam on element i of one parameter: updates m[i] and v[i], returns the new value. */
+static inline __attribute__((always_inline)) float adam_element(float th, float g, float *restrict m,
+                                                               float *restrict v, float b1, float b2, float wd,
+                                                               float c1, float c2, float eps, float sqrt_bc2,
+                                                               float step_size)
+{
+  const float gi = g + wd * th; /* coupled L2 decay */
+  const float mi = b1 * *m + c1 * gi;
+  const float vi = b2 * *v + c2 * gi * gi;
+  *m = mi;
+  *v = vi;
+  /* eps is added to sqrt(v_hat) = sqrt(v) / sqrt(bc2), as torch does. */
+  const float denom = sqrtf(vi) / sqrt_bc2 + eps;
+  return th - step_size * (mi / denom);
+}
+
+static void adam_step(LdpOptimizer *opt, gboolean box, float lo, float hi)
 {
   /* float32 element arithmetic, in torch's operation order; the per-step scalars are
    * computed in double and rounded once, as torch does with Python floats. */
@@ -98,21 +121,22 @@ static void adam_step(LdpOptimizer *opt)
     const float *g = ldp_param_grad(param)->data;
     float *m = opt->m[p]->data, *v = opt->v[p]->data;
     const gsize n = ldp_tensor_size(opt->m[p]);
-    LDP_OMP_FOR(ldp_par_work(n))
-    for (gsize i = 0; i < n; i++) {
-      const float gi = g[i] + wd * th[i]; /* coupled L2 decay */
-      const float mi = b1 * m[i] + c1 * gi;
-      const float vi = b2 * v[i] + c2 * gi * gi;
-      m[i] = mi;
-      v[i] = vi;
-      /* eps is added to sqrt(v_hat) = sqrt(v) / sqrt(bc2), as torch does. */
-      const float denom = sqrtf(vi) / sqrt_bc2 + eps;
-      th[i] -= step_size * (mi / denom);
+    /* with @box, each updated element is then clipped to [lo, hi] in the same loop
+     * (ldp_tensor_clip after the step, one pass over the parameter fewer) */
+    if (box) {
+      LDP_OMP_FOR(ldp_par_work(n))
+      for (gsize i = 0; i < n; i++)
+        th[i] = box_clip(adam_element(th[i], g[i], m + i, v + i, b1, b2, wd, c1, c2, eps, sqrt_bc2, step_size),
+                         lo, hi);
+    } else {
+      LDP_OMP_FOR(ldp_par_work(n))
+      for (gsize i = 0; i < n; i++)
+        th[i] = adam_element(th[i], g[i], m + i, v + i, b1, b2, wd, c1, c2, eps, sqrt_bc2, step_size);
     }
   }
 }
 
-static void sgd_step(LdpOptimizer *opt)
+static void sgd_step(LdpOptimizer *opt, gboolean box, float lo, float hi)
 {
   const double wd = opt->weight_decay, mu = opt->momentum, lr = opt->lr;
   for (guint p = 0; p < opt->params->len; p++) {
@@ -135,7 +159,8 @@ static void sgd_step(LdpOptimizer *opt)
         buf[i] = (float)(first ? d : mu * buf[i] + d);
         d = buf[i];
       }
-      th[i] = (float)(th[i] - lr * d);
+      const float t = (float)(th[i] - lr * d);
+      th[i] = box ? box_clip(t, lo, hi) : t;
     }
   }
 }
@@ -145,9 +170,19 @@ void ldp_optimizer_step(LdpOptimizer *opt)
   g_return_if_fail(opt != NULL);
   opt->step++;
   if (opt->kind == OPT_ADAM)
-    adam_step(opt);
+    adam_step(opt, FALSE, 0.0f, 0.0f);
   else
-    sgd_step(opt);
+    sgd_step(opt, FALSE, 0.0f, 0.0f);
+}
+
+void ldp_optimizer_step_clipped(LdpOptimizer *opt, float lo, float hi)
+{
+  g_return_if_fail(opt != NULL && lo <= hi);
+  opt->step++;
+  if (opt->kind == OPT_ADAM)
+    adam_step(opt, TRUE, lo, hi);
+  else
+    sgd_step(opt, TRUE, lo, hi);
 }
 
 void ldp_optimizer_free(LdpOptimizer *opt)

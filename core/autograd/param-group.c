@@ -5,6 +5,8 @@
 
 #include <ldpgnn/ldpgnn.h>
 
+#include "autograd/autograd.h"
+
 struct _LdpParamGroup {
   char *name;
   LdpOptimAlgorithm algorithm;
@@ -114,8 +116,14 @@ void ldp_param_group_step(LdpParamGroup *g)
   if (g->opt == NULL)
     g->opt = g->algorithm == LDP_OPTIM_ADAM ? ldp_adam_new(g->params, g->lr, g->weight_decay, 0.9, 0.999, 1e-8)
                                             : ldp_sgd_new(g->params, g->lr, g->weight_decay, g->momentum);
-  ldp_optimizer_step(g->opt);
   g->n_steps++;
+  if (g->constraint == prox_constraint && g->constraint_data == g && g->prox_l1 == 0.0 && g->prox_lo <= g->prox_hi) {
+    /* the box alone: clipped inside the step's loop, the same values as the step then
+     * prox_constraint */
+    ldp_optimizer_step_clipped(g->opt, (float)g->prox_lo, (float)g->prox_hi);
+    return;
+  }
+  ldp_optimizer_step(g->opt);
   if (g->constraint)
     for (guint i = 0; i < g->params->len; i++)
       g->constraint(g->params->pdata[i], g->lr, g->constraint_data);
