@@ -190,6 +190,22 @@ static LdpGraph *small_graph(void)
   return ldp_graph_new(adj);
 }
 
+/* A random directed graph of @n nodes and @m edges drawn from @rng (duplicates and
+ * self-loops allowed), large enough at n = 2000, m = 70000 for the kernels'
+ * multi-threaded paths. (transfer full) */
+static LdpGraph *random_graph(LdpRng *rng, guint n, guint m)
+{
+  g_autofree guint *src = g_new(guint, m), *dst = g_new(guint, m);
+  for (guint e = 0; e < m; e++) {
+    src[e] = (guint)ldp_rng_below(rng, n);
+    dst[e] = (guint)ldp_rng_below(rng, n);
+  }
+  g_autoptr(GError) error = NULL;
+  LdpGraph *g = ldp_graph_new_from_edges(n, src, dst, m, FALSE, &error);
+  g_assert_no_error(error);
+  return g;
+}
+
 /* ---- cases ---- */
 
 static LdpVar *build_matmul(LdpTape *t, LdpVar **in, gpointer d)
@@ -372,15 +388,7 @@ static void test_propagate_heads_bitwise(void)
 {
   LdpRng rng;
   ldp_rng_init(&rng, 47);
-  const guint big_n = 2000, big_m = 70000;
-  g_autofree guint *bs = g_new(guint, big_m), *bd = g_new(guint, big_m);
-  for (guint e = 0; e < big_m; e++) {
-    bs[e] = (guint)ldp_rng_below(&rng, big_n);
-    bd[e] = (guint)ldp_rng_below(&rng, big_n);
-  }
-  g_autoptr(GError) error = NULL;
-  g_autoptr(LdpGraph) big = ldp_graph_new_from_edges(big_n, bs, bd, big_m, FALSE, &error);
-  g_assert_no_error(error);
+  g_autoptr(LdpGraph) big = random_graph(&rng, 2000, 70000);
   g_autoptr(LdpGraph) small = small_graph();
   LdpGraph *graphs[2] = { small, big };
   /* {heads, columns per head} */
@@ -898,15 +906,7 @@ static void test_edge_scores(void)
    * the kernels' multi-threaded paths when OpenMP runs more than one thread. */
   for (guint heads = 1; heads <= 8; heads++) /* the kernel's fixed and runtime head counts */
     check_edge_scores_bitwise(g, heads, &rng);
-  const guint big_n = 2000, big_m = 70000;
-  g_autofree guint *bs = g_new(guint, big_m), *bd = g_new(guint, big_m);
-  for (guint e = 0; e < big_m; e++) {
-    bs[e] = (guint)ldp_rng_below(&rng, big_n);
-    bd[e] = (guint)ldp_rng_below(&rng, big_n);
-  }
-  g_autoptr(GError) error = NULL;
-  g_autoptr(LdpGraph) big = ldp_graph_new_from_edges(big_n, bs, bd, big_m, FALSE, &error);
-  g_assert_no_error(error);
+  g_autoptr(LdpGraph) big = random_graph(&rng, 2000, 70000);
   g_assert_cmpuint(ldp_graph_n_edges(big) * 2, >=, 131072);
   check_edge_scores_bitwise(big, 2, &rng);
 }
@@ -1021,15 +1021,7 @@ static void test_edge_attention(void)
   for (guint heads = 1; heads <= 5; heads++)
     for (guint f = 1; f <= 17; f += 8)
       check_edge_attention_bitwise(g, heads, f, &rng);
-  const guint big_n = 2000, big_m = 70000;
-  g_autofree guint *bs = g_new(guint, big_m), *bd = g_new(guint, big_m);
-  for (guint e = 0; e < big_m; e++) {
-    bs[e] = (guint)ldp_rng_below(&rng, big_n);
-    bd[e] = (guint)ldp_rng_below(&rng, big_n);
-  }
-  g_autoptr(GError) error = NULL;
-  g_autoptr(LdpGraph) big_plain = ldp_graph_new_from_edges(big_n, bs, bd, big_m, FALSE, &error);
-  g_assert_no_error(error);
+  g_autoptr(LdpGraph) big_plain = random_graph(&rng, 2000, 70000);
   g_autoptr(LdpGraph) big = attention_graph(big_plain);
   check_edge_attention_bitwise(big, 4, 16, &rng);
   LdpCsr *wcsr = ldp_csr_copy(ldp_graph_csr(g));
