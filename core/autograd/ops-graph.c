@@ -51,17 +51,21 @@ static void prop_saved_free(gpointer data)
  * the backward pass at one cache miss per edge instead of three. NULL when every edge
  * has its own weight row and unit value (attention graphs): 1 * w is w, bit for bit, so
  * the weights serve as the coefficients. */
+/* Whether every stored value of @A is 1: one flag over all values, a loop without
+ * branches (it vectorises). */
+static gboolean csr_values_all_one(const LdpCsr *A)
+{
+  int all_ones = 1;
+  for (guint e = 0; e < A->nnz; e++)
+    all_ones &= A->values[e] == 1.0f;
+  return all_ones != 0;
+}
+
 static float *prop_coefficients(const LdpCsr *A, const gint *origin, const LdpTensor *w)
 {
   const guint heads = w->cols;
-  if (!origin) {
-    /* One flag over all values: a loop without branches (it vectorises). */
-    int all_ones = 1;
-    for (guint e = 0; e < A->nnz; e++)
-      all_ones &= A->values[e] == 1.0f;
-    if (all_ones)
-      return NULL;
-  }
+  if (!origin && csr_values_all_one(A))
+    return NULL;
   float *coef = g_new(float, MAX((gsize)A->nnz * heads, 1));
   LDP_OMP_FOR(ldp_par((gsize)A->nnz * heads))
   for (guint e = 0; e < A->nnz; e++) {
@@ -771,10 +775,7 @@ LdpVar *ldp_op_edge_attention(LdpTape *tape, LdpGraph *g, LdpVar *src, LdpVar *d
   /* The fused passes cover unit coefficients on a graph of its own edges, three
    * distinct inputs (the gradients' order of accumulation otherwise differs) and the
    * kernels' head counts; anything else is the composition itself. */
-  int all_ones = 1;
-  for (guint e = 0; e < A->nnz; e++)
-    all_ones &= A->values[e] == 1.0f;
-  if (!all_ones || ldp_graph_edge_origin(g) || H > 64 || src == dst || z == src || z == dst)
+  if (!csr_values_all_one(A) || ldp_graph_edge_origin(g) || H > 64 || src == dst || z == src || z == dst)
     return ldp_op_propagate(tape, g, ldp_op_edge_softmax(tape, g, ldp_op_edge_scores(tape, g, src, dst, slope)), z);
   /* The key holds three operands; the recorded variable's parents tell the fourth. */
   const MemoKey key = memo_key(MEMO_EDGE_ATTENTION, 0, 0, slope, g, src, dst);
