@@ -77,7 +77,8 @@ const LdpCliCommand ldp_cli_sweep_command = {
   .summary = "run a grid of runs, then write its report and figures",
   .description = "The grid is the pipeline's sweep section and the --grid axes; every cell is one run "
                  "of the pipeline with its own directory under the output directory. A finished cell "
-                 "is not run again, so an interrupted sweep resumes where it stopped. "
+                 "is not run again, nor a finished selection point of a cell, so an interrupted sweep resumes "
+                 "where it stopped. "
                  "doc/workbench.md explains the report.",
   .options = sweep_options,
   .completes = "pipeline",

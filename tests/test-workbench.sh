@@ -15,7 +15,7 @@ check() { # description, then a command
   d="$1"; shift
   if "$@" >"$tmp/check.out" 2>&1; then ok "$d"; else not_ok "$d" "$tmp/check.out"; fi
 }
-echo "1..39"
+echo "1..44"
 
 # Two methods x three epsilons; the non-private row has no mechanism, so its numbers
 # repeat in every column (same seeds, same data).
@@ -118,6 +118,64 @@ else
   skip "resume after a kill" "the kill came too late or too early ($marks marks)"
   skip "the resumed sweep equals an uninterrupted one" "no interrupted sweep"
 fi
+# Resume inside a cell's selection: killed once its first point is complete, the cell
+# runs again from the first point without a valid mark.
+sed -n '1,/^sweep:/p' "$tmp/grid.yaml" >"$tmp/sel.yaml"
+cat >>"$tmp/sel.yaml" <<'YAML'
+  axes:
+    epsilon:
+      paths: [variants.1.mechanisms.0.epsilon]
+      values: [1]
+  select:
+    grid:
+      train.lr: [0.01, 0.02, 0.05, 0.1, 0.2]
+    seeds: 2
+    seed: 100
+  report: {rows: method, cols: epsilon, baseline: nonpriv}
+YAML
+"$bin" sweep "$tmp/sel.yaml" --set train.epochs=60 --out "$tmp/sfull" --no-plot >/dev/null 2>&1
+"$bin" sweep "$tmp/sel.yaml" --set train.epochs=60 --out "$tmp/sk" --no-plot >/dev/null 2>&1 &
+pid=$!
+sel="$tmp/sk/000-epsilon=1/select"
+i=0
+while [ ! -f "$sel/point-000/pipeline.sha256" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+kill -9 $pid 2>/dev/null
+wait $pid 2>/dev/null
+pmarks=$(ls "$sel"/point-*/pipeline.sha256 2>/dev/null | wc -l)
+if [ "$pmarks" -ge 1 ] && [ "$pmarks" -lt 5 ] && [ ! -f "$tmp/sk/000-epsilon=1/pipeline.sha256" ]; then
+  # an old time stamp on each finished point's results shows whether it is rewritten
+  for m in "$sel"/point-*/pipeline.sha256; do touch -d 2000-01-01 "$(dirname "$m")/summary.json"; done
+  "$bin" sweep "$tmp/sel.yaml" --set train.epochs=60 --out "$tmp/sk" --no-plot >"$tmp/sk2.out" 2>&1
+  kept=$(find "$sel" -name summary.json ! -newermt 2001-01-01 | wc -l)
+  if [ $? -eq 0 ] && [ "$kept" -eq "$pmarks" ] && [ "$(ls "$sel"/point-*/pipeline.sha256 | wc -l)" -eq 5 ]; then
+    ok "after a kill in a cell's selection, its complete points ($pmarks of 5) are not run again, the others are"
+  else not_ok "after a kill in a cell's selection, complete points are not run again ($kept kept)" "$tmp/sk2.out"; fi
+  if same_results "$tmp/sfull" "$tmp/sk" >"$tmp/cmp.out" 2>&1; then ok "the cell resumed in its selection equals an uninterrupted one"
+  else not_ok "the cell resumed in its selection equals an uninterrupted one" "$tmp/cmp.out"; fi
+else
+  skip "resume in a cell's selection" "the kill came too late or too early ($pmarks point marks)"
+  skip "the cell resumed in its selection equals an uninterrupted one" "no interrupted selection"
+fi
+# bench/checkpoint.sh carries the finished points to another directory (another
+# machine): restored, they are not run again and the cell gives the same bytes.
+ck="$LDPGNN_SRCDIR/bench/checkpoint.sh"
+"$bin" sweep "$tmp/sel.yaml" --set train.epochs=60 --out "$tmp/sk" --no-plot >/dev/null 2>&1
+rm -f "$tmp/sk/000-epsilon=1/pipeline.sha256"
+check "bench/checkpoint.sh: a cell's finished selection points, saved and restored elsewhere, are not run again" \
+  sh -c "LDP_CHECKPOINT_DIR='$tmp/store' '$ck' save '$tmp/sk' sel >/dev/null &&
+         test \"\$(find '$tmp/store/sel' -name pipeline.sha256 | wc -l)\" -eq 5 &&
+         LDP_CHECKPOINT_DIR='$tmp/store' '$ck' restore sel '$tmp/sr' >/dev/null &&
+         find '$tmp/sr' -name summary.json -exec touch -d 2000-01-01 {} + &&
+         '$bin' sweep '$tmp/sel.yaml' --set train.epochs=60 --out '$tmp/sr' --no-plot >/dev/null 2>&1 &&
+         test -z \"\$(find '$tmp/sr' -path '*select*' -name summary.json -newermt 2001-01-01)\" &&
+         test -f '$tmp/sr/000-epsilon=1/pipeline.sha256'"
+if same_results "$tmp/sfull" "$tmp/sr" >"$tmp/cmp.out" 2>&1; then ok "the cell resumed from a checkpoint equals an uninterrupted one"
+else not_ok "the cell resumed from a checkpoint equals an uninterrupted one" "$tmp/cmp.out"; fi
+# A point whose pipeline differs from what its mark names runs again.
+check "a selection point whose pipeline changed is run again" \
+  sh -c "'$bin' sweep '$tmp/sel.yaml' --set train.epochs=61 --out '$tmp/sk' --no-plot >/dev/null 2>&1 &&
+         test -z \"\$(find '$sel' -name summary.json ! -newer '$tmp/sk2.out')\""
+
 check "a cell whose pipeline changed is run again" \
   sh -c "'$bin' sweep '$tmp/grid.yaml' --set train.epochs=9 --out '$tmp/a' --no-plot >'$tmp/c.out' 2>&1 && ! grep -q 'not run again' '$tmp/c.out'"
 

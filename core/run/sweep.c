@@ -12,7 +12,8 @@
  * loaders read. It is written last and atomically, so a killed cell has no mark and is
  * run again. A cell counts as complete only when its identity is the sweep's and every
  * file listed still has its hash: another value, another build, a rebuilt plugin, an
- * edited data file or a damaged output each make the cell run again.
+ * edited data file or a damaged output each make the cell run again. A cell's selection
+ * points (select_cell) get marks of their own, so a cell resumes inside its selection.
  *
  * One sweep at a time per output directory: ldp_sweep_lock. The library runs cells in
  * the calling process, one at a time, and reports to an observer (observer.h); a host
@@ -852,6 +853,30 @@ static void select_values_json(JsonBuilder *b, const Select *sel, guint pt, int 
   g_free(idx);
 }
 
+/* Runs one selection point's pipeline @p into @pdir, unless @pdir holds a complete run
+ * of exactly @p already (its mark, as a cell's: the selection is most of a selected
+ * cell's work, so a cell interrupted in its selection resumes at the first point
+ * without a valid mark, with the same bytes as an uninterrupted run). */
+static gboolean run_point(LdpPipeline *p, const char *pdir, const char *data_dir, const LdpObserver *obs,
+                          GError **error)
+{
+  g_autofree char *hash = cell_hash(p);
+  g_autofree char *mark = g_build_filename(pdir, MARK_FILE, NULL);
+  g_autofree char *text = NULL;
+  if (g_file_get_contents(mark, &text, NULL, NULL) && mark_valid(pdir, text, hash))
+    return TRUE;
+  g_autofree char *mark_tmp = g_build_filename(pdir, MARK_TEMP, NULL);
+  g_unlink(mark_tmp);
+  if (g_unlink(mark) != 0 && errno != ENOENT) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: cannot remove: %s", mark, g_strerror(errno));
+    return FALSE;
+  }
+  g_autoptr(GString) line = g_string_new(NULL);
+  g_autoptr(GPtrArray) files = NULL;
+  return ldp_run_pipeline_recorded(p, pdir, data_dir, obs, line, &files, error) &&
+         write_mark(pdir, hash, files, error);
+}
+
 /* Runs the selection of cell @c into @dir/select/, then loads into @final the cell's
  * pipeline with each variant at its chosen point, and writes @dir/selection.json.
  * A variant runs only at the points that differ on the axes reaching it (a
@@ -900,9 +925,7 @@ static gboolean select_cell(const LdpSweep *s, const Cell *c, const char *dir, c
     g_ptr_array_add(ov, NULL);
     g_autoptr(LdpPipeline) p = ldp_pipeline_load(s->path, s->reg, (const char *const *)ov->pdata, error);
     g_autofree char *pdir = g_strdup_printf("%s/select/point-%03u", dir, pt);
-    g_autoptr(GString) line = g_string_new(NULL);
-    g_autoptr(GPtrArray) files = NULL;
-    if (!p || !ldp_run_pipeline_recorded(p, pdir, data_dir, obs, line, &files, error)) {
+    if (!p || !run_point(p, pdir, data_dir, obs, error)) {
       g_prefix_error(error, "selection point %u: ", pt);
       ok = FALSE;
     }

@@ -100,12 +100,23 @@ def kept_k(a):
     return {key: {method: km[0] for method, km in v.items()} for key, v in best.items()}
 
 
+def collected(a, purpose, method):
+    """True when the CSV already holds this dataset's and backbone's rows of @purpose for
+    @method (a step collects a method's rows all at once), so a repeated command resumes."""
+    with open(a.csv) as f:
+        return any(r["purpose"] == purpose and r["dataset"] == a.dataset and r["backbone"] == a.backbone
+                   and r["method"] == method for r in csv.DictReader(f))
+
+
 def hparams(a):
     plugin, _ = DATASETS[a.dataset]
     ks = kept_k(a).get(("multibit", "1"))
     if not ks or "lpgnn" not in ks or "upgnet" not in ks:
         sys.exit(f"no tuning rows for {a.dataset} {a.k_from or a.backbone} multibit 1: run --stage tune first")
     for method in ("lpgnn", "upgnet"):
+        if collected(a, "hparams", method):
+            print(f"collected: {a.dataset} {a.backbone} hparams {method}", flush=True)
+            continue
         d = os.path.join(a.runs, f"{a.dataset}-{a.backbone}-hparams-{method}")
         cmd = [a.ldpgnn, "sweep", os.path.join(TOP, "pipelines", "upgnet-grid.yaml"), "-q", "--no-plot",
                "-j", str(a.jobs), "--set", f"dataset.plugin={plugin}", "--set", f"dataset.name={a.dataset}",
