@@ -20,8 +20,11 @@
 # Run from the build directory of the tree the sweeps run from ($LDPGNN_DATA set);
 # $LDP_CHECKPOINT_DIR puts the store elsewhere (the tests do).
 set -eu
-src=$(cd "$(dirname "$0")/.." && pwd)
-store=${LDP_CHECKPOINT_DIR:-$src/doc/results/in-progress}
+# the source tree of the build in the current directory (where the sweeps' pipelines
+# are), else the one this script is in
+src=$(sed -n 's/^abs_top_srcdir = //p' Makefile 2>/dev/null)
+[ -n "$src" ] || src=$(cd "$(dirname "$0")/.." && pwd)
+store=${LDP_CHECKPOINT_DIR:-$(cd "$(dirname "$0")/.." && pwd)/doc/results/in-progress}
 data=${LDPGNN_DATA:-}
 [ -n "$data" ] && data=$(cd "$data" && pwd)
 
