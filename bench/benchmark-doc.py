@@ -131,6 +131,41 @@ def blink_comparison(rep_json):
     return "\n".join(out)
 
 
+DATASET_ORDER = ["cora", "citeseer", "facebook", "twitch_engb"]
+
+
+def suite_figure(suite, names, tmp):
+    """One figure of @suite with a panel per dataset (small multiples): the datasets'
+    sweeps joined into one sweep with a dataset axis (each cell keeps its identity),
+    drawn by `ldpgnn plot`. Returns the block's text, or None below two datasets."""
+    dss = sorted((n.split("-", 1)[0] for n in names if n.split("-", 1)[1] == suite),
+                 key=lambda d: (DATASET_ORDER.index(d) if d in DATASET_ORDER else len(DATASET_ORDER), d))
+    if len(dss) < 2:
+        return None
+    work = os.path.join(tmp, suite)
+    os.makedirs(work)
+    joined, cells = None, []
+    for ds in dss:
+        sweep = json.load(open(os.path.join(RESULTS, f"{ds}-{suite}", "sweep.json")))
+        joined = joined or sweep
+        for c in sweep["cells"]:
+            d = f"{ds}-{c['dir']}"
+            shutil.copytree(os.path.join(RESULTS, f"{ds}-{suite}", c["dir"]), os.path.join(work, d))
+            cells.append(dict(c, dir=d, values=dict({"dataset": ds}, **c["values"])))
+    joined["axes"] = [{"name": "dataset", "paths": ["dataset.name"], "values": dss}] + joined["axes"]
+    joined["cells"] = cells
+    json.dump(joined, open(os.path.join(work, "sweep.json"), "w"), indent=2)
+    subprocess.run([BIN, "plot", work], check=True, stdout=subprocess.DEVNULL)
+    name = f"{suite}-by-dataset"
+    fig = os.path.join(work, "figures", "test_accuracy-vs-epsilon")
+    os.makedirs(FIGURES, exist_ok=True)
+    for ext in (".png", ".svg"):
+        shutil.copy(fig + ext, os.path.join(FIGURES, name + ext))
+    return (f"**{SUITES[suite]}**, one panel per dataset ({', '.join(dss)}): test accuracy (%), "
+            "mean over the reported seeds with 95 % bootstrap bands; ceiling, floor and majority "
+            f"as reference lines.\n\n![{name}](results/benchmark/figures/{name}.png)")
+
+
 def replace_block(doc, name, text):
     begin, end = f"<!-- begin generated: {name} -->", f"<!-- end generated: {name} -->"
     new = f"{begin}\n{text}\n{end}"
@@ -155,6 +190,12 @@ def main():
                                     blink_comparison(os.path.join(work, "report-test_accuracy.json")))
         doc = replace_block(doc, name, text)
         print(f"{name}: regenerated")
+    for suite in SUITES:
+        with tempfile.TemporaryDirectory() as tmp:
+            text = suite_figure(suite, names, tmp)
+        if text:
+            doc = replace_block(doc, f"{suite}-by-dataset", text)
+            print(f"{suite}-by-dataset: regenerated")
     open(DOC, "w").write(doc)
 
 
