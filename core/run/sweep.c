@@ -853,6 +853,20 @@ static void select_values_json(JsonBuilder *b, const Select *sel, guint pt, int 
   g_free(idx);
 }
 
+/* A stale mark must not survive a cell (or point) that is being redone, nor a
+ * half-written one. */
+static gboolean remove_mark(const char *dir, GError **error)
+{
+  g_autofree char *mark = g_build_filename(dir, MARK_FILE, NULL);
+  g_autofree char *mark_tmp = g_build_filename(dir, MARK_TEMP, NULL);
+  g_unlink(mark_tmp);
+  if (g_unlink(mark) != 0 && errno != ENOENT) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: cannot remove: %s", mark, g_strerror(errno));
+    return FALSE;
+  }
+  return TRUE;
+}
+
 /* Runs one selection point's pipeline @p into @pdir, unless @pdir holds a complete run
  * of exactly @p already (its mark, as a cell's: the selection is most of a selected
  * cell's work, so a cell interrupted in its selection resumes at the first point
@@ -865,12 +879,8 @@ static gboolean run_point(LdpPipeline *p, const char *pdir, const char *data_dir
   g_autofree char *text = NULL;
   if (g_file_get_contents(mark, &text, NULL, NULL) && mark_valid(pdir, text, hash))
     return TRUE;
-  g_autofree char *mark_tmp = g_build_filename(pdir, MARK_TEMP, NULL);
-  g_unlink(mark_tmp);
-  if (g_unlink(mark) != 0 && errno != ENOENT) {
-    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: cannot remove: %s", mark, g_strerror(errno));
+  if (!remove_mark(pdir, error))
     return FALSE;
-  }
   g_autoptr(GString) line = g_string_new(NULL);
   g_autoptr(GPtrArray) files = NULL;
   return ldp_run_pipeline_recorded(p, pdir, data_dir, obs, line, &files, error) &&
@@ -1045,19 +1055,13 @@ gboolean ldp_sweep_run_cell_observed(LdpSweep *s, guint cell, const char *out_di
   g_return_val_if_fail(cell < s->n_cells, FALSE);
   Cell *c = &s->cells[cell];
   g_autofree char *dir = g_build_filename(out_dir, c->dir, NULL);
-  g_autofree char *mark = g_build_filename(dir, MARK_FILE, NULL);
   g_autofree char *log = g_build_filename(dir, "run.log", NULL);
   if (g_mkdir_with_parents(dir, 0755) != 0) {
     g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: cannot create directory: %s", dir, g_strerror(errno));
     return FALSE;
   }
-  /* A stale mark must not survive a cell that is being redone, nor a half-written one. */
-  g_autofree char *mark_tmp = g_build_filename(dir, MARK_TEMP, NULL);
-  g_unlink(mark_tmp);
-  if (g_unlink(mark) != 0 && errno != ENOENT) {
-    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: cannot remove: %s", mark, g_strerror(errno));
+  if (!remove_mark(dir, error))
     return FALSE;
-  }
   FILE *log_file = g_fopen(log, "we");
   if (!log_file) {
     g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: %s", log, g_strerror(errno));
