@@ -73,13 +73,19 @@ save)
   done
   commit=$(git -C "$src" describe --always --dirty 2>/dev/null || echo unknown)
   configure=$(sed -n 's/^  \$ .*configure /configure /p' config.log 2>/dev/null | head -n 1)
+  # where the build was, relative to the tree that keeps the store (a resume needs the
+  # same absolute path; the store's tree is found at the same place as here)
+  top=$(cd "$(dirname "$0")/.." && pwd)
+  where=$(python3 -c 'import os, sys; print(os.path.relpath(sys.argv[1], sys.argv[2]))' "$src" "$top" 2>/dev/null ||
+    echo unknown)
   {
     echo "commit $commit"
     echo "configure ${configure:-unknown}"
+    echo "path $where (relative to the tree holding doc/results/in-progress)"
     echo "saved $(find "$tmp" -name pipeline.sha256 | wc -l) marks"
   } >"$tmp/BUILD"
   rm -rf "$dest" && mv "$tmp" "$dest"
-  sed -n 3p "$dest/BUILD" | sed "s|^|$name: |"
+  sed -n 4p "$dest/BUILD" | sed "s|^|$name: |"
   ;;
 restore)
   [ $# -eq 3 ] || usage
