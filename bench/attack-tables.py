@@ -19,12 +19,13 @@ first-seen order, rows ordered as the variants of the pipeline file given with
 import csv
 import json
 import math
+import os
 import re
 import sys
 
-# two-sided 95 % Student t quantiles by degrees of freedom
-T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262,
-       10: 2.228, 11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 19: 2.093, 29: 2.045}
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from student_t import t975  # noqa: E402
+
 
 
 def mean_ci(values):
@@ -36,7 +37,7 @@ def mean_ci(values):
     if n == 1:
         return m, float("nan"), 1
     sd = math.sqrt(sum((x - m) ** 2 for x in v) / (n - 1))
-    t = T95.get(n - 1, 1.96)
+    t = t975(n - 1)
     return m, t * sd / math.sqrt(n), n
 
 

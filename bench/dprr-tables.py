@@ -20,10 +20,9 @@ import os
 import statistics
 import sys
 
-# Two-sided 97.5 % quantiles of Student's t for 1..30 degrees of freedom.
-T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
-        2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048,
-        2.045, 2.042]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from student_t import t975  # noqa: E402
+
 
 ALPHAS = ["0", "0.1", "0.2", "0.5"]
 EPSILONS = ["0.2", "0.5", "1", "2"]
@@ -79,7 +78,7 @@ def paired(runs, a, b, metric):
     if len(d) < 2:
         return "n < 2"
     m, sd = statistics.mean(d), statistics.stdev(d)
-    h = T975[min(len(d) - 1, len(T975)) - 1] * sd / math.sqrt(len(d))
+    h = t975(len(d) - 1) * sd / math.sqrt(len(d))
     return "%+.1f [%+.1f, %+.1f] (n = %d)" % (m, m - h, m + h, len(d))
 
 

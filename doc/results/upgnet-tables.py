@@ -32,18 +32,14 @@ import csv
 import math
 import os
 import re
+import sys
 from collections import defaultdict
 
-# two-sided 95 % quantiles of Student's t, df = 1..30
-T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
-        2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
-        2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
+from student_t import t975  # noqa: E402
+
 DATASETS = ["cora", "citeseer", "facebook"]
 BACKBONES = ["gcn", "sage", "gat"]
-
-
-def t975(df):
-    return T975[df - 1] if df <= len(T975) else 1.96
 
 
 def mean_sd(xs):
