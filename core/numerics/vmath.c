@@ -53,10 +53,11 @@
  *
  * Determinism: the kernel runs once per block of LDP_VMATH_WIDTH lanes from the same call
  * site, the tail through a zero-padded block, so an element's result does not depend on
- * where it sits. Every operation is per lane, so the width changes no result either: 16
- * lanes are one AVX-512 register in the v4 clone (two AVX2 or four SSE registers in the
- * others); against 8 lanes they took ~10 % less time on SELU forward + backward at
- * Cora's size, with the same bits (doc/scale.md).
+ * where it sits. Every operation is per lane, so the width changes no result either.
+ * 8 lanes: one AVX2 register in the v3 clone (half an AVX-512 one in v4, two SSE ones in
+ * the baseline). At 16 lanes GCC lowered the comparisons of the v3 clone one lane at a
+ * time (vcomiss, vpextrd, vpinsrd): ELU then cost ~17 ns an element against ~2 at 8
+ * lanes, with the same bits (every third float compared, doc/scale.md).
  * FP contraction is switched off for this file so that no clone fuses a*b+c into an FMA
  * (which would round differently): every clone then computes the same IEEE operations.
  */
@@ -74,7 +75,7 @@
 #pragma GCC optimize("fp-contract=off")
 #endif
 
-#define LDP_VMATH_WIDTH 16
+#define LDP_VMATH_WIDTH 8
 
 typedef float LdpVmathF __attribute__((vector_size(LDP_VMATH_WIDTH * sizeof(float))));
 typedef int32_t LdpVmathI __attribute__((vector_size(LDP_VMATH_WIDTH * sizeof(int32_t))));
@@ -83,8 +84,8 @@ typedef int32_t LdpVmathI __attribute__((vector_size(LDP_VMATH_WIDTH * sizeof(in
  * functions: a function returning a vector wider than 16 bytes draws -Wpsabi in the SSE clone. */
 #define VMATH_SELECT(m, a, b) ((LdpVmathF)(((m) & (LdpVmathI)(a)) | (~(m) & (LdpVmathI)(b))))
 /* @s in every lane (zero + s would turn -0 into +0). */
-#define VMATH_BROADCAST(s) ((LdpVmathF){ (s), (s), (s), (s), (s), (s), (s), (s), (s), (s), (s), (s), (s), (s), (s), (s) })
-G_STATIC_ASSERT(LDP_VMATH_WIDTH == 16);
+#define VMATH_BROADCAST(s) ((LdpVmathF){ (s), (s), (s), (s), (s), (s), (s), (s) })
+G_STATIC_ASSERT(LDP_VMATH_WIDTH == 8);
 /* 2^k for integer lanes k in [-126, 127], from the exponent bits. */
 #define VMATH_POW2(k) ((LdpVmathF)(((k) + 127) << 23))
 
