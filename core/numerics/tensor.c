@@ -741,11 +741,12 @@ void ldp_tensor_gemm_pair(gboolean trans_a, const LdpTensor *a, const LdpTensor 
     }
     return;
   }
-  /* The long reduction: each chunk of a (4 MiB at 128 columns) is multiplied once by the
-   * chunk's rows of b1 and b2 side by side, so BLAS copies (packs) it once, not twice:
-   * each element of a BLAS product sums its own row and column, whatever the other
-   * columns (checked by /tensor/gemm-pair). */
-  const guint n1 = c1->cols, n2 = c2->cols, n12 = n1 + n2;
+  /* The long reduction: each chunk of a (4 MiB at 128 columns) is multiplied by the
+   * chunk's rows of b1 and then of b2 while it is in cache, by the calls the separate
+   * products make. (One call on [b1 b2] side by side would pack a once, but BLAS may
+   * sum a column differently when other columns are present: OpenBLAS 0.3.21's Zen
+   * kernels do, on an AVX2 EPYC, so the pair's bits would depend on the machine.) */
+  const guint n1 = c1->cols, n2 = c2->cols;
   const guint chunks = gemm_long_chunks(a);
   const gsize part1 = (gsize)m * n1, part2 = (gsize)m * n2;
   g_autofree float *parts1 = g_new(float, part1 * chunks);
@@ -754,20 +755,8 @@ void ldp_tensor_gemm_pair(gboolean trans_a, const LdpTensor *a, const LdpTensor 
 #pragma omp parallel for schedule(static)
 #endif
   for (guint ch = 0; ch < chunks; ch++) {
-    const guint l0 = ch * LDP_GEMM_LONG_CHUNK, rows = MIN(LDP_GEMM_LONG_CHUNK, k - l0);
-    float *b12 = g_new(float, (gsize)rows * n12), *part = g_new(float, (gsize)m * n12);
-    for (guint l = 0; l < rows; l++) {
-      memcpy(b12 + (gsize)l * n12, b1->data + (gsize)(l0 + l) * n1, n1 * sizeof(float));
-      memcpy(b12 + (gsize)l * n12 + n1, b2->data + (gsize)(l0 + l) * n2, n2 * sizeof(float));
-    }
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)m, (int)n12, (int)rows, 1.0f,
-                a->data + (gsize)l0 * a->cols, (int)a->cols, b12, (int)n12, 0.0f, part, (int)n12);
-    for (guint p = 0; p < m; p++) {
-      memcpy(parts1 + ch * part1 + (gsize)p * n1, part + (gsize)p * n12, n1 * sizeof(float));
-      memcpy(parts2 + ch * part2 + (gsize)p * n2, part + (gsize)p * n12 + n1, n2 * sizeof(float));
-    }
-    g_free(part);
-    g_free(b12);
+    gemm_long_chunk(FALSE, a, b1, m, n1, ch, parts1 + ch * part1);
+    gemm_long_chunk(FALSE, a, b2, m, n2, ch, parts2 + ch * part2);
   }
   gemm_long_finish(parts1, chunks, 1.0f, beta1, c1);
   gemm_long_finish(parts2, chunks, 1.0f, beta2, c2);
