@@ -853,6 +853,29 @@ static void select_values_json(JsonBuilder *b, const Select *sel, guint pt, int 
   g_free(idx);
 }
 
+/* Removes everything in @dir but the entry named @keep (NULL: nothing kept), depth
+ * first: a run killed in a directory can leave half-written files (a g_file_set_contents
+ * temporary such as timing.csv.XXXXXX) that the run done again would not overwrite. */
+static gboolean clear_dir(const char *dir, const char *keep, GError **error)
+{
+  g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+  if (!d)
+    return TRUE; /* nothing there yet */
+  for (const char *name; (name = g_dir_read_name(d)) != NULL;) {
+    if (keep && strcmp(name, keep) == 0)
+      continue;
+    g_autofree char *path = g_build_filename(dir, name, NULL);
+    if (g_file_test(path, G_FILE_TEST_IS_DIR) && !g_file_test(path, G_FILE_TEST_IS_SYMLINK) &&
+        !clear_dir(path, NULL, error))
+      return FALSE;
+    if (g_remove(path) != 0 && errno != ENOENT) {
+      g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: cannot remove: %s", path, g_strerror(errno));
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
 /* A stale mark must not survive a cell (or point) that is being redone, nor a
  * half-written one. */
 static gboolean remove_mark(const char *dir, GError **error)
@@ -879,7 +902,7 @@ static gboolean run_point(LdpPipeline *p, const char *pdir, const char *data_dir
   g_autofree char *text = NULL;
   if (g_file_get_contents(mark, &text, NULL, NULL) && mark_valid(pdir, text, hash))
     return TRUE;
-  if (!remove_mark(pdir, error))
+  if (!remove_mark(pdir, error) || !clear_dir(pdir, NULL, error))
     return FALSE;
   g_autoptr(GString) line = g_string_new(NULL);
   g_autoptr(GPtrArray) files = NULL;
@@ -1060,7 +1083,8 @@ gboolean ldp_sweep_run_cell_observed(LdpSweep *s, guint cell, const char *out_di
     g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: cannot create directory: %s", dir, g_strerror(errno));
     return FALSE;
   }
-  if (!remove_mark(dir, error))
+  /* the selection's finished points stay: the cell resumes from them */
+  if (!remove_mark(dir, error) || !clear_dir(dir, "select", error))
     return FALSE;
   FILE *log_file = g_fopen(log, "we");
   if (!log_file) {
