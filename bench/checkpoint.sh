@@ -59,7 +59,6 @@ save)
   dest=$store/$name
   tmp=$store/.$name.tmp
   rm -rf "$tmp" && mkdir -p "$tmp"
-  n=0
   # every directory with a completion mark: a sweep cell or a cell's selection point
   find "$runs" -name pipeline.sha256 -type f | LC_ALL=C sort | while read -r mark; do
     dir=$(dirname "$mark")

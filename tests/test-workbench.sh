@@ -100,12 +100,19 @@ else cat "$tmp/sh0.out" "$tmp/sh1.out" "$tmp/sh.out" >>"$tmp/cmp.out"; not_ok "s
 
 # Resume: a longer grid, killed once the first cell is complete.
 "$bin" sweep "$tmp/grid.yaml" --grid train.lr=0.01,0.02 --set train.epochs=40 --out "$tmp/full" --no-plot >/dev/null 2>&1
-"$bin" sweep "$tmp/grid.yaml" --grid train.lr=0.01,0.02 --set train.epochs=40 --out "$tmp/k" --no-plot >"$tmp/k1.out" 2>&1 &
-pid=$!
-i=0
-while [ ! -f "$tmp/k/000-epsilon=0.5-train.lr=0.01/pipeline.sha256" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
-kill -9 $pid 2>/dev/null
-wait $pid 2>/dev/null
+# kill_when FILE CMD...: runs CMD in the background and kills it (SIGKILL) once FILE
+# exists, or after 30 s
+kill_when() {
+  f=$1; shift
+  "$@" >/dev/null 2>&1 &
+  pid=$!
+  i=0
+  while [ ! -f "$f" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+  kill -9 $pid 2>/dev/null
+  wait $pid 2>/dev/null
+}
+kill_when "$tmp/k/000-epsilon=0.5-train.lr=0.01/pipeline.sha256" \
+  "$bin" sweep "$tmp/grid.yaml" --grid train.lr=0.01,0.02 --set train.epochs=40 --out "$tmp/k" --no-plot
 marks=$(ls "$tmp"/k/*/pipeline.sha256 2>/dev/null | wc -l)
 if [ "$marks" -ge 1 ] && [ "$marks" -lt 6 ]; then
   "$bin" sweep "$tmp/grid.yaml" --grid train.lr=0.01,0.02 --set train.epochs=40 --out "$tmp/k" --no-plot >"$tmp/k2.out" 2>&1
@@ -134,13 +141,8 @@ cat >>"$tmp/sel.yaml" <<'YAML'
   report: {rows: method, cols: epsilon, baseline: nonpriv}
 YAML
 "$bin" sweep "$tmp/sel.yaml" --set train.epochs=60 --out "$tmp/sfull" --no-plot >/dev/null 2>&1
-"$bin" sweep "$tmp/sel.yaml" --set train.epochs=60 --out "$tmp/sk" --no-plot >/dev/null 2>&1 &
-pid=$!
 sel="$tmp/sk/000-epsilon=1/select"
-i=0
-while [ ! -f "$sel/point-000/pipeline.sha256" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
-kill -9 $pid 2>/dev/null
-wait $pid 2>/dev/null
+kill_when "$sel/point-000/pipeline.sha256" "$bin" sweep "$tmp/sel.yaml" --set train.epochs=60 --out "$tmp/sk" --no-plot
 pmarks=$(ls "$sel"/point-*/pipeline.sha256 2>/dev/null | wc -l)
 if [ "$pmarks" -ge 1 ] && [ "$pmarks" -lt 5 ] && [ ! -f "$tmp/sk/000-epsilon=1/pipeline.sha256" ]; then
   # an old time stamp on each finished point's results shows whether it is rewritten
@@ -149,8 +151,9 @@ if [ "$pmarks" -ge 1 ] && [ "$pmarks" -lt 5 ] && [ ! -f "$tmp/sk/000-epsilon=1/p
   # point's rerun: the comparison below would see it
   mkdir -p "$sel/point-004" && echo partial >"$sel/point-004/timing.csv.X1Y2Z3"
   "$bin" sweep "$tmp/sel.yaml" --set train.epochs=60 --out "$tmp/sk" --no-plot >"$tmp/sk2.out" 2>&1
+  rc=$?
   kept=$(find "$sel" -name summary.json ! -newermt 2001-01-01 | wc -l)
-  if [ $? -eq 0 ] && [ "$kept" -eq "$pmarks" ] && [ "$(ls "$sel"/point-*/pipeline.sha256 | wc -l)" -eq 5 ]; then
+  if [ $rc -eq 0 ] && [ "$kept" -eq "$pmarks" ] && [ "$(ls "$sel"/point-*/pipeline.sha256 | wc -l)" -eq 5 ]; then
     ok "after a kill in a cell's selection, its complete points ($pmarks of 5) are not run again, the others are"
   else not_ok "after a kill in a cell's selection, complete points are not run again ($kept kept)" "$tmp/sk2.out"; fi
   if same_results "$tmp/sfull" "$tmp/sk" >"$tmp/cmp.out" 2>&1; then ok "the cell resumed in its selection equals an uninterrupted one"

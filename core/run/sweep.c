@@ -876,18 +876,17 @@ static gboolean clear_dir(const char *dir, const char *keep, GError **error)
   return TRUE;
 }
 
-/* A stale mark must not survive a cell (or point) that is being redone, nor a
- * half-written one. */
-static gboolean remove_mark(const char *dir, GError **error)
+/* Empties a cell's (or point's) directory before it is run again, but @keep: its mark
+ * goes first, so that an interrupted clearing never leaves a mark behind (a mark
+ * whose outputs are gone is invalid anyway, mark_valid). */
+static gboolean clear_for_rerun(const char *dir, const char *keep, GError **error)
 {
   g_autofree char *mark = g_build_filename(dir, MARK_FILE, NULL);
-  g_autofree char *mark_tmp = g_build_filename(dir, MARK_TEMP, NULL);
-  g_unlink(mark_tmp);
   if (g_unlink(mark) != 0 && errno != ENOENT) {
     g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: cannot remove: %s", mark, g_strerror(errno));
     return FALSE;
   }
-  return TRUE;
+  return clear_dir(dir, keep, error);
 }
 
 /* Runs one selection point's pipeline @p into @pdir, unless @pdir holds a complete run
@@ -902,7 +901,7 @@ static gboolean run_point(LdpPipeline *p, const char *pdir, const char *data_dir
   g_autofree char *text = NULL;
   if (g_file_get_contents(mark, &text, NULL, NULL) && mark_valid(pdir, text, hash))
     return TRUE;
-  if (!remove_mark(pdir, error) || !clear_dir(pdir, NULL, error))
+  if (!clear_for_rerun(pdir, NULL, error))
     return FALSE;
   g_autoptr(GString) line = g_string_new(NULL);
   g_autoptr(GPtrArray) files = NULL;
@@ -1084,7 +1083,7 @@ gboolean ldp_sweep_run_cell_observed(LdpSweep *s, guint cell, const char *out_di
     return FALSE;
   }
   /* the selection's finished points stay: the cell resumes from them */
-  if (!remove_mark(dir, error) || !clear_dir(dir, "select", error))
+  if (!clear_for_rerun(dir, "select", error))
     return FALSE;
   FILE *log_file = g_fopen(log, "we");
   if (!log_file) {
