@@ -1031,6 +1031,150 @@ static void test_edge_attention(void)
   check_edge_attention_bitwise(weighted, 2, 3, &rng);
 }
 
+/* The breadth-first order the fused attention's twin uses (doc: graph-local.h):
+ * components from the lowest unvisited node, neighbours in adjacency order. */
+static guint *bfs_order(const LdpCsr *a)
+{
+  guint *order = g_new(guint, a->rows);
+  g_autofree gboolean *seen = g_new0(gboolean, a->rows);
+  guint head = 0, tail = 0;
+  for (guint s = 0; s < a->rows; s++) {
+    if (seen[s])
+      continue;
+    seen[s] = TRUE;
+    order[tail++] = s;
+    while (head < tail) {
+      const guint u = order[head++];
+      for (guint p = a->indptr[u]; p < a->indptr[u + 1]; p++)
+        if (!seen[a->indices[p]]) {
+          seen[a->indices[p]] = TRUE;
+          order[tail++] = a->indices[p];
+        }
+    }
+  }
+  return order;
+}
+
+typedef struct {
+  LdpGraph *g;           /* the op's graph */
+  LdpGraph *twin;        /* NULL: the fused op on g; else the composition on the twin */
+  const guint *order, *position;
+} TwinCase;
+
+static LdpVar *build_twin_attention(LdpTape *t, LdpVar **in, gpointer d)
+{
+  const TwinCase *tc = d;
+  if (!tc->twin)
+    return ldp_op_edge_attention(t, tc->g, in[1], in[2], 0.2f, in[0]);
+  const guint n = ldp_graph_n_nodes(tc->g);
+  LdpVar *z = ldp_op_gather_rows(t, in[0], tc->order, n), *src = ldp_op_gather_rows(t, in[1], tc->order, n),
+         *dst = ldp_op_gather_rows(t, in[2], tc->order, n);
+  LdpVar *h = ldp_op_propagate(t, tc->twin, ldp_op_edge_softmax(t, tc->twin, ldp_op_edge_scores(t, tc->twin, src, dst,
+                                                                                              0.2f)),
+                               z);
+  return ldp_op_gather_rows(t, h, tc->position, n);
+}
+
+/* On a graph whose z passes the twin's size bound (9000 x 64 floats), the fused op is
+ * the composition on the graph renumbered breadth-first with each row's columns
+ * sorted, permuted back: bit for bit (values and the gradients of z, src and dst), at
+ * one and two threads. Against the composition on the graph itself the rows' sums
+ * take their terms in another order, so the values agree within the bound of two
+ * float sums of the same k terms, 2 (k - 1) u sum |term|, with two more units of u for
+ * the coefficients (their softmax's double sum in another order may round 1 / Z to
+ * the neighbouring float). */
+static void test_edge_attention_twin(void)
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, 43);
+  const guint n = 9000, heads = 4, f = 16, C = heads * f;
+  g_autoptr(LdpGraph) plain = random_graph(&rng, n, 60000);
+  g_autoptr(LdpGraph) g = attention_graph(plain);
+  const LdpCsr *a = ldp_graph_csr(g);
+  g_autofree guint *order = bfs_order(a);
+  g_autofree guint *position = g_new(guint, n);
+  for (guint i = 0; i < n; i++)
+    position[order[i]] = i;
+  g_autoptr(GArray) rs = g_array_new(FALSE, FALSE, sizeof(guint)), cs = g_array_new(FALSE, FALSE, sizeof(guint));
+  for (guint q = 0; q < n; q++)
+    for (guint p = a->indptr[order[q]]; p < a->indptr[order[q] + 1]; p++) {
+      const guint c = position[a->indices[p]];
+      g_array_append_val(rs, q);
+      g_array_append_val(cs, c);
+    }
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LdpGraph) twin = ldp_graph_new_from_edges(n, (guint *)cs->data, (guint *)rs->data, rs->len, FALSE, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(ldp_graph_n_edges(twin), ==, a->nnz);
+
+  LdpParam *in[3] = { ldp_param_new("z", n, C), ldp_param_new("src", n, heads), ldp_param_new("dst", n, heads) };
+  for (guint q = 0; q < 3; q++)
+    fill_uniform(ldp_param_value(in[q]), &rng, -1.0f, 1.0f);
+  g_autoptr(LdpTensor) r = ldp_tensor_new(n, C);
+  fill_uniform(r, &rng, -1.0f, 1.0f);
+  TwinCase fused = { g, NULL, NULL, NULL }, composed = { g, twin, order, position };
+  LdpTensor *first[4] = { NULL };
+#ifdef _OPENMP
+  const int saved = omp_get_max_threads();
+  for (int threads = 1; threads <= 2; threads++) {
+    omp_set_num_threads(threads);
+#endif
+    LdpTensor *g1[3], *g2[3];
+    LdpTensor *y1 = build_run(in, 3, build_twin_attention, &composed, r, g1);
+    LdpTensor *y2 = build_run(in, 3, build_twin_attention, &fused, r, g2);
+    assert_same_bits(y1, y2);
+    for (guint q = 0; q < 3; q++)
+      assert_same_bits(g1[q], g2[q]);
+    if (!first[0]) { /* the same bits at 2 threads as at 1 */
+      first[0] = y2;
+      for (guint q = 0; q < 3; q++)
+        first[q + 1] = g2[q];
+    } else {
+      assert_same_bits(first[0], y2);
+      for (guint q = 0; q < 3; q++)
+        assert_same_bits(first[q + 1], g2[q]);
+      ldp_tensor_free(y2);
+      for (guint q = 0; q < 3; q++)
+        ldp_tensor_free(g2[q]);
+    }
+    ldp_tensor_free(y1);
+    for (guint q = 0; q < 3; q++)
+      ldp_tensor_free(g1[q]);
+#ifdef _OPENMP
+  }
+  omp_set_num_threads(saved);
+#endif
+
+  /* the values against the composition on g itself, within the rounding bound */
+  LdpTape *t = ldp_tape_new(FALSE);
+  LdpVar *alpha = ldp_op_edge_softmax(t, g, ldp_op_edge_scores(t, g, ldp_tape_param(t, in[1]),
+                                                               ldp_tape_param(t, in[2]), 0.2f));
+  LdpVar *ref = ldp_op_propagate(t, g, alpha, ldp_tape_param(t, in[0]));
+  const float *al = ldp_var_value(alpha)->data, *z = ldp_param_value(in[0])->data;
+  const double u = ldexp(1.0, -24);
+  guint differ = 0;
+  for (guint i = 0; i < n; i++) {
+    const guint k = a->indptr[i + 1] - a->indptr[i];
+    for (guint c = 0; c < C; c++) {
+      double mass = 0.0;
+      for (guint p = a->indptr[i]; p < a->indptr[i + 1]; p++)
+        mass += fabs((double)al[(gsize)p * heads + c / f] * z[(gsize)a->indices[p] * C + c]);
+      const double got = ldp_tensor_row(first[0], i)[c], want = ldp_tensor_row(ldp_var_value(ref), i)[c];
+      if (fabs(got - want) > (2.0 * (k - 1) + 2.0) * u * mass + DBL_MIN)
+        g_error("edge attention on the twin, row %u column %u: %.9g against %.9g, beyond the bound %.3g", i, c, got,
+                want, (2.0 * (k - 1) + 2.0) * u * mass);
+      differ += got != want;
+    }
+  }
+  /* the twin is another order of the sums: some values must differ, or the op did
+   * not take the twin's path at this size */
+  g_assert_cmpuint(differ, >, 0);
+  ldp_tape_free(t);
+  for (guint q = 0; q < 4; q++)
+    ldp_tensor_free(first[q]);
+  free_params(in, 3);
+}
+
 typedef enum { L_NLL, L_CE, L_NLLPROB } LossKind;
 
 static const gint loss_labels[6] = { 2, -1, 0, 1, 3, 0 };  /* -1: unlabelled, never selected */
@@ -3625,6 +3769,7 @@ int main(int argc, char **argv)
   g_test_add_func("/autograd/edge-ops", test_edge_ops);
   g_test_add_func("/autograd/edge-scores", test_edge_scores);
   g_test_add_func("/autograd/edge-attention", test_edge_attention);
+  g_test_add_func("/autograd/edge-attention-twin", test_edge_attention_twin);
   g_test_add_func("/autograd/losses", test_losses);
   g_test_add_func("/autograd/readout", test_readout);
   g_test_add_func("/autograd/batch-norm", test_batch_norm);

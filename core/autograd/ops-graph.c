@@ -8,6 +8,7 @@
 #include "autograd/autograd.h"
 #include "autograd/edge-kernels.h"
 #include "autograd/tape.h"
+#include "numerics/graph-local.h"
 #include "numerics/numerics.h"
 
 #ifdef _OPENMP
@@ -680,6 +681,12 @@ static void attention_saved_free(gpointer data)
  * would leave fewer loads in flight), its coefficients stay in cache in between. */
 #define ATTENTION_ROWS 32
 
+/* z (n x C floats) from this size on goes through the graph's breadth-first twin
+ * (ldp_op_edge_attention): past the core's L2, where the gathers of a row's neighbours
+ * miss. Cora and CiteSeer (2708 and 3327 x 64: 0.7 and 0.85 MB) stay below it and keep
+ * their bits; Facebook (22 470 x 64: 5.8 MB) is above. */
+#define ATTENTION_LOCAL_MIN_BYTES (2u * 1024u * 1024u)
+
 static void edge_attention_backward(LdpVar *self)
 {
   const AttentionSaved *s = self->saved;
@@ -777,6 +784,21 @@ LdpVar *ldp_op_edge_attention(LdpTape *tape, LdpGraph *g, LdpVar *src, LdpVar *d
    * kernels' head counts; anything else is the composition itself. */
   if (!csr_values_all_one(A) || ldp_graph_edge_origin(g) || H > 64 || src == dst || z == src || z == dst)
     return ldp_op_propagate(tape, g, ldp_op_edge_softmax(tape, g, ldp_op_edge_scores(tape, g, src, dst, slope)), z);
+  /* A large z (Facebook's 22 470 x 64 floats) is read through the graph's
+   * breadth-first twin: each row's neighbours then lie near each other and are
+   * gathered in increasing order. Another graph, so other roundings: each row's sums
+   * take its terms in the twin's order (values, dz's and src's sums too); the result
+   * is that of the op on the twin, permuted back. The gathers and the op on the twin
+   * are memoised, so a second call on this tape costs nothing. */
+  if ((gsize)A->rows * C * sizeof(float) >= ATTENTION_LOCAL_MIN_BYTES && !ldp_graph_is_local_twin(g)) {
+    const guint *order, *position;
+    LdpGraph *twin = ldp_graph_local_twin(g, &order, &position);
+    const guint n = A->rows;
+    LdpVar *h = ldp_op_edge_attention(tape, twin, ldp_op_gather_rows(tape, src, order, n),
+                                      ldp_op_gather_rows(tape, dst, order, n), slope,
+                                      ldp_op_gather_rows(tape, z, order, n));
+    return h ? ldp_op_gather_rows(tape, h, position, n) : NULL;
+  }
   /* The key holds three operands; the recorded variable's parents tell the fourth. */
   const MemoKey key = memo_key(MEMO_EDGE_ATTENTION, 0, 0, slope, g, src, dst);
   LdpVar *hit = memo_find(tape, &key);

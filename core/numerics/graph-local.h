@@ -20,6 +20,18 @@ G_BEGIN_DECLS
  * (transfer none: both live as long as @g) */
 G_GNUC_INTERNAL const LdpCsr *ldp_graph_csr_local(LdpGraph *g, gboolean transposed, const guint **order);
 
+/* @g with its nodes renumbered in the breadth-first order of ldp_graph_csr_local, as a
+ * graph of its own: row k is row (*order)[k] of @g, its columns renumbered by
+ * (*position) (the inverse of *order) and sorted, as an LdpCsr's are. Neighbours then
+ * lie near each other in memory and each row's gathers run forward, but each row's
+ * entries come in another order than @g's, so sums over them round differently: for
+ * ops that may (the fused attention on large graphs, ops-graph.c). @g must not be a
+ * twin itself nor derived (no edge origins). Built once, thread-safe like the graph's
+ * other caches. (transfer none: the twin and both arrays live as long as @g) */
+G_GNUC_INTERNAL LdpGraph *ldp_graph_local_twin(LdpGraph *g, const guint **order, const guint **position);
+/* Whether @g is another graph's ldp_graph_local_twin. */
+G_GNUC_INTERNAL gboolean ldp_graph_is_local_twin(const LdpGraph *g);
+
 /* y += t x with @t = m^T stored (ldp_csr_transpose(m)): every element of y is
  * accumulated onto its value term by term in t's entry order, which is m's row order,
  * so the result is bit for bit that of ldp_csr_spmm_t_add(1, m, x, y); but each

@@ -31,6 +31,9 @@ struct _LdpGraph {
   guint *row_order[2];  /* adj, adj_t: rows sorted by length (ldp_csr_row_order) */
   guint *local_order;   /* breadth-first node order (ldp_graph_csr_local) */
   LdpCsr *local[2];     /* adj, adj_t renumbered in local_order */
+  LdpGraph *twin;       /* the graph renumbered in local_order, rows sorted (ldp_graph_local_twin) */
+  guint *twin_position; /* the inverse of local_order */
+  gboolean is_twin;     /* this graph is another's twin */
   guint *edge_dst;
   LdpGraph *norm[LDP_N_NORMS];
   /* Block-constant background (ldp_graph_new_with_background); n_classes = 0 without. */
@@ -142,6 +145,8 @@ void ldp_graph_unref(LdpGraph *g)
   g_free(g->local_order);
   ldp_csr_free(g->local[0]);
   ldp_csr_free(g->local[1]);
+  ldp_graph_unref(g->twin);
+  g_free(g->twin_position);
   g_free(g->edge_dst);
   g_free(g->class_of);
   g_free(g->class_count);
@@ -280,6 +285,67 @@ static LdpCsr *graph_csr_renumber(const LdpCsr *a, const guint *order, const gui
   }
   r->nnz = k;
   return r;
+}
+
+/* The breadth-first order of @g's nodes, built once (under the cache lock). */
+static const guint *graph_local_order(LdpGraph *g)
+{
+  if (g_atomic_pointer_get(&g->local_order) == NULL) {
+    g_rec_mutex_lock(&graph_cache_lock);
+    if (g->local_order == NULL)
+      g_atomic_pointer_set(&g->local_order, graph_bfs_order(g->adj));
+    g_rec_mutex_unlock(&graph_cache_lock);
+  }
+  return g->local_order;
+}
+
+/* Sorts entries [lo, hi) of @r by column (distinct columns), values along. */
+static void csr_sort_row(LdpCsr *r, guint lo, guint hi)
+{
+  for (guint p = lo + 1; p < hi; p++) {
+    const guint c = r->indices[p];
+    const float v = r->values[p];
+    guint q = p;
+    for (; q > lo && r->indices[q - 1] > c; q--) {
+      r->indices[q] = r->indices[q - 1];
+      r->values[q] = r->values[q - 1];
+    }
+    r->indices[q] = c;
+    r->values[q] = v;
+  }
+}
+
+LdpGraph *ldp_graph_local_twin(LdpGraph *g, const guint **order, const guint **position)
+{
+  g_return_val_if_fail(g != NULL && order != NULL && position != NULL, NULL);
+  g_return_val_if_fail(!g->is_twin && g->edge_origin == NULL, NULL);
+  if (g_atomic_pointer_get(&g->twin) == NULL) {
+    const guint *ord = graph_local_order(g);
+    g_rec_mutex_lock(&graph_cache_lock);
+    if (g->twin == NULL) {
+      const guint n = g->adj->rows;
+      guint *pos = g_new(guint, MAX(n, 1u));
+      for (guint i = 0; i < n; i++)
+        pos[ord[i]] = i;
+      LdpCsr *r = graph_csr_renumber(g->adj, ord, pos);
+      for (guint q = 0; q < n; q++)
+        csr_sort_row(r, r->indptr[q], r->indptr[q + 1]);
+      LdpGraph *t = graph_wrap(r, NULL);
+      t->is_twin = TRUE;
+      g->twin_position = pos;
+      g_atomic_pointer_set(&g->twin, t);
+    }
+    g_rec_mutex_unlock(&graph_cache_lock);
+  }
+  *order = g->local_order;
+  *position = g->twin_position;
+  return g->twin;
+}
+
+gboolean ldp_graph_is_local_twin(const LdpGraph *g)
+{
+  g_return_val_if_fail(g != NULL, FALSE);
+  return g->is_twin;
 }
 
 const LdpCsr *ldp_graph_csr_local(LdpGraph *g, gboolean transposed, const guint **order)
