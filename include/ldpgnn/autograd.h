@@ -189,7 +189,10 @@ LDP_API LdpVar *ldp_op_edge_scores(LdpTape *tape, LdpGraph *g, LdpVar *src, LdpV
  * ldp_op_edge_scores(g, src, dst, slope)), z), @z n x c with c a multiple of the h
  * columns of @src and @dst (head k's coefficients weight z's k-th block of c / h
  * columns), in one pass over the edges each way; the scores and the coefficients'
- * gradients are never stored. Memoised. (1.4) */
+ * gradients are never stored. Memoised. (1.4) From 2 MiB of z on (past a core's
+ * L2) it runs on the graph renumbered breadth-first, each row's neighbours sorted
+ * (gathers near each other), permuted back: the same function, its sums taken in
+ * that order, so not the composition's bits on such graphs. */
 LDP_API LdpVar *ldp_op_edge_attention(LdpTape *tape, LdpGraph *g, LdpVar *src, LdpVar *dst, float slope,
                                       LdpVar *z);
 
