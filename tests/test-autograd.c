@@ -946,6 +946,52 @@ static LdpGraph *attention_graph(LdpGraph *g)
   return ldp_graph_new(csr);
 }
 
+/* @build_a and @build_b (inputs @in, loss weights @r) give the same bits, value and
+ * every input's gradient, at one and at two threads, and @build_b the same at both.
+ * Returns @build_b's value at one thread (transfer full). */
+static LdpTensor *assert_builds_agree(LdpParam **in, guint n_in, BuildFn build_a, gpointer data_a, BuildFn build_b,
+                                      gpointer data_b, const LdpTensor *r)
+{
+  g_assert_cmpuint(n_in, <=, 8);
+  LdpTensor *first[9] = { NULL };
+#ifdef _OPENMP
+  const int saved = omp_get_max_threads();
+  for (int threads = 1; threads <= 2; threads++) {
+    omp_set_num_threads(threads);
+#endif
+    LdpTensor *ga[8], *gb[8];
+    LdpTensor *ya = build_run(in, n_in, build_a, data_a, r, ga);
+    LdpTensor *yb = build_run(in, n_in, build_b, data_b, r, gb);
+    assert_same_bits(ya, yb);
+    for (guint q = 0; q < n_in; q++)
+      assert_same_bits(ga[q], gb[q]);
+    const gboolean keep = first[0] == NULL;
+    if (!keep) {
+      assert_same_bits(first[0], yb);
+      for (guint q = 0; q < n_in; q++)
+        assert_same_bits(first[q + 1], gb[q]);
+    }
+    for (guint q = 0; q < n_in; q++) {
+      ldp_tensor_free(ga[q]);
+      if (keep)
+        first[q + 1] = gb[q];
+      else
+        ldp_tensor_free(gb[q]);
+    }
+    ldp_tensor_free(ya);
+    if (keep)
+      first[0] = yb;
+    else
+      ldp_tensor_free(yb);
+#ifdef _OPENMP
+  }
+  omp_set_num_threads(saved);
+#endif
+  for (guint q = 0; q < n_in; q++)
+    ldp_tensor_free(first[q + 1]);
+  return first[0];
+}
+
 /* Fused and composed attention agree bit for bit (values and every gradient) on @g,
  * with @heads heads of @f columns, at one and two threads. */
 static void check_edge_attention_bitwise(LdpGraph *g, guint heads, guint f, LdpRng *rng)
@@ -961,24 +1007,7 @@ static void check_edge_attention_bitwise(LdpGraph *g, guint heads, guint f, LdpR
     for (guint q = 0; q < 3; q++)
       fill_uniform(ldp_param_value(in[q]), rng, -1.0f, 1.0f);
     AttentionCase fused = { g, TRUE, derived, k }, chain = { g, FALSE, derived, k };
-#ifdef _OPENMP
-    const int saved = omp_get_max_threads();
-    for (int threads = 1; threads <= 2; threads++) {
-      omp_set_num_threads(threads);
-#endif
-      LdpTensor *g1[3], *g2[3];
-      g_autoptr(LdpTensor) y1 = build_run(in, 3, build_edge_attention, &chain, r, g1);
-      g_autoptr(LdpTensor) y2 = build_run(in, 3, build_edge_attention, &fused, r, g2);
-      assert_same_bits(y1, y2);
-      for (guint q = 0; q < 3; q++) {
-        assert_same_bits(g1[q], g2[q]);
-        ldp_tensor_free(g1[q]);
-        ldp_tensor_free(g2[q]);
-      }
-#ifdef _OPENMP
-    }
-    omp_set_num_threads(saved);
-#endif
+    ldp_tensor_free(assert_builds_agree(in, 3, build_edge_attention, &chain, build_edge_attention, &fused, r));
     free_params(in, 3);
   }
 }
@@ -1113,37 +1142,7 @@ static void test_edge_attention_twin(void)
   g_autoptr(LdpTensor) r = ldp_tensor_new(n, C);
   fill_uniform(r, &rng, -1.0f, 1.0f);
   TwinCase fused = { g, NULL, NULL, NULL }, composed = { g, twin, order, position };
-  LdpTensor *first[4] = { NULL };
-#ifdef _OPENMP
-  const int saved = omp_get_max_threads();
-  for (int threads = 1; threads <= 2; threads++) {
-    omp_set_num_threads(threads);
-#endif
-    LdpTensor *g1[3], *g2[3];
-    LdpTensor *y1 = build_run(in, 3, build_twin_attention, &composed, r, g1);
-    LdpTensor *y2 = build_run(in, 3, build_twin_attention, &fused, r, g2);
-    assert_same_bits(y1, y2);
-    for (guint q = 0; q < 3; q++)
-      assert_same_bits(g1[q], g2[q]);
-    if (!first[0]) { /* the same bits at 2 threads as at 1 */
-      first[0] = y2;
-      for (guint q = 0; q < 3; q++)
-        first[q + 1] = g2[q];
-    } else {
-      assert_same_bits(first[0], y2);
-      for (guint q = 0; q < 3; q++)
-        assert_same_bits(first[q + 1], g2[q]);
-      ldp_tensor_free(y2);
-      for (guint q = 0; q < 3; q++)
-        ldp_tensor_free(g2[q]);
-    }
-    ldp_tensor_free(y1);
-    for (guint q = 0; q < 3; q++)
-      ldp_tensor_free(g1[q]);
-#ifdef _OPENMP
-  }
-  omp_set_num_threads(saved);
-#endif
+  g_autoptr(LdpTensor) y = assert_builds_agree(in, 3, build_twin_attention, &composed, build_twin_attention, &fused, r);
 
   /* the values against the composition on g itself, within the rounding bound */
   LdpTape *t = ldp_tape_new(FALSE);
@@ -1159,7 +1158,7 @@ static void test_edge_attention_twin(void)
       double mass = 0.0;
       for (guint p = a->indptr[i]; p < a->indptr[i + 1]; p++)
         mass += fabs((double)al[(gsize)p * heads + c / f] * z[(gsize)a->indices[p] * C + c]);
-      const double got = ldp_tensor_row(first[0], i)[c], want = ldp_tensor_row(ldp_var_value(ref), i)[c];
+      const double got = ldp_tensor_row(y, i)[c], want = ldp_tensor_row(ldp_var_value(ref), i)[c];
       if (fabs(got - want) > (2.0 * (k - 1) + 2.0) * u * mass + DBL_MIN)
         g_error("edge attention on the twin, row %u column %u: %.9g against %.9g, beyond the bound %.3g", i, c, got,
                 want, (2.0 * (k - 1) + 2.0) * u * mass);
@@ -1170,8 +1169,6 @@ static void test_edge_attention_twin(void)
    * not take the twin's path at this size */
   g_assert_cmpuint(differ, >, 0);
   ldp_tape_free(t);
-  for (guint q = 0; q < 4; q++)
-    ldp_tensor_free(first[q]);
   free_params(in, 3);
 }
 
