@@ -11,7 +11,6 @@
 #include "autograd/edge-kernels.h"
 
 #include <math.h>
-#include <string.h>
 
 #include "numerics/multiversion.h"
 
@@ -220,22 +219,6 @@ void ldp_edge_kern_row_dots(const guint *idx, guint lo, guint hi, const float *g
   }
 }
 
-/* x > 0 ? a : b without a branch: the sign of a LeakyReLU's input is a coin toss per
- * edge, and a mispredicted branch per edge and head cost more than the whole update
- * (AMD Zen 3: the scores were 7 % of a GAT epoch on Facebook, mostly the branch).
- * Both operands are computed, one is picked by a mask: the same float either way. */
-static inline __attribute__((always_inline)) float select_positive(float x, float a, float b)
-{
-  guint32 ab, bb;
-  memcpy(&ab, &a, sizeof ab);
-  memcpy(&bb, &b, sizeof bb);
-  const guint32 m = 0u - (guint32)(x > 0.0f);
-  const guint32 r = (ab & m) | (bb & ~m);
-  float out;
-  memcpy(&out, &r, sizeof out);
-  return out;
-}
-
 /* H heads (a constant after inlining, or 0 for the runtime count @heads). */
 static inline __attribute__((always_inline)) void scores_heads(const guint *restrict idx, guint lo, guint hi,
                                                                const float *restrict S, const float *restrict d,
@@ -246,7 +229,7 @@ static inline __attribute__((always_inline)) void scores_heads(const guint *rest
   for (guint t = lo; t < hi; t++)
     for (guint h = 0; h < n; h++) {
       const float x = S[(gsize)idx[t] * n + h] + d[h];
-      o[(gsize)t * n + h] = select_positive(x, x, slope * x);
+      o[(gsize)t * n + h] = ldp_edge_select_positive(x, x, slope * x);
     }
 }
 
@@ -351,7 +334,7 @@ static inline __attribute__((always_inline)) void attention_grad_heads(const gui
       const gsize k = (gsize)(t - lo) * n + h;
       const float ds = 0.0f + y[(gsize)t * n + h] * (g[k] - (float)dot[h]);
       const float x = S[(gsize)idx[t] * n + h] + d[h];
-      g[k] = ds * select_positive(x, 1.0f, slope);
+      g[k] = ds * ldp_edge_select_positive(x, 1.0f, slope);
       acc[h] += g[k];
     }
 }

@@ -597,7 +597,7 @@ static void edge_scores_backward(LdpVar *self)
       float acc = ddst ? ddst[(gsize)i * H + h] : 0.0f;
       for (guint e = A->indptr[i]; e < A->indptr[i + 1]; e++) {
         const float x = S[(gsize)A->indices[e] * H + h] + di;
-        const float d = G[(gsize)e * H + h] * (x > 0.0f ? 1.0f : slope);
+        const float d = G[(gsize)e * H + h] * ldp_edge_select_positive(x, 1.0f, slope);
         de[(gsize)e * H + h] = d;
         acc += d;
       }
