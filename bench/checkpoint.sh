@@ -11,7 +11,8 @@
 # What is kept is what `ldpgnn sweep` needs to skip finished work (doc/workbench.md,
 # "Resuming"): each completion mark (pipeline.sha256) under RUNS and the output files it
 # lists, nothing else (no run.log, no timing.csv). The files name this machine's
-# source tree and data directory; they are stored with @SRC@ and @DATA@ in their
+# source tree and data directory (@TOP@: this script's tree, when the pipelines came
+# from it); they are stored with @SRC@ and @DATA@ in their
 # place and written back with the restoring machine's, so the bytes, and with them
 # the marks, hold again only where those paths are the same. A mark also names the
 # build (commit, library and plugin hashes): the sweeps skip restored work only when
@@ -24,7 +25,10 @@ set -eu
 # are), else the one this script is in
 src=$(sed -n 's/^abs_top_srcdir = //p' Makefile 2>/dev/null)
 [ -n "$src" ] || src=$(cd "$(dirname "$0")/.." && pwd)
-store=${LDP_CHECKPOINT_DIR:-$(cd "$(dirname "$0")/.." && pwd)/doc/results/in-progress}
+# the tree this script is in: sweeps may run its pipelines with another tree's build
+# (doc/results/upgnet-experiments.py runs main's pipelines with a worktree's ldpgnn)
+top=$(cd "$(dirname "$0")/.." && pwd)
+store=${LDP_CHECKPOINT_DIR:-$top/doc/results/in-progress}
 data=${LDPGNN_DATA:-}
 [ -n "$data" ] && data=$(cd "$data" && pwd)
 
@@ -33,14 +37,26 @@ usage() {
   exit 2
 }
 
-# The path substitutions, longest path first so that neither eats part of the other.
+# The path substitutions (placeholder, then path), longest path first so that none
+# eats part of another.
+substitutions() {
+  {
+    [ -z "$data" ] || printf '%s @DATA@ %s\n' "${#data}" "$data"
+    printf '%s @SRC@ %s\n' "${#src}" "$src"
+    [ "$top" = "$src" ] || printf '%s @TOP@ %s\n' "${#top}" "$top"
+  } | sort -rn | cut -d' ' -f2-
+}
 to_store() {
-  if [ -n "$data" ] && [ ${#data} -ge ${#src} ]; then sed -e "s|$data|@DATA@|g" -e "s|$src|@SRC@|g"
-  elif [ -n "$data" ]; then sed -e "s|$src|@SRC@|g" -e "s|$data|@DATA@|g"
-  else sed -e "s|$src|@SRC@|g"; fi
+  set --
+  while read -r tag path; do
+    set -- "$@" -e "s|$path|$tag|g"
+  done <<SUBST
+$(substitutions)
+SUBST
+  sed "$@"
 }
 from_store() {
-  sed -e "s|@SRC@|$src|g" -e "s|@DATA@|${data:-@DATA@}|g"
+  sed -e "s|@SRC@|$src|g" -e "s|@TOP@|$top|g" -e "s|@DATA@|${data:-@DATA@}|g"
 }
 
 check_name() {
