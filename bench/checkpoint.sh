@@ -90,7 +90,6 @@ save)
   configure=$(sed -n 's/^  \$ .*configure /configure /p' config.log 2>/dev/null | head -n 1)
   # where the build was, relative to the tree that keeps the store (a resume needs the
   # same absolute path; the store's tree is found at the same place as here)
-  top=$(cd "$(dirname "$0")/.." && pwd)
   where=$(python3 -c 'import os, sys; print(os.path.relpath(sys.argv[1], sys.argv[2]))' "$src" "$top" 2>/dev/null ||
     echo unknown)
   {

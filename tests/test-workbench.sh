@@ -177,6 +177,20 @@ check "bench/checkpoint.sh: a cell's finished selection points, saved and restor
          test -f '$tmp/sr/000-epsilon=1/pipeline.sha256'"
 if same_results "$tmp/sfull" "$tmp/sr" >"$tmp/cmp.out" 2>&1; then ok "the cell resumed from a checkpoint equals an uninterrupted one"
 else not_ok "the cell resumed from a checkpoint equals an uninterrupted one" "$tmp/cmp.out"; fi
+# Pipelines run from the tree holding the script with another tree's build (as
+# doc/results/upgnet-experiments.py does): the script's tree is stored as @TOP@ and
+# written back, the bytes as they were.
+mkdir -p "$tmp/top/bench" "$tmp/tr/p" && cp "$ck" "$tmp/top/bench/checkpoint.sh"
+echo "{ \"path\" : \"$tmp/top/pipelines/x.yaml\" }" >"$tmp/tr/p/summary.json"
+printf 'abc\noutput %s summary.json\n' "$(sha256sum <"$tmp/tr/p/summary.json" | cut -d' ' -f1)" \
+  >"$tmp/tr/p/pipeline.sha256"
+check "bench/checkpoint.sh: the script's own tree is stored as @TOP@ and restored byte for byte" \
+  sh -c "LDP_CHECKPOINT_DIR='$tmp/store' sh '$tmp/top/bench/checkpoint.sh' save '$tmp/tr' top >/dev/null &&
+         grep -q '\"@TOP@/pipelines/x.yaml\"' '$tmp/store/top/p/summary.json' &&
+         ! grep -rq '$tmp/top' '$tmp/store/top' &&
+         LDP_CHECKPOINT_DIR='$tmp/store' sh '$tmp/top/bench/checkpoint.sh' restore top '$tmp/tr2' >/dev/null 2>&1 &&
+         cmp -s '$tmp/tr/p/summary.json' '$tmp/tr2/p/summary.json' &&
+         cmp -s '$tmp/tr/p/pipeline.sha256' '$tmp/tr2/p/pipeline.sha256'"
 # A point whose pipeline differs from what its mark names runs again.
 check "a selection point whose pipeline changed is run again" \
   sh -c "'$bin' sweep '$tmp/sel.yaml' --set train.epochs=61 --out '$tmp/sk' --no-plot >/dev/null 2>&1 &&
