@@ -354,9 +354,8 @@ const LdpCsr *ldp_graph_csr_local(LdpGraph *g, gboolean transposed, const guint 
   const guint k = transposed ? 1 : 0;
   if (g_atomic_pointer_get(&g->local[k]) == NULL) {
     const LdpCsr *a = transposed ? ldp_graph_csr_t(g) : g->adj;
+    graph_local_order(g);
     g_rec_mutex_lock(&graph_cache_lock);
-    if (g->local_order == NULL)
-      g_atomic_pointer_set(&g->local_order, graph_bfs_order(g->adj));
     if (g->local[k] == NULL) {
       const guint n = g->adj->rows;
       guint *position = g_new(guint, MAX(n, 1u));
