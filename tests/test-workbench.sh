@@ -15,7 +15,7 @@ check() { # description, then a command
   d="$1"; shift
   if "$@" >"$tmp/check.out" 2>&1; then ok "$d"; else not_ok "$d" "$tmp/check.out"; fi
 }
-echo "1..44"
+echo "1..45"
 
 # Two methods x three epsilons; the non-private row has no mechanism, so its numbers
 # repeat in every column (same seeds, same data).
