@@ -14,7 +14,7 @@ check() { # description, then a command
   d="$1"; shift
   if "$@" >"$tmp/check.out" 2>&1; then ok "$d"; else not_ok "$d" "$tmp/check.out"; fi
 }
-echo "1..24"
+echo "1..25"
 
 # A small but real pipeline: two variants (GCN and MLP) over two seeds, with a feature
 # and a label mechanism so that the ledger has entries.
@@ -64,6 +64,17 @@ check "--seeds overrides the number of seeds" \
 check "a bad --set is rejected with its location and a suggestion" \
   sh -c "! '$bin' run '$tmp/small.yaml' --set mechanisms.0.epsilonn=1 --out '$tmp/f' 2>'$tmp/f.err' && grep -q -- \"--set mechanisms.0.epsilonn.*did you mean 'epsilon'\" '$tmp/f.err'"
 check "the shipped quickstart pipeline validates" "$bin" validate "$src/pipelines/quickstart.yaml"
+# validate loads a sweep section as a sweep would (its cells and selection grid), so a
+# suite whose grid cannot run is caught here, not hours into a queue
+: >"$tmp/shipped.out"
+for f in "$src"/pipelines/*.yaml; do
+  "$bin" validate "$f" >>"$tmp/shipped.out" 2>&1 || echo "FAILED: $f" >>"$tmp/shipped.out"
+done
+if ! grep -q '^FAILED' "$tmp/shipped.out" && grep -q '^  sweep: 3 cells (epsilon); selection per cell' "$tmp/shipped.out"; then
+  ok "every shipped pipeline validates, its sweep section and selection grid included"
+else
+  not_ok "every shipped pipeline validates, its sweep section and selection grid included" "$tmp/shipped.out"
+fi
 
 # Public users and preprocessing assumptions; a non-private variant.
 cat >"$tmp/pub.yaml" <<'YAML'

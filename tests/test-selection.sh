@@ -15,7 +15,7 @@ check() { # description, then a command
   d="$1"; shift
   if "$@" >"$tmp/check.out" 2>&1; then ok "$d"; else not_ok "$d" "$tmp/check.out"; fi
 }
-echo "1..22"
+echo "1..26"
 
 # The floor variant has a train key of its own (lr 0.3): the selection replaces it too.
 cat >"$tmp/sel.yaml" <<'YAML'
@@ -219,6 +219,47 @@ check "the reported run uses the chosen delta for blink-hard only and the chosen
   python3 "$tmp/verify-mech.py" "$tmp/m" applied
 check "the ledger of the reported runs charges the chosen delta (degree delta eps, bits (1 - delta) eps)" \
   python3 "$tmp/verify-mech.py" "$tmp/m" ledger
+# One axis naming the same setting of two variants selects as one axis per variant:
+# each variant's choice over its own points, the same reported numbers, fewer points.
+sed 's/^    grid: .*$/    grid: {train.lr: [0.01, 0.1], variants.blink-hard.mechanisms.blink.delta: [0.1, 0.9], variants.blink-fixed.mechanisms.blink.delta: [0.1, 0.9]}/' \
+  "$tmp/mech.yaml" >"$tmp/apart.yaml"
+sed 's/^    grid: .*$/    grid: {train.lr: [0.01, 0.1], delta: {paths: [variants.blink-hard.mechanisms.blink.delta, variants.blink-fixed.mechanisms.blink.delta], values: [0.1, 0.9]}}/' \
+  "$tmp/mech.yaml" >"$tmp/grouped.yaml"
+cat >"$tmp/verify-grouped.py" <<'PY'
+import glob, json, os, sys
+a, g = sys.argv[1], sys.argv[2]
+for cell in ("000-epsilon=2", "001-epsilon=8"):
+    sa = json.load(open(os.path.join(a, cell, "selection.json")))
+    sg = json.load(open(os.path.join(g, cell, "selection.json")))
+    # the same choice per variant, under the variant's own paths
+    for name in ("rr", "blink-hard", "blink-fixed"):
+        assert sa["chosen"][name]["values"] == sg["chosen"][name]["values"], (cell, name, sa["chosen"][name], sg["chosen"][name])
+        assert "variants.blink-fixed.mechanisms.blink.delta" in sg["chosen"]["blink-fixed"]["values"] or name != "blink-fixed"
+    ran_a = sum(1 for p in sa["points"] if "dir" in p)
+    ran_g = sum(1 for p in sg["points"] if "dir" in p)
+    assert (ran_a, ran_g) == (6, 4), (ran_a, ran_g)
+    assert set(sg["grid"]) == {"train.lr", "delta"}, sg["grid"]
+    # the reported runs: byte for byte
+    assert open(os.path.join(a, cell, "seeds.csv"), "rb").read() == open(os.path.join(g, cell, "seeds.csv"), "rb").read(), cell
+print("ok")
+PY
+check "an axis naming a setting of several variants selects as an axis per variant does (same choices and numbers, 4 points instead of 6)" \
+  sh -c "'$bin' sweep '$tmp/apart.yaml' --out '$tmp/ga' --no-plot >'$tmp/ga.out' 2>&1 &&
+         '$bin' sweep '$tmp/grouped.yaml' --out '$tmp/gg' --no-plot >'$tmp/gg.out' 2>&1 &&
+         python3 '$tmp/verify-grouped.py' '$tmp/ga' '$tmp/gg'"
+check "ldpgnn validate counts the selection's points and runs" \
+  sh -c "'$bin' validate '$tmp/grouped.yaml' | grep -q 'sweep: 2 cells (epsilon); selection per cell: 4 grid points, 10 variant runs, each over 2 seeds' &&
+         '$bin' validate '$tmp/apart.yaml' | grep -q 'selection per cell: 6 grid points, 10 variant runs'"
+sed 's/variants.blink-fixed.mechanisms.blink.delta\]/variants.blink-fxed.mechanisms.blink.delta]/' "$tmp/grouped.yaml" >"$tmp/badgroup.yaml"
+check "a misspelt variant among an axis's paths is refused at that path with the close name" \
+  sh -c "! '$bin' validate '$tmp/badgroup.yaml' >'$tmp/bg.out' 2>&1 &&
+         grep -q \"badgroup.yaml:24:95: sweep.select.grid: 'variants.blink-fxed.mechanisms.blink.delta': 'variants' has no item named 'blink-fxed'; did you mean 'blink-fixed'?\" '$tmp/bg.out'"
+# 2^13 points: refused at the axis that crosses 4096, pointing to axes with paths
+sed 's/^    grid: .*$/    grid: {train.lr: [1, 2, 3, 4, 5, 6, 7, 8], train.weight_decay: [1, 2, 3, 4, 5, 6, 7, 8], train.epochs: [1, 2, 3, 4, 5, 6, 7, 8], variants.blink-hard.mechanisms.blink.delta: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]}/' \
+  "$tmp/mech.yaml" >"$tmp/huge.yaml"
+check "a selection grid over 4096 points is refused at the axis, with the way to group" \
+  sh -c "! '$bin' validate '$tmp/huge.yaml' >'$tmp/h.out' 2>&1 &&
+         grep -q \"huge.yaml:24:134: sweep.select.grid has more than 4096 points at 'variants.blink-hard.mechanisms.blink.delta' (512 before it, times 9); the same setting of several variants belongs in one axis\" '$tmp/h.out'"
 sed 's/variants.blink-hard.mechanisms.blink.delta:/variants.blink-hrad.mechanisms.blink.delta:/' "$tmp/mech.yaml" >"$tmp/badvar.yaml"
 check "a misspelt variant in a grid path is refused at the path with the close name" \
   sh -c "! '$bin' sweep '$tmp/badvar.yaml' --out '$tmp/bv' --no-plot >'$tmp/bv.out' 2>&1 &&

@@ -51,6 +51,8 @@ typedef struct {
   int variant;        /* sweep.select: the variant a 'variants.NAME.' path reaches, or -1 (every run) */
   gboolean *reach;    /* sweep.select, a 'backbone.' path with variants: per variant, whether its own
                        * backbone sets the key (NULL for every other path) */
+  GPtrArray *parts;   /* sweep.select, an axis named with 'paths': Axis * per path, each with its own
+                       * reach (the values are the group's); NULL: the axis is its one path */
 } Axis;
 
 typedef struct {
@@ -82,6 +84,8 @@ static void axis_free(gpointer p)
   g_ptr_array_unref(a->paths);
   g_ptr_array_unref(a->values);
   g_free(a->reach);
+  if (a->parts)
+    g_ptr_array_unref(a->parts);
   g_free(a);
 }
 
@@ -189,6 +193,26 @@ static void select_point(const Select *sel, guint pt, guint *idx)
   }
 }
 
+/* A selection axis sets one path (itself) or, named with 'paths', each of its parts. */
+static guint axis_n_parts(const Axis *a)
+{
+  return a->parts ? a->parts->len : 1;
+}
+
+static const Axis *axis_part(const Axis *a, guint i)
+{
+  return a->parts ? a->parts->pdata[i] : a;
+}
+
+/* TRUE when the path of selection axis part @p reaches variant @v (an index into
+ * sel->variants; -1 for the one run of a pipeline without variants). */
+static gboolean part_reaches(const Axis *p, int v)
+{
+  if (p->reach)
+    return v >= 0 && p->reach[v];
+  return p->variant < 0 || p->variant == v;
+}
+
 /* Which runs grid path @key reaches, into axis->variant: a 'train.' key every run
  * (train merges per variant), 'variants.NAME.' (or an index) that variant only, any
  * other path only in a pipeline without variants (a variant's backbone or stage list
@@ -275,18 +299,19 @@ static gboolean select_axis_target(const Select *sel, Axis *axis, const LdpYamlN
 
 /* Loads the pipeline with @path set to each of its values, so that a path or value the
  * pipeline does not have is refused at the grid's own position before anything runs. */
-static gboolean select_axis_check(const Axis *axis, guint n_vars, const LdpYamlNode *values, const char *file,
-                                  const LdpRegistry *reg, const char *const *overrides, GError **error)
+static gboolean select_axis_check(const Axis *axis, const GPtrArray *vals, guint n_vars, const LdpYamlNode *values,
+                                  const char *file, const LdpRegistry *reg, const char *const *overrides,
+                                  GError **error)
 {
-  for (guint q = 0; q < axis->values->len; q++) {
+  for (guint q = 0; q < vals->len; q++) {
     g_autoptr(GPtrArray) ov = g_ptr_array_new_with_free_func(g_free);
     for (const char *const *o = overrides; o && *o; o++)
       g_ptr_array_add(ov, g_strdup(*o));
     if (!axis->reach)
-      g_ptr_array_add(ov, g_strdup_printf("%s=%s", axis->name, (char *)axis->values->pdata[q]));
+      g_ptr_array_add(ov, g_strdup_printf("%s=%s", axis->name, (char *)vals->pdata[q]));
     for (guint k = 0; axis->reach && k < n_vars; k++)
       if (axis->reach[k])
-        g_ptr_array_add(ov, g_strdup_printf("variants.%u.%s=%s", k, axis->name, (char *)axis->values->pdata[q]));
+        g_ptr_array_add(ov, g_strdup_printf("variants.%u.%s=%s", k, axis->name, (char *)vals->pdata[q]));
     g_ptr_array_add(ov, NULL);
     g_autoptr(GError) e = NULL;
     g_autoptr(LdpPipeline) p = ldp_pipeline_load(file, reg, (const char *const *)ov->pdata, &e);
@@ -294,6 +319,52 @@ static gboolean select_axis_check(const Axis *axis, guint n_vars, const LdpYamlN
       const LdpYamlNode *at = values->kind == LDP_YAML_SEQUENCE ? values->items->pdata[q] : values;
       return ldp_yaml_error(error, at, LDP_PIPELINE_ERROR_INVALID, "sweep.select.grid: %s", e->message);
     }
+  }
+  return TRUE;
+}
+
+/* Grid entry `NAME: {paths: [PATH...], values: [v...]}` into @axis: one axis whose value
+ * every path takes at once. Each variant still gets its own choice (the axes that reach
+ * it, over the points where it runs), so naming the same setting of several variants
+ * in one axis selects exactly as one axis per variant would, on a grid that does not
+ * multiply by one factor per variant. */
+static gboolean select_group_parse(Select *sel, Axis *axis, const LdpYamlNode *av, const LdpYamlNode *vars,
+                                   const char *file, const LdpRegistry *reg, const char *const *overrides,
+                                   GError **error)
+{
+  g_autofree char *what = g_strdup_printf("sweep.select.grid '%s'", axis->name);
+  const LdpYamlNode *paths = NULL, *values = NULL;
+  for (guint q = 0; q < av->keys->len; q++) {
+    const LdpYamlNode *qk = av->keys->pdata[q];
+    if (strcmp(qk->text, "paths") == 0)
+      paths = av->items->pdata[q];
+    else if (strcmp(qk->text, "values") == 0)
+      values = av->items->pdata[q];
+    else
+      return ldp_yaml_error(error, qk, LDP_PIPELINE_ERROR_UNKNOWN_KEY, "unknown key '%s' in %s (known keys: paths, values)",
+                            qk->text, what);
+  }
+  if (!paths || !values)
+    return ldp_yaml_error(error, av, LDP_PIPELINE_ERROR_MISSING, "%s needs 'paths' and 'values'", what);
+  if (paths->kind != LDP_YAML_SEQUENCE || paths->items->len == 0) {
+    g_autofree char *got = ldp_yaml_describe(paths);
+    return ldp_yaml_error(error, paths, LDP_PIPELINE_ERROR_TYPE, "%s: 'paths' must be a non-empty list of paths, got %s",
+                          what, got);
+  }
+  if (!scalar_list(values, what, axis->values, error))
+    return FALSE;
+  axis->parts = g_ptr_array_new_with_free_func(axis_free);
+  for (guint q = 0; q < paths->items->len; q++) {
+    const LdpYamlNode *pn = paths->items->pdata[q];
+    if (pn->kind != LDP_YAML_SCALAR) {
+      g_autofree char *got = ldp_yaml_describe(pn);
+      return ldp_yaml_error(error, pn, LDP_PIPELINE_ERROR_TYPE, "%s: expected a path, got %s", what, got);
+    }
+    Axis *part = axis_new(pn->text);
+    g_ptr_array_add(axis->parts, part);
+    if (!select_axis_target(sel, part, pn, vars, error) ||
+        !select_axis_check(part, axis->values, sel->variants->len, values, file, reg, overrides, error))
+      return FALSE;
   }
   return TRUE;
 }
@@ -339,14 +410,23 @@ static Select *parse_select(const LdpYamlNode *sec, const LdpYamlNode *root, con
         Axis *axis = axis_new(an->text);
         g_ptr_array_add(sel->grid, axis);
         g_autofree char *what = g_strdup_printf("sweep.select.grid '%s'", an->text);
-        if (!select_axis_target(sel, axis, an, vars, error) || !scalar_list(av, what, axis->values, error) ||
-            !select_axis_check(axis, sel->variants->len, av, file, reg, overrides, error))
+        if (av->kind == LDP_YAML_MAPPING) {
+          if (!select_group_parse(sel, axis, av, vars, file, reg, overrides, error))
+            goto fail;
+        } else if (!select_axis_target(sel, axis, an, vars, error) || !scalar_list(av, what, axis->values, error) ||
+                   !select_axis_check(axis, axis->values, sel->variants->len, av, file, reg, overrides, error)) {
           goto fail;
+        }
         /* The product counts every combination, but a variant runs only at the
          * combinations of the axes that reach it: keys naming one variant each (K of
-         * four rows, delta of two) multiply the product, not any variant's runs. */
+         * four rows, delta of two) multiply the product, not any variant's runs, and
+         * selection.json lists every point. */
         if (sel->n_points * axis->values->len > 4096) {
-          ldp_yaml_error(error, av, LDP_PIPELINE_ERROR_RANGE, "sweep.select.grid has more than 4096 points");
+          ldp_yaml_error(error, an, LDP_PIPELINE_ERROR_RANGE,
+                         "sweep.select.grid has more than 4096 points at '%s' (%u before it, times %u); the same "
+                         "setting of several variants belongs in one axis, NAME: {paths: [variants.A.PATH, "
+                         "variants.B.PATH], values: [...]}, where each variant keeps its own choice",
+                         an->text, sel->n_points, axis->values->len);
           goto fail;
         }
         sel->n_points *= axis->values->len;
@@ -403,7 +483,10 @@ static Select *parse_select(const LdpYamlNode *sec, const LdpYamlNode *root, con
   GString *spec = g_string_new("select");
   for (guint a = 0; a < sel->grid->len; a++) {
     Axis *axis = sel->grid->pdata[a];
-    g_string_append_printf(spec, " %s=", axis->name);
+    g_string_append_printf(spec, " %s", axis->name);
+    for (guint q = 0; axis->parts && q < axis->parts->len; q++)
+      g_string_append_printf(spec, "%s%s", q ? "," : "(", ((Axis *)axis->parts->pdata[q])->name);
+    g_string_append(spec, axis->parts ? ")=" : "=");
     for (guint q = 0; q < axis->values->len; q++)
       g_string_append_printf(spec, "%s%s", q ? "," : "", (char *)axis->values->pdata[q]);
   }
@@ -421,10 +504,10 @@ fail:
 static gboolean select_reaches(const Select *sel, guint a, int v)
 {
   const Axis *axis = sel->grid->pdata[a];
-  if (axis->reach)
-    return v >= 0 && axis->reach[v];
-  const int target = axis->variant;
-  return target < 0 || target == v;
+  for (guint q = 0; q < axis_n_parts(axis); q++)
+    if (part_reaches(axis_part(axis, q), v))
+      return TRUE;
+  return FALSE;
 }
 
 /* The point with @pt's values on the axes that reach variant @v and the first values
@@ -451,22 +534,25 @@ static void select_point_overrides(const Select *sel, guint pt, int v, GPtrArray
   select_point(sel, pt, idx);
   const guint n_vars = sel->variants->len;
   for (guint a = 0; a < sel->grid->len; a++) {
-    const Axis *axis = sel->grid->pdata[a];
-    const char *val = axis->values->pdata[idx[a]];
-    if (v >= 0 && !select_reaches(sel, a, v))
-      continue;
-    if (axis->reach) {
-      for (guint k = 0; k < n_vars; k++)
-        if (axis->reach[k] && (v < 0 || (guint)v == k))
+    const Axis *group = sel->grid->pdata[a];
+    const char *val = group->values->pdata[idx[a]];
+    for (guint q = 0; q < axis_n_parts(group); q++) {
+      const Axis *axis = axis_part(group, q);
+      if (v >= 0 && !part_reaches(axis, v))
+        continue;
+      if (axis->reach) {
+        for (guint k = 0; k < n_vars; k++)
+          if (axis->reach[k] && (v < 0 || (guint)v == k))
+            g_ptr_array_add(ov, g_strdup_printf("variants.%u.%s=%s", k, axis->name, val));
+      } else if (axis->variant >= 0 || n_vars == 0) {
+        g_ptr_array_add(ov, g_strdup_printf("%s=%s", axis->name, val));
+      } else if (v >= 0) {
+        g_ptr_array_add(ov, g_strdup_printf("variants.%d.%s=%s", v, axis->name, val));
+      } else {
+        g_ptr_array_add(ov, g_strdup_printf("%s=%s", axis->name, val));
+        for (guint k = 0; k < n_vars; k++)
           g_ptr_array_add(ov, g_strdup_printf("variants.%u.%s=%s", k, axis->name, val));
-    } else if (axis->variant >= 0 || n_vars == 0) {
-      g_ptr_array_add(ov, g_strdup_printf("%s=%s", axis->name, val));
-    } else if (v >= 0) {
-      g_ptr_array_add(ov, g_strdup_printf("variants.%d.%s=%s", v, axis->name, val));
-    } else {
-      g_ptr_array_add(ov, g_strdup_printf("%s=%s", axis->name, val));
-      for (guint k = 0; k < n_vars; k++)
-        g_ptr_array_add(ov, g_strdup_printf("variants.%u.%s=%s", k, axis->name, val));
+      }
     }
   }
   g_free(idx);
@@ -835,8 +921,10 @@ static gboolean write_mark(const char *dir, const char *hash, const GPtrArray *d
   return TRUE;
 }
 
-/* Adds {PATH: value} of point @pt for the axes that reach variant @v (all with
- * @v == G_MININT) to builder @b. */
+/* Adds the values of point @pt to builder @b: {AXIS: value} for every axis with
+ * @v == G_MININT, else {PATH: value} for each path that reaches variant @v (an axis
+ * named with 'paths' gives the variant's own paths, so a choice reads the same either
+ * way it was declared). */
 static void select_values_json(JsonBuilder *b, const Select *sel, guint pt, int v)
 {
   guint *idx = g_new(guint, MAX(sel->grid->len, 1));
@@ -844,10 +932,13 @@ static void select_values_json(JsonBuilder *b, const Select *sel, guint pt, int 
   json_builder_begin_object(b);
   for (guint a = 0; a < sel->grid->len; a++) {
     const Axis *axis = sel->grid->pdata[a];
-    if (v != G_MININT && !select_reaches(sel, a, v))
-      continue;
-    json_builder_set_member_name(b, axis->name);
-    json_builder_add_string_value(b, axis->values->pdata[idx[a]]);
+    for (guint q = 0; q < (v == G_MININT ? 1 : axis_n_parts(axis)); q++) {
+      const Axis *part = v == G_MININT ? axis : axis_part(axis, q);
+      if (v != G_MININT && !part_reaches(part, v))
+        continue;
+      json_builder_set_member_name(b, part->name);
+      json_builder_add_string_value(b, axis->values->pdata[idx[a]]);
+    }
   }
   json_builder_end_object(b);
   g_free(idx);
@@ -909,6 +1000,50 @@ static gboolean run_point(LdpPipeline *p, const char *pdir, const char *data_dir
          write_mark(pdir, hash, files, error);
 }
 
+/* Per run of @base: its variant's index into sel->variants (-1: none) into @vidx, and
+ * whether any grid axis reaches it into @reached (arrays of the pipeline's runs). */
+static void select_runs(const Select *sel, const LdpPipeline *base, int *vidx, gboolean *reached)
+{
+  for (guint r = 0; r < ldp_pipeline_n_runs(base); r++) {
+    const char *name = ldp_pipeline_run(base, r)->name;
+    vidx[r] = -1;
+    reached[r] = FALSE;
+    for (guint v = 0; v < sel->variants->len; v++)
+      if (strcmp(sel->variants->pdata[v], name) == 0)
+        vidx[r] = (int)v;
+    for (guint a = 0; a < sel->grid->len; a++)
+      reached[r] |= select_reaches(sel, a, vidx[r]);
+  }
+}
+
+gboolean ldp_sweep_selection_size(const LdpSweep *s, guint *n_points, guint *n_runs, guint *n_seeds)
+{
+  g_return_val_if_fail(s != NULL, FALSE);
+  const Select *sel = s->select;
+  if (!sel || s->n_cells == 0)
+    return FALSE;
+  const LdpPipeline *base = s->cells[0].pipeline;
+  const guint nr = ldp_pipeline_n_runs(base);
+  g_autofree int *vidx = g_new(int, MAX(nr, 1));
+  g_autofree gboolean *reached = g_new0(gboolean, MAX(nr, 1));
+  select_runs(sel, base, vidx, reached);
+  guint points = 0, runs = 0;
+  for (guint pt = 0; pt < sel->n_points; pt++) {
+    guint here = 0;
+    for (guint r = 0; r < nr; r++)
+      here += reached[r] && select_effective(sel, pt, vidx[r]) == pt;
+    points += here > 0;
+    runs += here;
+  }
+  if (n_points)
+    *n_points = points;
+  if (n_runs)
+    *n_runs = runs;
+  if (n_seeds)
+    *n_seeds = sel->n_seeds;
+  return TRUE;
+}
+
 /* Runs the selection of cell @c into @dir/select/, then loads into @final the cell's
  * pipeline with each variant at its chosen point, and writes @dir/selection.json.
  * A variant runs only at the points that differ on the axes reaching it (a
@@ -922,15 +1057,7 @@ static gboolean select_cell(const LdpSweep *s, const Cell *c, const char *dir, c
   const guint n_runs = ldp_pipeline_n_runs(base);
   g_autofree int *vidx = g_new(int, MAX(n_runs, 1));
   g_autofree gboolean *reached = g_new0(gboolean, MAX(n_runs, 1));
-  for (guint r = 0; r < n_runs; r++) {
-    const char *name = ldp_pipeline_run(base, r)->name;
-    vidx[r] = -1;
-    for (guint v = 0; v < sel->variants->len; v++)
-      if (strcmp(sel->variants->pdata[v], name) == 0)
-        vidx[r] = (int)v;
-    for (guint a = 0; a < sel->grid->len; a++)
-      reached[r] |= select_reaches(sel, a, vidx[r]);
-  }
+  select_runs(sel, base, vidx, reached);
   g_autofree double *means = g_new(double, (gsize)sel->n_points * MAX(n_runs, 1));
   g_autofree char **point_dirs = g_new0(char *, sel->n_points + 1); /* NULL: nothing ran there */
   g_autofree GPtrArray **point_runs = g_new0(GPtrArray *, sel->n_points + 1);

@@ -59,6 +59,12 @@ LDP_API const char *ldp_sweep_cell_dir(const LdpSweep *s, guint cell);
 LDP_API const char *ldp_sweep_cell_value(const LdpSweep *s, guint cell, guint axis);
 /* (transfer none): the cell's validated pipeline. */
 LDP_API LdpPipeline *ldp_sweep_cell_pipeline(const LdpSweep *s, guint cell);
+/* The selection each cell runs before its reported run (`sweep.select`): FALSE when the
+ * sweep has none; else the grid points where some variant runs (@n_points), the variant
+ * runs over them (@n_runs: a variant runs only at the points that differ on the axes
+ * that reach it) and the selection seeds each of those runs takes (@n_seeds). Each
+ * out-parameter is nullable. */
+LDP_API gboolean ldp_sweep_selection_size(const LdpSweep *s, guint *n_points, guint *n_runs, guint *n_seeds);
 /* TRUE when @out_dir/CELL holds a complete result of exactly this cell: its mark has
  * the cell's identity (pipeline, build, plugins) and every output and data file it
  * lists still has the SHA-256 recorded there. */
