@@ -198,7 +198,12 @@ int ldp_cli_sweep(const LdpCliGlobal *g, int argc, char **argv)
     total += !(n_shards > 1 && i % n_shards != shard);
   LdpCliObserver shown;
   ldp_cli_observer_init_sweep(&shown, progress, total);
-  printf("sweep %s: %u cells, %u at a time → %s\n", file, ldp_sweep_n_cells(s), (guint)jobs, out);
+  guint sel_points = 0, sel_runs = 0, sel_seeds = 0;
+  if (ldp_sweep_selection_size(s, &sel_points, &sel_runs, &sel_seeds))
+    printf("sweep %s: %u cells, %u at a time, each cell first selecting on %u grid points (%u variant runs x %u "
+           "seeds) → %s\n", file, ldp_sweep_n_cells(s), (guint)jobs, sel_points, sel_runs, sel_seeds, out);
+  else
+    printf("sweep %s: %u cells, %u at a time → %s\n", file, ldp_sweep_n_cells(s), (guint)jobs, out);
   fflush(stdout);
   ldp_cli_sweep_progress_show(&shown);
   gboolean ok;
