@@ -15,7 +15,7 @@ check() { # description, then a command
   d="$1"; shift
   if "$@" >"$tmp/check.out" 2>&1; then ok "$d"; else not_ok "$d" "$tmp/check.out"; fi
 }
-echo "1..26"
+echo "1..27"
 
 # The floor variant has a train key of its own (lr 0.3): the selection replaces it too.
 cat >"$tmp/sel.yaml" <<'YAML'
@@ -247,6 +247,8 @@ check "an axis naming a setting of several variants selects as an axis per varia
   sh -c "'$bin' sweep '$tmp/apart.yaml' --out '$tmp/ga' --no-plot >'$tmp/ga.out' 2>&1 &&
          '$bin' sweep '$tmp/grouped.yaml' --out '$tmp/gg' --no-plot >'$tmp/gg.out' 2>&1 &&
          python3 '$tmp/verify-grouped.py' '$tmp/ga' '$tmp/gg'"
+check "ldpgnn sweep's start line says what each cell's selection runs" \
+  grep -q 'sweep .*grouped.yaml: 2 cells, 1 at a time, each cell first selecting on 4 grid points (10 variant runs x 2 seeds)' "$tmp/gg.out"
 check "ldpgnn validate counts the selection's points and runs" \
   sh -c "'$bin' validate '$tmp/grouped.yaml' | grep -q 'sweep: 2 cells (epsilon); selection per cell: 4 grid points, 10 variant runs, each over 2 seeds' &&
          '$bin' validate '$tmp/apart.yaml' | grep -q 'selection per cell: 6 grid points, 10 variant runs'"
