@@ -29,8 +29,9 @@ src=$(sed -n 's/^abs_top_srcdir = //p' Makefile 2>/dev/null)
 # (doc/results/upgnet-experiments.py runs main's pipelines with a worktree's ldpgnn)
 top=$(cd "$(dirname "$0")/.." && pwd)
 store=${LDP_CHECKPOINT_DIR:-$top/doc/results/in-progress}
+# a data directory that does not exist here was read by no run here: nothing to replace
 data=${LDPGNN_DATA:-}
-[ -n "$data" ] && data=$(cd "$data" && pwd)
+if [ -n "$data" ] && [ -d "$data" ]; then data=$(cd "$data" && pwd); else data=; fi
 
 usage() {
   echo "usage: bench/checkpoint.sh save RUNS NAME | restore NAME RUNS | drop NAME" >&2
