@@ -663,6 +663,62 @@ static void test_spmm_threads(void)
  * same sums over a compacted x (only the referenced rows, well under the threshold)
  * take the plain one. Every output element has the same terms in the same order, so
  * the two must agree bit for bit, for narrow, tail and wide column counts. */
+/* Long rows are computed two at a time (tensor.c, spmm_rows_pair): every row must get
+ * the bits it gets alone, the row copied into a one-row matrix (which has no partner),
+ * for rows of every length around the pairing bound next to each other, at the widths
+ * that pair (16, 24, 32 and the 32-column panels of 40) and one that does not (64),
+ * and with beta 0 and not. */
+static void test_spmm_pairs(void)
+{
+  LdpRng r;
+  ldp_rng_init(&r, 31);
+  const guint rows = 41, k = 500;
+  g_autoptr(GArray) ri = g_array_new(FALSE, FALSE, sizeof(guint));
+  g_autoptr(GArray) ci = g_array_new(FALSE, FALSE, sizeof(guint));
+  for (guint i = 0; i < rows; i++) {
+    /* lengths 0..200 in a shuffled mix of short and long, consecutive long ones unequal */
+    const guint len = i % 5 == 4 ? (guint)ldp_rng_below(&r, 64) : 62 + (guint)ldp_rng_below(&r, 140);
+    for (guint t = 0; t < len; t++) {
+      const guint j = (guint)(t * (k / 200) + ldp_rng_below(&r, k / 200)); /* distinct per row */
+      g_array_append_val(ri, i);
+      g_array_append_val(ci, j);
+    }
+  }
+  g_autofree float *v = g_new(float, ri->len);
+  for (guint e = 0; e < ri->len; e++)
+    v[e] = (float)ldp_rng_normal(&r);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LdpCsr) m = ldp_csr_from_coo(rows, k, (guint *)ri->data, (guint *)ci->data, v, ri->len, LDP_COO_ERROR,
+                                         &error);
+  g_assert_no_error(error);
+  guint pairs = 0;
+  for (guint i = 0; i + 1 < rows; i++)
+    pairs += m->indptr[i + 1] - m->indptr[i] >= 64 && m->indptr[i + 2] - m->indptr[i + 1] >= 64;
+  g_assert_cmpuint(pairs, >=, 10);
+  const guint widths[] = { 16, 24, 32, 40, 64 };
+  const float betas[] = { 0.0f, -0.5f };
+  for (guint w = 0; w < G_N_ELEMENTS(widths); w++)
+    for (guint b = 0; b < G_N_ELEMENTS(betas); b++) {
+        const guint c = widths[w];
+        g_autoptr(LdpTensor) x = random_tensor(&r, k, c);
+        g_autoptr(LdpTensor) y = random_tensor(&r, rows, c);
+        g_autoptr(LdpTensor) y0 = ldp_tensor_copy(y);
+        ldp_csr_spmm(0.75f, m, x, betas[b], y);
+        for (guint i = 0; i < rows; i++) {
+          const guint len = m->indptr[i + 1] - m->indptr[i];
+          g_autoptr(LdpCsr) one = ldp_csr_new(1, k, len);
+          one->indptr[0] = 0;
+          one->indptr[1] = len;
+          memcpy(one->indices, m->indices + m->indptr[i], len * sizeof(guint));
+          memcpy(one->values, m->values + m->indptr[i], len * sizeof(float));
+          g_autoptr(LdpTensor) yi = ldp_tensor_new(1, c);
+          memcpy(yi->data, ldp_tensor_row(y0, i), c * sizeof(float));
+          ldp_csr_spmm(0.75f, one, x, betas[b], yi);
+          g_assert_cmpmem(ldp_tensor_row(y, i), c * sizeof(float), yi->data, c * sizeof(float));
+        }
+      }
+}
+
 static void test_spmm_prefetch(void)
 {
   LdpRng r;
@@ -855,6 +911,7 @@ int main(int argc, char **argv)
   g_test_add_func("/tensor/spmm-threads", test_spmm_threads);
   g_test_add_func("/tensor/spmm-ordered", test_spmm_ordered);
   g_test_add_func("/tensor/spmm-prefetch", test_spmm_prefetch);
+  g_test_add_func("/tensor/spmm-pairs", test_spmm_pairs);
   g_test_add_func("/tensor/spmm-parts", test_spmm_parts);
   return g_test_run();
 }
