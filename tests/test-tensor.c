@@ -17,6 +17,20 @@ static LdpTensor *random_tensor(LdpRng *r, guint rows, guint cols)
   return t;
 }
 
+/* The rows x cols matrix with the entries (ri[e], ci[e]) (distinct pairs), each a
+ * standard normal draw from @r in entry order. Returns: (transfer full). */
+static LdpCsr *normal_csr(LdpRng *r, guint rows, guint cols, const GArray *ri, const GArray *ci)
+{
+  g_autofree float *v = g_new(float, ri->len);
+  for (guint e = 0; e < ri->len; e++)
+    v[e] = (float)ldp_rng_normal(r);
+  g_autoptr(GError) error = NULL;
+  LdpCsr *m = ldp_csr_from_coo(rows, cols, (const guint *)ri->data, (const guint *)ci->data, v, ri->len,
+                               LDP_COO_ERROR, &error);
+  g_assert_no_error(error);
+  return m;
+}
+
 static float at(const LdpTensor *t, guint i, guint j)
 {
   return t->data[(gsize)i * t->cols + j];
@@ -295,13 +309,7 @@ static void test_spmm_narrow(void)
         g_array_append_val(ri, i);
         g_array_append_val(ci, j);
       }
-  g_autofree float *v = g_new(float, ri->len);
-  for (guint e = 0; e < ri->len; e++)
-    v[e] = (float)ldp_rng_normal(&r);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(LdpCsr) m = ldp_csr_from_coo(rows, cols, (guint *)ri->data, (guint *)ci->data, v, ri->len,
-                                         LDP_COO_ERROR, &error);
-  g_assert_no_error(error);
+  g_autoptr(LdpCsr) m = normal_csr(&r, rows, cols, ri, ci);
   g_autoptr(LdpTensor) dm = ldp_csr_to_dense(m);
   for (guint c = 1; c <= 8; c++) {
     g_autoptr(LdpTensor) x = random_tensor(&r, cols, c);
@@ -324,6 +332,7 @@ static void test_spmm_narrow(void)
     bci[e] = e % per_row == 0 ? k - 1 - (e / per_row) % 2 : (guint)ldp_rng_below(&r, k);
     bv[e] = (float)ldp_rng_normal(&r);
   }
+  g_autoptr(GError) error = NULL;
   g_autoptr(LdpCsr) big = ldp_csr_from_coo(n, k, bri, bci, bv, n * per_row, LDP_COO_SUM, &error);
   g_assert_no_error(error);
   int saved = omp_get_max_threads();
@@ -684,13 +693,7 @@ static void test_spmm_pairs(void)
       g_array_append_val(ci, j);
     }
   }
-  g_autofree float *v = g_new(float, ri->len);
-  for (guint e = 0; e < ri->len; e++)
-    v[e] = (float)ldp_rng_normal(&r);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(LdpCsr) m = ldp_csr_from_coo(rows, k, (guint *)ri->data, (guint *)ci->data, v, ri->len, LDP_COO_ERROR,
-                                         &error);
-  g_assert_no_error(error);
+  g_autoptr(LdpCsr) m = normal_csr(&r, rows, k, ri, ci);
   guint pairs = 0;
   for (guint i = 0; i + 1 < rows; i++)
     pairs += m->indptr[i + 1] - m->indptr[i] >= 64 && m->indptr[i + 2] - m->indptr[i + 1] >= 64;
