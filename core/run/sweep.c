@@ -323,6 +323,28 @@ static gboolean select_axis_check(const Axis *axis, const GPtrArray *vals, guint
   return TRUE;
 }
 
+/* The mapping form of an axis, `{paths: [...], values: [...]}` (@what names the axis
+ * in errors; @path_ok also takes the key 'path'): sets @paths and @values, both
+ * present, or fails at the first unknown key or the mapping missing one. */
+static gboolean axis_mapping_split(const LdpYamlNode *av, const char *what, gboolean path_ok,
+                                   const LdpYamlNode **paths, const LdpYamlNode **values, GError **error)
+{
+  *paths = *values = NULL;
+  for (guint q = 0; q < av->keys->len; q++) {
+    const LdpYamlNode *qk = av->keys->pdata[q];
+    if (strcmp(qk->text, "paths") == 0 || (path_ok && strcmp(qk->text, "path") == 0))
+      *paths = av->items->pdata[q];
+    else if (strcmp(qk->text, "values") == 0)
+      *values = av->items->pdata[q];
+    else
+      return ldp_yaml_error(error, qk, LDP_PIPELINE_ERROR_UNKNOWN_KEY, "unknown key '%s' in %s (known keys: paths, values)",
+                            qk->text, what);
+  }
+  if (!*paths || !*values)
+    return ldp_yaml_error(error, av, LDP_PIPELINE_ERROR_MISSING, "%s needs 'paths' and 'values'", what);
+  return TRUE;
+}
+
 /* Grid entry `NAME: {paths: [PATH...], values: [v...]}` into @axis: one axis whose value
  * every path takes at once. Each variant still gets its own choice (the axes that reach
  * it, over the points where it runs), so naming the same setting of several variants
@@ -333,19 +355,9 @@ static gboolean select_group_parse(Select *sel, Axis *axis, const LdpYamlNode *a
                                    GError **error)
 {
   g_autofree char *what = g_strdup_printf("sweep.select.grid '%s'", axis->name);
-  const LdpYamlNode *paths = NULL, *values = NULL;
-  for (guint q = 0; q < av->keys->len; q++) {
-    const LdpYamlNode *qk = av->keys->pdata[q];
-    if (strcmp(qk->text, "paths") == 0)
-      paths = av->items->pdata[q];
-    else if (strcmp(qk->text, "values") == 0)
-      values = av->items->pdata[q];
-    else
-      return ldp_yaml_error(error, qk, LDP_PIPELINE_ERROR_UNKNOWN_KEY, "unknown key '%s' in %s (known keys: paths, values)",
-                            qk->text, what);
-  }
-  if (!paths || !values)
-    return ldp_yaml_error(error, av, LDP_PIPELINE_ERROR_MISSING, "%s needs 'paths' and 'values'", what);
+  const LdpYamlNode *paths, *values;
+  if (!axis_mapping_split(av, what, FALSE, &paths, &values, error))
+    return FALSE;
   if (paths->kind != LDP_YAML_SEQUENCE || paths->items->len == 0) {
     g_autofree char *got = ldp_yaml_describe(paths);
     return ldp_yaml_error(error, paths, LDP_PIPELINE_ERROR_TYPE, "%s: 'paths' must be a non-empty list of paths, got %s",
@@ -609,19 +621,9 @@ static gboolean parse_section(const LdpYamlNode *sec, GPtrArray *axes, GHashTabl
             return FALSE;
           continue;
         }
-        const LdpYamlNode *paths = NULL, *values = NULL;
-        for (guint q = 0; q < av->keys->len; q++) {
-          const LdpYamlNode *qk = av->keys->pdata[q];
-          if (strcmp(qk->text, "path") == 0 || strcmp(qk->text, "paths") == 0)
-            paths = av->items->pdata[q];
-          else if (strcmp(qk->text, "values") == 0)
-            values = av->items->pdata[q];
-          else
-            return ldp_yaml_error(error, qk, LDP_PIPELINE_ERROR_UNKNOWN_KEY,
-                                  "unknown key '%s' in %s (known keys: paths, values)", qk->text, what);
-        }
-        if (!paths || !values)
-          return ldp_yaml_error(error, av, LDP_PIPELINE_ERROR_MISSING, "%s needs 'paths' and 'values'", what);
+        const LdpYamlNode *paths, *values;
+        if (!axis_mapping_split(av, what, TRUE, &paths, &values, error))
+          return FALSE;
         if (!scalar_list(paths, what, axis->paths, error) || !scalar_list(values, what, axis->values, error))
           return FALSE;
       }
