@@ -23,6 +23,16 @@ typedef struct {
   gint *labels;         /* (owned) */
 } DropRowLabels;
 
+/* The last propagation step of the training loss on its scored rows only (see
+ * drop_scored_step): S = those rows of Â, in their order, and S^T for the backward.
+ * Reference counted (GRcBox): a tape holding the step keeps its S alive when the
+ * scored rows change before the tape is freed. */
+typedef struct {
+  guint *rows;          /* the row set S was built for (owned) */
+  guint n;
+  LdpCsr *s, *s_t;      /* (owned) */
+} DropScoredRows;
+
 typedef struct {
   DropMode mode;
   DropSelect select;
@@ -33,6 +43,7 @@ typedef struct {
   LdpGraph *prop;         /* Â (no self-loops), owned reference; NULL when steps = 0 */
   gint *targets;          /* ỹ per node (owned) */
   DropRowLabels row_labels[2]; /* per phase: train, validation */
+  DropScoredRows *scored; /* (owned reference, nullable) the last scored rows' S */
 } Drop;
 
 static const char *const drop_modes[] = { "drop", "fc", "ce", NULL };
@@ -49,6 +60,19 @@ static const LdpParamSpec drop_params[] = {
     .default_value = "greedy", .choices = drop_selections },
 };
 
+static void scored_rows_clear(gpointer mem)
+{
+  DropScoredRows *s = mem;
+  g_free(s->rows);
+  ldp_csr_free(s->s);
+  ldp_csr_free(s->s_t);
+}
+
+static void scored_rows_release(gpointer s)
+{
+  g_rc_box_release_full(s, scored_rows_clear);
+}
+
 static void drop_destroy(gpointer inst)
 {
   Drop *d = inst;
@@ -57,6 +81,7 @@ static void drop_destroy(gpointer inst)
   g_free(d->targets);
   for (guint i = 0; i < G_N_ELEMENTS(d->row_labels); i++)
     g_free(d->row_labels[i].labels);
+  g_clear_pointer(&d->scored, scored_rows_release);
   g_free(d);
 }
 
@@ -142,9 +167,76 @@ static const gint *drop_row_labels(Drop *d, LdpLossPhase phase, const gint *src,
   return c->labels;
 }
 
+/* Whether @rows is strictly increasing: S^T then holds each column's entries in the
+ * order of Â^T's, the condition for the same sums (drop_scored_step). */
+static gboolean rows_increasing(const guint *rows, guint n)
+{
+  for (guint k = 1; k < n; k++)
+    if (rows[k] <= rows[k - 1])
+      return FALSE;
+  return TRUE;
+}
+
+/* S for @rows (strictly increasing), rebuilt only when the row set changes (the
+ * trainer scores the same training rows every epoch). (transfer none) */
+static DropScoredRows *drop_scored_rows(Drop *d, const guint *rows, guint n)
+{
+  DropScoredRows *s = d->scored;
+  if (s && s->n == n && memcmp(s->rows, rows, n * sizeof *rows) == 0)
+    return s;
+  g_clear_pointer(&d->scored, scored_rows_release);
+  const LdpCsr *a = ldp_graph_csr(d->prop);
+  guint nnz = 0;
+  for (guint k = 0; k < n; k++)
+    nnz += a->indptr[rows[k] + 1] - a->indptr[rows[k]];
+  s = g_rc_box_new0(DropScoredRows);
+  s->rows = g_memdup2(rows, (gsize)MAX(n, 1u) * sizeof *rows);
+  s->n = n;
+  s->s = ldp_csr_new(n, a->cols, nnz);
+  for (guint k = 0; k < n; k++) {
+    const guint p0 = a->indptr[rows[k]], len = a->indptr[rows[k] + 1] - p0, q = s->s->indptr[k];
+    memcpy(s->s->indices + q, a->indices + p0, len * sizeof *a->indices);
+    memcpy(s->s->values + q, a->values + p0, len * sizeof *a->values);
+    s->s->indptr[k + 1] = q + len;
+  }
+  s->s_t = ldp_csr_transpose(s->s);
+  d->scored = s;
+  return s;
+}
+
+static void scored_step_backward(gpointer state, LdpVar *const *inputs, guint n_inputs,
+                                 const LdpTensor *out_value, const LdpTensor *out_grad, LdpTensor *const *in_grads)
+{
+  const DropScoredRows *s = state;
+  if (in_grads[0]) /* += S^T G: Â^T applied to G scattered to the scored rows */
+    ldp_csr_spmm(1.0f, s->s_t, out_grad, 1.0f, in_grads[0]);
+}
+
+/* Rows @rows of Â^K p: K - 1 steps on every row, the last on the scored rows alone (S
+ * p'), which is all the loss reads: half of the last step's work and of the first
+ * backward step's on LPGNN's split, and no gather. The same numbers as the gather of
+ * the whole propagation: each scored row sums the same terms in the same order, and
+ * S^T G sums, per column, Â^T's terms of the scored rows in Â^T's order; the terms it
+ * leaves out multiply a zero gradient and add nothing (a sum started at +0 never
+ * becomes -0, so adding ±0 to it changes no bit). Rows not strictly increasing take
+ * the gather. */
+static LdpVar *drop_scored_step(Drop *d, LdpTape *tape, LdpVar *p, const guint *rows, guint n)
+{
+  if (!rows_increasing(rows, n))
+    return ldp_op_gather_rows(tape, ldp_op_propagate_steps(tape, d->prop, d->steps, p), rows, n);
+  DropScoredRows *s = drop_scored_rows(d, rows, n);
+  LdpVar *prev = ldp_op_propagate_steps(tape, d->prop, d->steps - 1, p);
+  const LdpTensor *x = ldp_var_value(prev);
+  LdpTensor *out = ldp_tensor_new_uninit(n, x->cols);
+  ldp_csr_spmm(1.0f, s->s, x, 0.0f, out);
+  return ldp_tape_custom_op(tape, "drop_scored_step", &prev, 1, out, scored_step_backward, g_rc_box_acquire(s),
+                            scored_rows_release);
+}
+
 /* Softmax, the transition product and the negative log-likelihood are row-local, so
  * the validation loss and the last softmax of the training loss run on the scored
- * rows only (same values, same order of the sum). The propagation needs every row. */
+ * rows only (same values, same order of the sum). The propagation needs every row
+ * but in its last step (drop_scored_step). */
 static LdpVar *drop_loss(gpointer inst, LdpTape *tape, LdpVar *logits, const gint *labels, const guint *rows,
                          guint n, LdpLossPhase phase)
 {
@@ -161,9 +253,7 @@ static LdpVar *drop_loss(gpointer inst, LdpTape *tape, LdpVar *logits, const gin
     return ldp_op_nll_prob(tape, p, drop_row_labels(d, phase, labels, rows, n), NULL, n, 1e-20f);
   if (d->steps == 0)
     return ldp_op_nll_prob(tape, p, d->targets, rows, n, 1e-20f);
-  LdpVar *q = ldp_op_propagate_steps(tape, d->prop, d->steps, p);
-  if (rows)
-    q = ldp_op_gather_rows(tape, q, rows, n);
+  LdpVar *q = rows ? drop_scored_step(d, tape, p, rows, n) : ldp_op_propagate_steps(tape, d->prop, d->steps, p);
   return ldp_op_nll_prob(tape, ldp_op_softmax(tape, q), drop_row_labels(d, phase, d->targets, rows, n), NULL, n,
                          1e-20f);
 }
