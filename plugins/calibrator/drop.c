@@ -177,13 +177,16 @@ static gboolean rows_increasing(const guint *rows, guint n)
   return TRUE;
 }
 
-/* S for @rows (strictly increasing), rebuilt only when the row set changes (the
- * trainer scores the same training rows every epoch). (transfer none) */
+/* S for @rows, rebuilt only when the row set changes (the trainer scores the same
+ * training rows every epoch); NULL when @rows is not strictly increasing, checked
+ * only then. (transfer none) */
 static DropScoredRows *drop_scored_rows(Drop *d, const guint *rows, guint n)
 {
   DropScoredRows *s = d->scored;
   if (s && s->n == n && memcmp(s->rows, rows, n * sizeof *rows) == 0)
     return s;
+  if (!rows_increasing(rows, n))
+    return NULL;
   g_clear_pointer(&d->scored, scored_rows_release);
   const LdpCsr *a = ldp_graph_csr(d->prop);
   guint nnz = 0;
@@ -222,9 +225,9 @@ static void scored_step_backward(gpointer state, LdpVar *const *inputs, guint n_
  * the gather. */
 static LdpVar *drop_scored_step(Drop *d, LdpTape *tape, LdpVar *p, const guint *rows, guint n)
 {
-  if (!rows_increasing(rows, n))
-    return ldp_op_gather_rows(tape, ldp_op_propagate_steps(tape, d->prop, d->steps, p), rows, n);
   DropScoredRows *s = drop_scored_rows(d, rows, n);
+  if (!s)
+    return ldp_op_gather_rows(tape, ldp_op_propagate_steps(tape, d->prop, d->steps, p), rows, n);
   LdpVar *prev = ldp_op_propagate_steps(tape, d->prop, d->steps - 1, p);
   const LdpTensor *x = ldp_var_value(prev);
   LdpTensor *out = ldp_tensor_new_uninit(n, x->cols);
