@@ -7,7 +7,7 @@
 #include "cli.h"
 
 static char **run_variants, *run_out_dir, *run_data_dir, *run_max_memory;
-static gboolean run_quiet, run_private_outputs;
+static gboolean run_quiet, run_private_outputs, run_resume;
 
 static const GOptionEntry run_options[] = {
   { "set", 's', 0, G_OPTION_ARG_CALLBACK, ldp_cli_option_set,
@@ -20,6 +20,9 @@ static const GOptionEntry run_options[] = {
   { "max-memory", 0, 0, G_OPTION_ARG_STRING, &run_max_memory,
     "refuse mechanism outputs larger than SIZE (MiB, or with a unit K, M, G, T)", "SIZE" },
   { "quiet", 'q', 0, G_OPTION_ARG_NONE, &run_quiet, "no epoch progress line", NULL },
+  { "resume", 0, 0, G_OPTION_ARG_NONE, &run_resume,
+    "read back the seeds an interrupted run into the same DIR finished (DIR/resume/); each variant's first seed is "
+    "trained again and must reproduce its checkpoint", NULL },
   /* raw private data, never by default (doc/privacy.md §4) */
   { "private-outputs", 0, 0, G_OPTION_ARG_NONE, &run_private_outputs,
     "also write outputs that hold raw private data (true degrees, diagnostics against the clean graph) under OUT/private/",
@@ -33,8 +36,9 @@ const LdpCliCommand ldp_cli_run_command = {
   .summary = "run a pipeline and write its results",
   .description = "PIPELINE is a pipeline file, or the name of an installed pipeline (quickstart runs "
                  "quickstart.yaml; doc/pipelines.md says where it is looked up). The results go to "
-                 "runs/NAME/ (summary.json, seeds.csv, one directory per seed); the last line of "
-                 "stdout sums them up.",
+                 "runs/NAME/ (summary.json, seeds.csv, history.csv, timing.csv); the last line of "
+                 "stdout sums them up. A checkpoint of every finished seed stays in OUT/resume/ until the "
+                 "run completes; --resume continues an interrupted run from there.",
   .options = run_options,
   .completes = "pipeline",
   .run = ldp_cli_run,
@@ -70,6 +74,7 @@ int ldp_cli_run(const LdpCliGlobal *g, int argc, char **argv)
   for (guint i = 0; i < ldp_pipeline_n_warnings(p); i++)
     fprintf(stderr, "ldpgnn: warning: %s\n", ldp_pipeline_warning(p, i));
   ldp_pipeline_set_private_outputs(p, run_private_outputs);
+  ldp_pipeline_set_resume(p, run_resume);
   g_autofree char *default_out = g_build_filename("runs", ldp_pipeline_name(p), NULL);
   g_autoptr(GString) line = g_string_new(NULL);
   LdpCliObserver shown;

@@ -50,6 +50,7 @@ struct _LdpPipeline {
   GPtrArray *runs; /* LdpRunSpec * */
   GHashTable *roles; /* run name -> "ceiling", "floor" or "majority" (both owned); variants without a role absent */
   gboolean private_outputs; /* write OUT/private/ (raw private data); not in the JSON */
+  gboolean resume;          /* read finished seeds back from OUT/resume/; not in the JSON */
   GPtrArray *warnings; /* char *: what the caller should hear, e.g. a --set that reaches no run */
 };
 
@@ -161,6 +162,18 @@ gboolean ldp_pipeline_private_outputs(const LdpPipeline *p)
 {
   g_return_val_if_fail(p != NULL, FALSE);
   return p->private_outputs;
+}
+
+void ldp_pipeline_set_resume(LdpPipeline *p, gboolean on)
+{
+  g_return_if_fail(p != NULL);
+  p->resume = on;
+}
+
+gboolean ldp_pipeline_resume(const LdpPipeline *p)
+{
+  g_return_val_if_fail(p != NULL, FALSE);
+  return p->resume;
 }
 
 guint ldp_pipeline_n_runs(const LdpPipeline *p)

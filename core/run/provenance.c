@@ -144,7 +144,7 @@ GPtrArray *ldp_provenance_plugins(const LdpPipeline *p)
   return out;
 }
 
-char *ldp_provenance_identity_text(const LdpPipeline *p)
+char *ldp_provenance_code_text(const LdpPipeline *p)
 {
   GString *s = g_string_new(NULL);
   g_string_append_printf(s, "ldpgnn %s\ncommit %s\nlibrary %s\n", LDP_VERSION_STRING, ldp_build_commit,
@@ -155,6 +155,14 @@ char *ldp_provenance_identity_text(const LdpPipeline *p)
     g_string_append_printf(s, "plugin %s %s %s %u.%u %s\n", ldp_plugin_kind_name(d->kind), d->name, d->version,
                            d->abi_major, d->abi_minor, ldp_plugin_sha256(plugins->pdata[i]));
   }
+  return g_string_free(s, FALSE);
+}
+
+char *ldp_provenance_identity_text(const LdpPipeline *p)
+{
+  GString *s = g_string_new(NULL);
+  g_autofree char *code = ldp_provenance_code_text(p);
+  g_string_append(s, code);
   g_autoptr(JsonNode) j = ldp_pipeline_to_json((LdpPipeline *)p);
   g_autofree char *text = json_to_string(j, FALSE);
   g_string_append(s, text);

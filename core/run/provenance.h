@@ -11,6 +11,11 @@ G_BEGIN_DECLS
  * once, ordered by kind then name. (transfer container; element const LdpPlugin *) */
 GPtrArray *ldp_provenance_plugins(const LdpPipeline *p);
 
+/* The code a result of @p comes from: ldpgnn's version and commit, the SHA-256 of the
+ * core library in use, and the name, version, ABI and SHA-256 of every plugin @p
+ * uses, a line each. (transfer full) */
+char *ldp_provenance_code_text(const LdpPipeline *p);
+
 /* The text a sweep cell's identity hashes, besides its data files: the resolved
  * pipeline, ldpgnn's version and commit, the SHA-256 of the core library in use, and
  * the name, version, ABI and SHA-256 of every plugin @p uses. (transfer full) */

@@ -30,8 +30,8 @@ static void log_ledger(gpointer out, const LdpLedgerEvent *ev)
 
 static void log_seed_done(gpointer out, const LdpSeedDoneEvent *ev)
 {
-  fprintf(out, "  seed %" G_GUINT64_FORMAT ": %s (selected epoch %u of %u, %.2f ms/epoch)\n", ev->seed,
-          ev->measured, ev->selected_epoch, ev->epochs_run, ev->ms_per_epoch);
+  fprintf(out, "  seed %" G_GUINT64_FORMAT ": %s (selected epoch %u of %u, %.2f ms/epoch%s)\n", ev->seed,
+          ev->measured, ev->selected_epoch, ev->epochs_run, ev->ms_per_epoch, ev->resumed ? ", resumed" : "");
   fflush(out);
 }
 

@@ -27,6 +27,7 @@
 #include "pipeline/run-config.h"
 #include "privacy/privacy.h"
 #include "run/provenance.h"
+#include "run/resume.h"
 #include "run/run.h"
 #include "run/summary.h"
 #include "task/task.h"
@@ -59,20 +60,6 @@ static void run_record_clear(RunRecord *r)
   if (r->diag.names)
     ldp_series_clear(&r->diag);
   ldp_run_config_clear(&r->config);
-}
-
-/* Appends one seed's calibrator diagnostics (LdpDiagnostic) to @r. */
-static void add_diagnostics(RunRecord *r, const GArray *diag)
-{
-  LdpMetricValues m;
-  ldp_metric_values_init(&m);
-  for (guint i = 0; i < diag->len; i++) {
-    const LdpDiagnostic *d = &g_array_index(diag, LdpDiagnostic, i);
-    g_autofree char *name = g_strndup(d->name, sizeof d->name);
-    ldp_metric_values_set(&m, name, d->value);
-  }
-  ldp_series_add_seed(&r->diag, &m);
-  ldp_metric_values_clear(&m);
 }
 
 /* The headline metric's spec of @r's task. */
@@ -325,11 +312,93 @@ static void record_ledger(RunRecord *rec, const LdpLedger *ledger, guint64 seed,
   rec->has_public[3] = rec->has_public[0] || rec->has_public[1];
 }
 
+/* What seed @seed of @rec adds to the run's record, from its outcome @res and the
+ * calibrators' diagnostics @diag (LdpDiagnostic, empty without private outputs).
+ * (transfer full) */
+static LdpSeedRecord *seed_record(const RunRecord *rec, guint64 seed, const LdpSeedOutcome *res, const GArray *diag)
+{
+  LdpSeedRecord *r = ldp_seed_record_new();
+  for (guint i = 0; i < res->metrics.names->len; i++) {
+    g_ptr_array_add(r->metric_names, g_strdup(res->metrics.names->pdata[i]));
+    g_array_append_val(r->metric_values, g_array_index(res->metrics.values, double, i));
+  }
+  for (guint i = 0; i < diag->len; i++) {
+    const LdpDiagnostic *d = &g_array_index(diag, LdpDiagnostic, i);
+    g_ptr_array_add(r->diag_names, g_strndup(d->name, sizeof d->name));
+    g_array_append_val(r->diag_values, d->value);
+  }
+  for (guint e = 0; res->history && e < res->history->len; e++) {
+    const LdpEpochStats *h = &g_array_index(res->history, LdpEpochStats, e);
+    g_string_append_printf(r->history, "%s,%" G_GUINT64_FORMAT ",%u,%.9g,%.9g,%.9g,%.9g,%.9g\n", rec->spec->name,
+                           seed, h->epoch, h->train_loss, h->train_acc, h->val_loss, h->val_acc, h->test_acc);
+  }
+  g_autoptr(GString) measured = g_string_new(NULL);
+  rec->task->format_seed(res, measured);
+  r->measured = g_strdup(measured->str);
+  r->selected_epoch = res->selected_epoch;
+  r->epochs_run = res->epochs_run;
+  r->seconds = res->seconds;
+  r->ms_per_epoch = res->epochs_run ? 1e3 * res->seconds / res->epochs_run : 0;
+  return r;
+}
+
+/* Adds seed @s (@seed) to @rec's record, and tells @obs (@resumed: read back from a
+ * checkpoint, not trained). */
+static void add_seed(RunRecord *rec, guint s, guint64 seed, const LdpSeedRecord *r, gboolean resumed,
+                     const LdpObserver *obs)
+{
+  LdpMetricValues m, diag;
+  ldp_metric_values_init(&m);
+  ldp_metric_values_init(&diag);
+  for (guint i = 0; i < r->metric_names->len; i++)
+    ldp_metric_values_set(&m, r->metric_names->pdata[i], g_array_index(r->metric_values, double, i));
+  for (guint i = 0; i < r->diag_names->len; i++)
+    ldp_metric_values_set(&diag, r->diag_names->pdata[i], g_array_index(r->diag_values, double, i));
+  ldp_series_add_seed(&rec->sum->metrics, &m);
+  ldp_series_add_seed(&rec->diag, &diag);
+  g_string_append(rec->history, r->history->str);
+  g_array_append_val(rec->seconds, r->seconds);
+  g_array_append_val(rec->ms_per_epoch, r->ms_per_epoch);
+  const LdpSeedDoneEvent sev = {
+    .run = rec->spec->name, .seed = seed, .index = s, .headline = rec->task->headline,
+    .headline_value = ldp_metric_values_get(&m, rec->task->headline), .ms_per_epoch = r->ms_per_epoch,
+    .measured = r->measured, .selected_epoch = r->selected_epoch, .epochs_run = r->epochs_run,
+    .n_metrics = m.names->len, .metric_names = (const char *const *)m.names->pdata,
+    .metric_values = (const double *)m.values->data, .resumed = resumed,
+  };
+  LDP_OBSERVER_EMIT(obs, seed_done, &sev);
+  ldp_metric_values_clear(&m);
+  ldp_metric_values_clear(&diag);
+}
+
+static void warn(const LdpObserver *obs, const char *message)
+{
+  const LdpWarningEvent ev = { .message = message };
+  LDP_OBSERVER_EMIT(obs, warning, &ev);
+}
+
+/* Seed @seed of run @run from its checkpoint under @out_dir, or NULL (none, another
+ * identity, or unreadable: then @obs hears why and the seed is trained again). */
+static LdpSeedRecord *load_checkpoint(const char *out_dir, const char *run, guint64 seed, const char *identity,
+                                      const LdpObserver *obs)
+{
+  g_autoptr(GError) err = NULL;
+  LdpSeedRecord *r = ldp_resume_load(out_dir, run, seed, identity, &err);
+  if (err) {
+    g_autofree char *msg = g_strdup_printf("%s; seed %" G_GUINT64_FORMAT " is trained again", err->message, seed);
+    warn(obs, msg);
+  }
+  return r;
+}
+
 /* Runs every seed of @rec's variant on @base (loaded and preprocessed): picks its
  * task, checks the run against the dataset, splits, and records each seed's named
- * metrics, ledger, history and timing in @rec. */
+ * metrics, ledger, history and timing in @rec. After each seed its checkpoint goes to
+ * @out_dir/resume/ under @identity; with @resume, seeds after the first are read back
+ * from there when the first seed, trained again, gives its checkpoint's results. */
 static gboolean run_variant(RunRecord *rec, guint index, guint n_runs, const LdpDataset *base, guint64 base_seed,
-                            guint n_seeds, const LdpObserver *obs, gboolean private_out, GError **error)
+                            guint n_seeds, const LdpObserver *obs, gboolean private_out, const char *out_dir,
+                            const char *identity, gboolean resume, GError **error)
 {
   const LdpRunSpec *spec = rec->spec;
   const LdpRunStartEvent start = { .run = spec->name, .index = index, .n_runs = n_runs, .n_seeds = n_seeds };
@@ -350,9 +419,16 @@ static gboolean run_variant(RunRecord *rec, guint index, guint n_runs, const Ldp
     return FALSE;
   }
 
-  gboolean seeds_ok = TRUE;
+  gboolean seeds_ok = TRUE, use_checkpoints = resume;
   for (guint s = 0; s < n_seeds && seeds_ok; s++) {
     guint64 seed = base_seed + s;
+    if (use_checkpoints && s > 0) {
+      g_autoptr(LdpSeedRecord) kept = load_checkpoint(out_dir, spec->name, seed, identity, obs);
+      if (kept) {
+        add_seed(rec, s, seed, kept, TRUE, obs);
+        continue;
+      }
+    }
     gpointer own_split = NULL;
     if (per_seed_split && !(own_split = task->split(&rec->config, base, seed, error))) {
       g_prefix_error(error, "%s, seed %" G_GUINT64_FORMAT ": ", spec->name, seed);
@@ -379,8 +455,6 @@ static gboolean run_variant(RunRecord *rec, guint index, guint n_runs, const Ldp
     gboolean seed_ok = task->run_seed(&in, &res, error);
     if (own_split)
       task->split_free(own_split);
-    if (seed_ok)
-      add_diagnostics(rec, diag);
     if (seed_ok && s == 0)
       record_ledger(rec, ledger, seed, obs);
     ldp_ledger_free(ledger);
@@ -390,27 +464,26 @@ static gboolean run_variant(RunRecord *rec, guint index, guint n_runs, const Ldp
       seeds_ok = FALSE;
       break;
     }
-    ldp_series_add_seed(&rec->sum->metrics, &res.metrics);
-    double ms = res.epochs_run ? 1e3 * res.seconds / res.epochs_run : 0;
-    for (guint e = 0; res.history && e < res.history->len; e++) {
-      const LdpEpochStats *h = &g_array_index(res.history, LdpEpochStats, e);
-      g_string_append_printf(rec->history, "%s,%" G_GUINT64_FORMAT ",%u,%.9g,%.9g,%.9g,%.9g,%.9g\n",
-                             spec->name, seed, h->epoch, h->train_loss, h->train_acc, h->val_loss, h->val_acc,
-                             h->test_acc);
-    }
-    g_array_append_val(rec->seconds, res.seconds);
-    g_array_append_val(rec->ms_per_epoch, ms);
-    g_autoptr(GString) measured = g_string_new(NULL);
-    task->format_seed(&res, measured);
-    const LdpSeedDoneEvent sev = {
-      .run = spec->name, .seed = seed, .index = s, .headline = rec->task->headline,
-      .headline_value = ldp_metric_values_get(&res.metrics, rec->task->headline), .ms_per_epoch = ms,
-      .measured = measured->str, .selected_epoch = res.selected_epoch, .epochs_run = res.epochs_run,
-      .n_metrics = res.metrics.names->len, .metric_names = (const char *const *)res.metrics.names->pdata,
-      .metric_values = (const double *)res.metrics.values->data,
-    };
-    LDP_OBSERVER_EMIT(obs, seed_done, &sev);
+    g_autoptr(LdpSeedRecord) r = seed_record(rec, seed, &res, diag);
     ldp_seed_outcome_clear(&res);
+    if (use_checkpoints && s == 0) {
+      /* The first seed is trained again for the ledger; it also tells whether the
+       * checkpoints are this build's and this data's results. */
+      g_autoptr(LdpSeedRecord) kept = load_checkpoint(out_dir, spec->name, seed, identity, obs);
+      if (kept && !ldp_seed_record_same_results(kept, r)) {
+        g_autofree char *msg = g_strdup_printf(
+            "%s/%s: seed %" G_GUINT64_FORMAT " of %s gives other results than its checkpoint (other data, or "
+            "a build that rounds differently): its checkpoints are not used",
+            out_dir, LDP_RESUME_DIR, seed, spec->name);
+        warn(obs, msg);
+      }
+      use_checkpoints = kept && ldp_seed_record_same_results(kept, r);
+    }
+    if (!ldp_resume_save(out_dir, spec->name, seed, identity, r, error)) {
+      seeds_ok = FALSE;
+      break;
+    }
+    add_seed(rec, s, seed, r, FALSE, obs);
   }
   if (shared_split)
     task->split_free(shared_split);
@@ -444,6 +517,9 @@ gboolean ldp_run_pipeline_recorded(LdpPipeline *p, const char *out_dir, const ch
   guint64 base_seed = ldp_pipeline_seed(p);
   const gboolean private_out = ldp_pipeline_private_outputs(p);
   if (!check_out_dir(out_dir, error))
+    return FALSE;
+  /* checkpoints of another interrupted run in this directory are stale unless resuming */
+  if (!ldp_pipeline_resume(p) && !ldp_resume_clear(out_dir, error))
     return FALSE;
   RunRecord *recs = g_new0(RunRecord, n_runs);
   LdpRunDoneEvent *done = g_new0(LdpRunDoneEvent, n_runs);
@@ -501,7 +577,9 @@ gboolean ldp_run_pipeline_recorded(LdpPipeline *p, const char *out_dir, const ch
       LDP_OBSERVER_EMIT(obs, dataset_loaded, &ev);
     }
 
-    if (!run_variant(rec, r, n_runs, base, base_seed, n_seeds, obs, private_out, error))
+    g_autofree char *identity = ldp_resume_identity(p, r);
+    if (!run_variant(rec, r, n_runs, base, base_seed, n_seeds, obs, private_out, out_dir, identity,
+                     ldp_pipeline_resume(p), error))
       goto out;
     const LdpMetricSpec *h = headline(rec);
     GArray *a = ldp_series_get(&rec->sum->metrics, rec->task->headline);
@@ -516,7 +594,8 @@ gboolean ldp_run_pipeline_recorded(LdpPipeline *p, const char *out_dir, const ch
   }
 
   *data_files = ldp_data_files_end();
-  if (!write_outputs(out_dir, p, summary, recs, n_runs, *data_files, data_dir, error))
+  if (!write_outputs(out_dir, p, summary, recs, n_runs, *data_files, data_dir, error) ||
+      !ldp_resume_clear(out_dir, error))
     goto out;
   priv_dir = g_build_filename(out_dir, "private", NULL);
   line = g_string_new(NULL);

@@ -34,6 +34,7 @@
 #include "host/host.h"
 #include "host/yamltree.h"
 #include "run/provenance.h"
+#include "run/resume.h"
 #include "run/run.h"
 #include <ldpgnn/json.h>
 #include <ldpgnn/workbench.h>
@@ -949,17 +950,17 @@ static void select_values_json(JsonBuilder *b, const Select *sel, guint pt, int 
 /* Removes everything in @dir but the entry named @keep (NULL: nothing kept), depth
  * first: a run killed in a directory can leave half-written files (a g_file_set_contents
  * temporary such as timing.csv.XXXXXX) that the run done again would not overwrite. */
-static gboolean clear_dir(const char *dir, const char *keep, GError **error)
+static gboolean clear_dir(const char *dir, const char *keep, const char *keep2, GError **error)
 {
   g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
   if (!d)
     return TRUE; /* nothing there yet */
   for (const char *name; (name = g_dir_read_name(d)) != NULL;) {
-    if (keep && strcmp(name, keep) == 0)
+    if ((keep && strcmp(name, keep) == 0) || (keep2 && strcmp(name, keep2) == 0))
       continue;
     g_autofree char *path = g_build_filename(dir, name, NULL);
     if (g_file_test(path, G_FILE_TEST_IS_DIR) && !g_file_test(path, G_FILE_TEST_IS_SYMLINK) &&
-        !clear_dir(path, NULL, error))
+        !clear_dir(path, NULL, NULL, error))
       return FALSE;
     if (g_remove(path) != 0 && errno != ENOENT) {
       g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: cannot remove: %s", path, g_strerror(errno));
@@ -969,9 +970,10 @@ static gboolean clear_dir(const char *dir, const char *keep, GError **error)
   return TRUE;
 }
 
-/* Empties a cell's (or point's) directory before it is run again, but @keep: its mark
- * goes first, so that an interrupted clearing never leaves a mark behind (a mark
- * whose outputs are gone is invalid anyway, mark_valid). */
+/* Empties a cell's (or point's) directory before it is run again, but @keep and the
+ * seeds' checkpoints (resume/: the run reads back those of its own identity, see
+ * core/run/resume.h): its mark goes first, so that an interrupted clearing never leaves
+ * a mark behind (a mark whose outputs are gone is invalid anyway, mark_valid). */
 static gboolean clear_for_rerun(const char *dir, const char *keep, GError **error)
 {
   g_autofree char *mark = g_build_filename(dir, MARK_FILE, NULL);
@@ -979,7 +981,7 @@ static gboolean clear_for_rerun(const char *dir, const char *keep, GError **erro
     g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: cannot remove: %s", mark, g_strerror(errno));
     return FALSE;
   }
-  return clear_dir(dir, keep, error);
+  return clear_dir(dir, keep, LDP_RESUME_DIR, error);
 }
 
 /* Runs one selection point's pipeline @p into @pdir, unless @pdir holds a complete run
@@ -998,6 +1000,7 @@ static gboolean run_point(LdpPipeline *p, const char *pdir, const char *data_dir
     return FALSE;
   g_autoptr(GString) line = g_string_new(NULL);
   g_autoptr(GPtrArray) files = NULL;
+  ldp_pipeline_set_resume(p, TRUE);  /* the seeds an interrupted point finished */
   return ldp_run_pipeline_recorded(p, pdir, data_dir, obs, line, &files, error) &&
          write_mark(pdir, hash, files, error);
 }
@@ -1228,6 +1231,8 @@ gboolean ldp_sweep_run_cell_observed(LdpSweep *s, guint cell, const char *out_di
   g_autoptr(GPtrArray) data_files = NULL;
   g_autoptr(LdpPipeline) selected = NULL;
   gboolean ok = !s->select || select_cell(s, c, dir, data_dir, &both, &selected, error);
+  if (ok)  /* the seeds an interrupted cell finished */
+    ldp_pipeline_set_resume(selected ? selected : c->pipeline, TRUE);
   ok = ok && ldp_run_pipeline_recorded(selected ? selected : c->pipeline, dir, data_dir, &both, line, &data_files,
                                        error);
   const gboolean log_ok = !ferror(log_file);

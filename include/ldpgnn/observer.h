@@ -80,6 +80,7 @@ typedef struct {
   guint n_metrics;            /* the seed's named metrics (summary.json's names), in order */
   const char *const *metric_names;
   const double *metric_values;
+  gboolean resumed;           /* read back from the checkpoint of an interrupted run, not trained (1.5) */
 } LdpSeedDoneEvent;
 
 /* A variant is done: its headline metric over the seeds and its privacy budget. */

@@ -72,6 +72,16 @@ LDP_API JsonNode *ldp_pipeline_to_json(const LdpPipeline *p);
 LDP_API void ldp_pipeline_set_private_outputs(LdpPipeline *p, gboolean on);
 LDP_API gboolean ldp_pipeline_private_outputs(const LdpPipeline *p);
 
+/* Whether a run of @p reads the seeds an interrupted run of it finished back from
+ * OUT/resume/ instead of training them again (`ldpgnn run --resume`; doc/workbench.md).
+ * Every run writes a checkpoint there after each seed and removes the directory when
+ * it completes. The first seed of every variant is trained again either way: its
+ * privacy ledger is the run's, and its results must equal its checkpoint's, or the
+ * variant's checkpoints are not used (another build or other data). Default FALSE.
+ * Not part of the pipeline's JSON. (1.5) */
+LDP_API void ldp_pipeline_set_resume(LdpPipeline *p, gboolean on);
+LDP_API gboolean ldp_pipeline_resume(const LdpPipeline *p);
+
 /* Runs every variant of @p over its seeds and writes @out_dir/summary.json (per metric: mean, std
  * (ddof 1), n, values; the ledger; the resolved pipeline; the version), seeds.csv and
  * timing.csv; with ldp_pipeline_set_private_outputs, also @out_dir/private/. @data_dir_override (nullable) beats the pipeline's data_dir and

@@ -35,6 +35,8 @@
  *        ldp_attacks_run_model.
  *   1.4  the host functions ldp_op_matmul_pair, ldp_pipeline_n_warnings,
  *        ldp_pipeline_warning, ldp_rng_geometric_log and ldp_op_edge_attention.
+ *   1.5  the host functions ldp_pipeline_set_resume and ldp_pipeline_resume (per-seed
+ *        checkpoints of a run), and LdpSeedDoneEvent.resumed (observer.h).
  */
 #pragma once
 
