@@ -27,7 +27,8 @@ usage: upgnet-experiments.py --dataset cora --backbone sage --runs DIR
    MPM coincide).
 The floor (mlp) does not depend on the backbone, so it is run with --methods mlp once
 per dataset; the ceiling (clean features, no calibrator) with --methods ceiling and
---epsilons inf.
+--epsilons inf. A reported run that finds seeds.csv in its directory is only collected;
+with a build that has `ldpgnn run --resume` an interrupted one continues at its seed.
 """
 import argparse
 import csv
@@ -158,6 +159,13 @@ def method_k(label, method):
     return m.group(1) if method == "lpgnn" else m.group(2)
 
 
+def resumes(ldpgnn):
+    """True when this ldpgnn build continues an interrupted run at its seed (`run --resume`,
+    ABI 1.5); older builds, such as a fixed build a table is run from, start a cell over."""
+    out = subprocess.run([ldpgnn, "run", "--help"], capture_output=True, text=True).stdout
+    return "--resume" in out
+
+
 def current(a, job):
     """True when upgnet-seeds.csv already holds this job's reported seeds with the same K
     and hyper-parameters for each of its methods; their K label is then rewritten to the
@@ -202,6 +210,7 @@ def report(a):
     if "inf" in a.epsilons:
         cells.append(("none", "inf"))
     jobs = []
+    resume = ["--resume"] if resumes(a.ldpgnn) else []
     for (mech, eps), (methods, hp) in [(c, g) for c in cells for g in groups]:
         methods = [m for m in methods if m in a.methods]
         if not methods:
@@ -221,7 +230,7 @@ def report(a):
             sets += [f"train.lr={hp[0]}", f"train.weight_decay={hp[1]}", f"backbone.dropout={hp[2]}"]
         d = os.path.join(a.runs, f"{a.dataset}-{a.backbone}-{'-'.join(methods)}-{mech}-{eps}"
                          + ("" if hp == README_HP else "-" + "-".join(hp)))
-        cmd = [a.ldpgnn, "run", os.path.join(TOP, "pipelines", pipeline), "-q", "--out", d]
+        cmd = [a.ldpgnn, "run", os.path.join(TOP, "pipelines", pipeline), "-q", "--out", d] + resume
         for s in sets:
             cmd += ["--set", s]
         hpsets = [] if hp == README_HP else [f"lr={hp[0]}", f"weight_decay={hp[1]}", f"dropout={hp[2]}"]
