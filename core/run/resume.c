@@ -89,6 +89,18 @@ static char *checkpoint_path(const char *out_dir, const char *run, guint64 seed)
   return g_build_filename(out_dir, LDP_RESUME_DIR, name, NULL);
 }
 
+static void put_string(JsonBuilder *b, const char *member, const char *value)
+{
+  json_builder_set_member_name(b, member);
+  json_builder_add_string_value(b, value);
+}
+
+static void put_int(JsonBuilder *b, const char *member, gint64 value)
+{
+  json_builder_set_member_name(b, member);
+  json_builder_add_int_value(b, value);
+}
+
 static void add_values(JsonBuilder *b, const char *member, const GPtrArray *names, const GArray *values)
 {
   json_builder_set_member_name(b, member);
@@ -113,24 +125,17 @@ gboolean ldp_resume_save(const char *out_dir, const char *run, guint64 seed, con
     return FALSE;
   }
   g_autoptr(JsonBuilder) b = json_builder_new();
+  g_autofree char *seed_text = g_strdup_printf("%" G_GUINT64_FORMAT, seed);  /* 64-bit unsigned */
   json_builder_begin_object(b);
-  json_builder_set_member_name(b, "format");
-  json_builder_add_int_value(b, RESUME_FORMAT);
-  json_builder_set_member_name(b, "identity");
-  json_builder_add_string_value(b, identity);
-  json_builder_set_member_name(b, "seed");  /* a string: seeds are 64-bit unsigned */
-  g_autofree char *seed_text = g_strdup_printf("%" G_GUINT64_FORMAT, seed);
-  json_builder_add_string_value(b, seed_text);
+  put_int(b, "format", RESUME_FORMAT);
+  put_string(b, "identity", identity);
+  put_string(b, "seed", seed_text);
   add_values(b, "metrics", r->metric_names, r->metric_values);
   add_values(b, "diagnostics", r->diag_names, r->diag_values);
-  json_builder_set_member_name(b, "history");
-  json_builder_add_string_value(b, r->history->str);
-  json_builder_set_member_name(b, "measured");
-  json_builder_add_string_value(b, r->measured ? r->measured : "");
-  json_builder_set_member_name(b, "selected_epoch");
-  json_builder_add_int_value(b, r->selected_epoch);
-  json_builder_set_member_name(b, "epochs_run");
-  json_builder_add_int_value(b, r->epochs_run);
+  put_string(b, "history", r->history->str);
+  put_string(b, "measured", r->measured ? r->measured : "");
+  put_int(b, "selected_epoch", r->selected_epoch);
+  put_int(b, "epochs_run", r->epochs_run);
   json_builder_set_member_name(b, "seconds");
   json_builder_add_double_value(b, r->seconds);
   json_builder_set_member_name(b, "ms_per_epoch");

@@ -470,14 +470,14 @@ static gboolean run_variant(RunRecord *rec, guint index, guint n_runs, const Ldp
       /* The first seed is trained again for the ledger; it also tells whether the
        * checkpoints are this build's and this data's results. */
       g_autoptr(LdpSeedRecord) kept = load_checkpoint(out_dir, spec->name, seed, identity, obs);
-      if (kept && !ldp_seed_record_same_results(kept, r)) {
+      use_checkpoints = kept && ldp_seed_record_same_results(kept, r);
+      if (kept && !use_checkpoints) {
         g_autofree char *msg = g_strdup_printf(
             "%s/%s: seed %" G_GUINT64_FORMAT " of %s gives other results than its checkpoint (other data, or "
             "a build that rounds differently): its checkpoints are not used",
             out_dir, LDP_RESUME_DIR, seed, spec->name);
         warn(obs, msg);
       }
-      use_checkpoints = kept && ldp_seed_record_same_results(kept, r);
     }
     if (!ldp_resume_save(out_dir, spec->name, seed, identity, r, error)) {
       seeds_ok = FALSE;
