@@ -9,11 +9,8 @@ tmp="$LDPGNN_BUILDDIR/test-audit-cli.tmp"
 rm -rf "$tmp" && mkdir -p "$tmp"
 mechs="grr rr dprr locallap laplace gaussian multibit onebit pgc piecewise blink symrr ldpgcn mpm"
 trials=20000
-n=0
-fails=0
+. "$LDPGNN_SRCDIR/tests/tap.sh"
 echo "1..34"
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; sed 's/^/# /' "$2"; }
 for m in $mechs; do
   for eps in 0.5 2; do
     out="$tmp/$m-$eps.out"

@@ -7,10 +7,7 @@ bin="$LDPGNN_BUILDDIR/ldpgnn"
 src="$LDPGNN_SRCDIR"
 tmp="$LDPGNN_BUILDDIR/test-bad-runs.tmp"
 rm -rf "$tmp" && mkdir -p "$tmp"
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && sed 's/^/# /' "$2"; }
+. "$LDPGNN_SRCDIR/tests/tap.sh"
 echo "1..32"
 
 cat >"$tmp/base.yaml" <<'YAML'

@@ -6,14 +6,7 @@ set -u
 bin="$LDPGNN_BUILDDIR/ldpgnn"
 tmp="$LDPGNN_BUILDDIR/test-blink-run.tmp"
 rm -rf "$tmp" && mkdir -p "$tmp"
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && sed 's/^/# /' "$2"; }
-check() { # description, then a command
-  d="$1"; shift
-  if "$@" >"$tmp/check.out" 2>&1; then ok "$d"; else not_ok "$d" "$tmp/check.out"; fi
-}
+. "$LDPGNN_SRCDIR/tests/tap.sh"
 echo "1..9"
 
 # 400 nodes, average degree 8, 3 classes, 95% homophily; 100 test nodes. A classifier

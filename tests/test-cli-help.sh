@@ -10,14 +10,7 @@ bin="$LDPGNN_BUILDDIR/ldpgnn"
 src="$LDPGNN_SRCDIR"
 tmp="$LDPGNN_BUILDDIR/test-cli-help.tmp"
 rm -rf "$tmp" && mkdir -p "$tmp"
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && sed 's/^/# /' "$2"; }
-check() { # description, then a command
-  d="$1"; shift
-  if "$@" >"$tmp/check.out" 2>&1; then ok "$d"; else not_ok "$d" "$tmp/check.out"; fi
-}
+. "$LDPGNN_SRCDIR/tests/tap.sh"
 
 # The options of each command, as documented before the option tables existed (the
 # usage strings of the hand-written parsers): none may be lost.

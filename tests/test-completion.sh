@@ -8,10 +8,7 @@ script="$LDPGNN_SRCDIR/cli/bash-completion/ldpgnn"
 fixtures="$LDPGNN_BUILDDIR/tests/plugins/.libs"
 tmp="$LDPGNN_BUILDDIR/test-completion.tmp"
 rm -rf "$tmp" && mkdir -p "$tmp/dir.d" && : >"$tmp/mine.yaml" && : >"$tmp/notes.txt"
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && sed 's/^/# /' "$2"; }
+. "$LDPGNN_SRCDIR/tests/tap.sh"
 echo "1..11"
 if ! command -v bash >/dev/null 2>&1; then
   i=0; while [ $i -lt 11 ]; do ok "# SKIP no bash"; i=$((i + 1)); done

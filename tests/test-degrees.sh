@@ -10,15 +10,7 @@ set -u
 bin="$LDPGNN_BUILDDIR/ldpgnn"
 tmp="$LDPGNN_BUILDDIR/test-degrees.tmp"
 rm -rf "$tmp" && mkdir -p "$tmp/data/tiny"
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && sed 's/^/# /' "$2"; }
-check() { # description, then a command
-  d="$1"; shift
-  if "$@" >"$tmp/check.out" 2>&1; then ok "$d"; else not_ok "$d" "$tmp/check.out"; fi
-}
+. "$LDPGNN_SRCDIR/tests/tap.sh"
 echo "1..11"
 
 # 12 papers: p0 is cited by p1..p7 (star: degree 7 and 1), p8-p9-p10 a path (1, 2, 1),

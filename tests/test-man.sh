@@ -10,10 +10,7 @@ MAKE=${MAKE:-make}
 bin="$LDPGNN_BUILDDIR/ldpgnn"
 tmp="$LDPGNN_BUILDDIR/test-man.tmp"
 rm -rf "$tmp" && mkdir -p "$tmp"
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && sed 's/^/# /' "$2"; }
+. "$LDPGNN_SRCDIR/tests/tap.sh"
 echo "1..5"
 if ! command -v man >/dev/null 2>&1; then
   for i in 1 2 3 4 5; do ok "# SKIP man is not installed (man-db)"; done

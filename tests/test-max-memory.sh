@@ -7,10 +7,7 @@ set -u
 bin="$LDPGNN_BUILDDIR/ldpgnn"
 tmp="$LDPGNN_BUILDDIR/test-max-memory.tmp"
 rm -rf "$tmp" && mkdir -p "$tmp"
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && sed 's/^/# /' "$2"; }
+. "$LDPGNN_SRCDIR/tests/tap.sh"
 echo "1..7"
 
 # RR at eps = 1 on n = 1000 nodes: each row gets about (n - 1 - d)/(1 + e) + d p

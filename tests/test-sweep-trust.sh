@@ -7,10 +7,7 @@ src="$LDPGNN_SRCDIR"
 mods="$LDPGNN_BUILDDIR/tests/plugins/trust/.libs"
 tmp="$LDPGNN_BUILDDIR/test-sweep-trust.tmp"
 rm -rf "$tmp" && mkdir -p "$tmp"
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && sed 's/^/# /' "$2"; }
+. "$LDPGNN_SRCDIR/tests/tap.sh"
 check() { if [ "$1" = 0 ]; then ok "$2"; else not_ok "$2" "${3:-}"; fi; }
 echo "1..17"
 

@@ -6,15 +6,7 @@ set -u
 bin="$LDPGNN_BUILDDIR/ldpgnn"
 tmp="$LDPGNN_BUILDDIR/test-workbench.tmp"
 rm -rf "$tmp" && mkdir -p "$tmp"
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && sed 's/^/# /' "$2"; }
-check() { # description, then a command
-  d="$1"; shift
-  if "$@" >"$tmp/check.out" 2>&1; then ok "$d"; else not_ok "$d" "$tmp/check.out"; fi
-}
+. "$LDPGNN_SRCDIR/tests/tap.sh"
 echo "1..46"
 
 # Two methods x three epsilons; the non-private row has no mechanism, so its numbers
