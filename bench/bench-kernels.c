@@ -274,6 +274,37 @@ int main(int argc, char **argv)
   }
 
   {
+    /* RR's graph at epsilon = 1 on Twitch-ENGB's 7126 users: ~1900 entries a row, an x
+     * of 32 or 64 columns larger than the L2 (products by spans, doc/scale.md) */
+    const guint n_rr = 7126;
+    g_autoptr(GArray) ri = g_array_new(FALSE, FALSE, sizeof(guint));
+    g_autoptr(GArray) ci = g_array_new(FALSE, FALSE, sizeof(guint));
+    for (guint i = 0; i < n_rr; i++)
+      for (guint j = 0; j < n_rr; j++)
+        if (ldp_rng_uniform(&r) < 1.0 / (1.0 + G_E)) {
+          g_array_append_val(ri, i);
+          g_array_append_val(ci, j);
+        }
+    g_autoptr(GError) error = NULL;
+    g_autoptr(LdpCsr) d = ldp_csr_from_coo(n_rr, n_rr, (const guint *)ri->data, (const guint *)ci->data, NULL,
+                                           ri->len, LDP_COO_FIRST, &error);
+    g_assert_no_error(error);
+    for (guint i = 0; i < d->rows; i++)
+      for (guint p = d->indptr[i]; p < d->indptr[i + 1]; p++)
+        d->values[p] = 1.0f / (float)(d->indptr[i + 1] - d->indptr[i]);
+    const guint dense_widths[] = { 16, 32, 64 };
+    const guint dreps = MAX(reps / 50, 3u);
+    for (gsize w = 0; w < G_N_ELEMENTS(dense_widths); w++) {
+      g_autoptr(LdpTensor) x = random_tensor(&r, n_rr, dense_widths[w]);
+      g_autoptr(LdpTensor) y = ldp_tensor_new(n_rr, dense_widths[w]);
+      const double us = time_spmm(d, NULL, x, y, dreps);
+      g_autofree char *what = g_strdup_printf("RR %ux%u (nnz %u) * x%u", d->rows, d->cols, d->nnz, dense_widths[w]);
+      printf("%-40s %10.1f %10s\n", what, us, "");
+      printf("%-40s %10.2f %10s\n", "  ns per stored entry", 1e3 * us / d->nnz, "");
+    }
+  }
+
+  {
     g_autoptr(LdpCsr) b = random_rr_batch(&r, 32, 1.0 / (1.0 + G_E));
     g_autofree guint *border = ldp_csr_row_order(b);
     g_autoptr(LdpTensor) x = random_tensor(&r, b->rows, 64);

@@ -722,6 +722,75 @@ static void test_spmm_pairs(void)
       }
 }
 
+/* Dense rows against a large x are computed span by span of x's rows (tensor.c,
+ * spmm_rows_spans), each row's accumulators carried across the spans. Every row must
+ * get the bits of the plain kernels: the same rows with enough empty rows appended
+ * (a short average row, so the plain path runs) are the reference. Rows of length 0
+ * to ~4200 in a shuffled mix, an odd count (a row without a partner), the widths the
+ * spans serve (24 to 64) and two they leave (8, 16), beta 0 and not, storage and
+ * row-length order, 1 and 2 threads. The plan mirrors tensor.c: 192 KiB of x rows a
+ * span, at least 8192 gathered floats a row per span on average. */
+static void test_spmm_spans(void)
+{
+  LdpRng r;
+  ldp_rng_init(&r, 37);
+  const guint rows = 61, k = 6000, pad = 40000;
+  g_autoptr(GArray) ri = g_array_new(FALSE, FALSE, sizeof(guint));
+  g_autoptr(GArray) ci = g_array_new(FALSE, FALSE, sizeof(guint));
+  for (guint i = 0; i < rows; i++) {
+    const double density = i % 7 == 3 ? 0.0 : i % 7 == 5 ? 0.002 : 0.3 + 0.4 * ldp_rng_uniform(&r);
+    for (guint j = 0; j < k; j++)
+      if (ldp_rng_uniform(&r) < density) {
+        g_array_append_val(ri, i);
+        g_array_append_val(ci, j);
+      }
+  }
+  g_autoptr(LdpCsr) m = normal_csr(&r, rows, k, ri, ci);
+  /* the reference: the same entries, rows + pad rows */
+  g_autoptr(LdpCsr) padded = ldp_csr_new(rows + pad, k, m->nnz);
+  memcpy(padded->indptr, m->indptr, (rows + 1) * sizeof(guint));
+  for (guint i = rows + 1; i <= rows + pad; i++)
+    padded->indptr[i] = m->nnz;
+  memcpy(padded->indices, m->indices, m->nnz * sizeof(guint));
+  memcpy(padded->values, m->values, m->nnz * sizeof(float));
+  g_autofree guint *order = ldp_csr_row_order(m);
+  g_autofree guint *padded_order = ldp_csr_row_order(padded);
+  const guint widths[] = { 8, 16, 24, 32, 40, 64 };
+  const float betas[] = { 0.0f, -0.5f };
+#ifdef _OPENMP
+  const int saved = omp_get_max_threads();
+  const int threads[] = { 1, 2 };
+#else
+  const int threads[] = { 1 };
+#endif
+  for (guint w = 0; w < G_N_ELEMENTS(widths); w++) {
+    const guint c = widths[w];
+    const guint span = 192u * 1024u / (c * 4u), spans = (k + span - 1) / span;
+    if (c >= 24) {
+      g_assert_cmpuint(spans, >=, 2); /* the spans path runs on m ... */
+      g_assert_cmpuint((guint64)m->nnz * c, >=, (guint64)rows * spans * 8192u);
+      g_assert_cmpuint((guint64)padded->nnz * c, <, (guint64)(rows + pad) * spans * 8192u); /* ... not on padded */
+    }
+    g_autoptr(LdpTensor) x = random_tensor(&r, k, c);
+    for (guint b = 0; b < G_N_ELEMENTS(betas); b++)
+      for (guint o = 0; o < 2; o++)
+        for (guint t = 0; t < G_N_ELEMENTS(threads); t++) {
+#ifdef _OPENMP
+          omp_set_num_threads(threads[t]);
+#endif
+          g_autoptr(LdpTensor) y = random_tensor(&r, rows, c);
+          g_autoptr(LdpTensor) ref = ldp_tensor_new(rows + pad, c);
+          memcpy(ref->data, y->data, (gsize)rows * c * sizeof(float));
+          ldp_csr_spmm_ordered(0.75f, m, o ? order : NULL, x, betas[b], y);
+          ldp_csr_spmm_ordered(0.75f, padded, o ? padded_order : NULL, x, betas[b], ref);
+          g_assert_cmpmem(y->data, (gsize)rows * c * sizeof(float), ref->data, (gsize)rows * c * sizeof(float));
+        }
+  }
+#ifdef _OPENMP
+  omp_set_num_threads(saved);
+#endif
+}
+
 static void test_spmm_prefetch(void)
 {
   LdpRng r;
@@ -915,6 +984,7 @@ int main(int argc, char **argv)
   g_test_add_func("/tensor/spmm-ordered", test_spmm_ordered);
   g_test_add_func("/tensor/spmm-prefetch", test_spmm_prefetch);
   g_test_add_func("/tensor/spmm-pairs", test_spmm_pairs);
+  g_test_add_func("/tensor/spmm-spans", test_spmm_spans);
   g_test_add_func("/tensor/spmm-parts", test_spmm_parts);
   return g_test_run();
 }

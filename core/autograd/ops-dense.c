@@ -96,7 +96,13 @@ static LdpTensor *linear_apply_operator(const LdpLinearFeatures *f, const float 
     return owned ? x : ldp_tensor_copy(x);
   const guint *order = NULL;
   const LdpCsr *local = NULL;
-  if (f->steps >= 2 && (gsize)x->rows * x->cols * sizeof(float) >= LINEAR_LOCAL_MIN_BYTES) {
+  const LdpCsr *plain = f->steps == 0       ? NULL
+                        : transposed ? ldp_graph_csr_t(f->operator_graph)
+                                     : ldp_graph_csr(f->operator_graph);
+  /* Dense operators (RR's graph at epsilon = 1) gain nothing from the breadth-first
+   * order, and their products by spans need the plain one's sorted rows. */
+  if (f->steps >= 2 && (gsize)x->rows * x->cols * sizeof(float) >= LINEAR_LOCAL_MIN_BYTES &&
+      (coef != NULL || !ldp_csr_spmm_by_spans(plain, x->cols))) {
     local = ldp_graph_csr_local(f->operator_graph, transposed, &order);
     LdpTensor *permuted = linear_permute_rows(x, order, TRUE);
     if (owned)
@@ -114,8 +120,7 @@ static LdpTensor *linear_apply_operator(const LdpLinearFeatures *f, const float 
   LdpTensor *t = f->steps > 0 ? ldp_tensor_new_uninit(x->rows, x->cols) : NULL;
   for (guint k = 0; k < f->steps; k++) {
     /* storage order, as ldp_graph_spmm */
-    const LdpCsr *op = local ? local
-                       : transposed ? ldp_graph_csr_t(f->operator_graph) : ldp_graph_csr(f->operator_graph);
+    const LdpCsr *op = local ? local : plain;
     if (sum && coef[k + 1] != 0.0f)
       ldp_csr_spmm_sum(op, x, t, coef[k + 1], sum); /* t = P x, then sum += a_(k+1) t */
     else

@@ -32,6 +32,13 @@ G_GNUC_INTERNAL LdpGraph *ldp_graph_local_twin(LdpGraph *g, const guint **order,
 /* Whether @g is another graph's ldp_graph_local_twin. */
 G_GNUC_INTERNAL gboolean ldp_graph_is_local_twin(const LdpGraph *g);
 
+/* Whether a product of @m with @c columns runs span by span of x's rows (tensor.c,
+ * spmm_rows_spans: dense rows against an x larger than the L2). The spans find each
+ * row's share by its increasing columns, so a caller that could hand over a
+ * renumbered operator (unsorted rows, the same bits) should not for such products:
+ * the spans keep the gathers in the L2 where the renumbering cannot. */
+G_GNUC_INTERNAL gboolean ldp_csr_spmm_by_spans(const LdpCsr *m, guint c);
+
 /* y += t x with @t = m^T stored (ldp_csr_transpose(m)): every element of y is
  * accumulated onto its value term by term in t's entry order, which is m's row order,
  * so the result is bit for bit that of ldp_csr_spmm_t_add(1, m, x, y); but each
