@@ -535,6 +535,46 @@ static void test_propagate_steps_unpadded(void)
   }
 }
 
+/* Long rows (a dense graph: 64 entries a row or more on average) are not padded
+ * either: fused steps against the chain, values and gradient, bit for bit, rows of 0
+ * to 400 entries. */
+static void test_propagate_steps_dense(void)
+{
+  LdpRng rng;
+  ldp_rng_init(&rng, 43);
+  const guint n = 700;
+  LdpCsr *adj = ldp_csr_new(n, n, 400 * n);
+  guint nnz = 0;
+  for (guint i = 0; i < n; i++) {
+    const double p = i % 9 == 4 ? 0.0 : i % 9 == 7 ? 0.01 : 0.1 + 0.4 * ldp_rng_uniform(&rng);
+    for (guint j = 0; j < n; j++)
+      if (ldp_rng_uniform(&rng) < p) {
+        adj->indices[nnz] = j;
+        adj->values[nnz++] = 0.1f + 0.8f * (float)ldp_rng_uniform(&rng);
+      }
+    adj->indptr[i + 1] = nnz;
+  }
+  adj->nnz = nnz;
+  g_assert_cmpuint(nnz, >=, 64u * n);
+  g_autoptr(LdpGraph) g = ldp_graph_new(adj);
+  const guint widths[] = { 2, 5 };
+  for (guint wi = 0; wi < G_N_ELEMENTS(widths); wi++) {
+    LdpParam *x[1] = { param_away("x", n, widths[wi], &rng) };
+    g_autoptr(LdpTensor) r = ldp_tensor_new(n, widths[wi]);
+    fill_uniform(r, &rng, -1.0f, 1.0f);
+    StepsChainCase fused = { g, 3, FALSE }, chain = { g, 3, TRUE };
+    LdpTensor *g1[1], *g2[1];
+    g_autoptr(LdpTensor) y1 = build_run(x, 1, build_steps_or_chain, &chain, r, g1);
+    g_autoptr(LdpTensor) y2 = build_run(x, 1, build_steps_or_chain, &fused, r, g2);
+    const gsize bytes = sizeof(float) * ldp_tensor_size(y1);
+    g_assert_cmpmem(y1->data, bytes, y2->data, bytes);
+    g_assert_cmpmem(g1[0]->data, bytes, g2[0]->data, bytes);
+    ldp_tensor_free(g1[0]);
+    ldp_tensor_free(g2[0]);
+    free_params(x, 1);
+  }
+}
+
 /* Binary and simple ops: in[0] op in[1] as selected by data. */
 typedef enum {
   C_BIAS, C_ADD, C_SUB, C_MUL, C_SCALE, C_RELU, C_SELU, C_ELU, C_LEAKY, C_SIGMOID,
@@ -3759,6 +3799,7 @@ int main(int argc, char **argv)
   g_test_add_func("/autograd/propagate-heads-bitwise", test_propagate_heads_bitwise);
   g_test_add_func("/autograd/propagate-steps", test_propagate_steps);
   g_test_add_func("/autograd/propagate-steps-unpadded", test_propagate_steps_unpadded);
+  g_test_add_func("/autograd/propagate-steps-dense", test_propagate_steps_dense);
   g_test_add_func("/autograd/elementwise", test_elementwise);
   g_test_add_func("/autograd/activation-values", test_activation_values);
   g_test_add_func("/autograd/columns-softmax", test_columns_and_softmax);

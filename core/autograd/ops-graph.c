@@ -374,11 +374,17 @@ static void spmm_pad_rows(const float *src, float *dst, guint n, guint C, gboole
  * threads, ms per product, C = 5 / padded to 8: 3 x 10^5 nodes (padded x 9.6 MB)
  * 5.2 / 3.2, 10^6 nodes (32 MB) 29 / 41 (doc/scale.md, "Drop's products unpadded"). */
 #define SPMM_POWER_PAD_MAX_BYTES (16u * 1024u * 1024u)
+/* ... nor on long rows (a dense noisy graph, RR's at epsilon = 1): there the padded
+ * row's single vector accumulator waits on each addition, while the narrow kernel
+ * keeps C independent scalar ones. RR-like graph of 7126 rows, ~1900 entries each, one
+ * thread: 20 ms per product at 2 columns, 36-39 ms padded to 8 (doc/scale.md). */
+#define SPMM_POWER_PAD_MAX_ROW 64u
 
 static void spmm_power(LdpGraph *g, gboolean transposed, guint steps, const LdpTensor *x, LdpTensor *out)
 {
   const guint n = x->rows, C = x->cols;
-  const gboolean pad = C > 0 && C < 8 && (gsize)n * 8 * sizeof(float) <= SPMM_POWER_PAD_MAX_BYTES;
+  const gboolean pad = C > 0 && C < 8 && (gsize)n * 8 * sizeof(float) <= SPMM_POWER_PAD_MAX_BYTES &&
+                       ldp_graph_csr(g)->nnz < (guint64)SPMM_POWER_PAD_MAX_ROW * n;
   const guint w = pad ? 8 : C;
   /* buffers for the steps before the last (unpadded, the last writes out) and for the
    * padded input */
