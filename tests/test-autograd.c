@@ -494,6 +494,26 @@ static LdpVar *build_steps_or_chain(LdpTape *t, LdpVar **in, gpointer d)
   return v;
 }
 
+/* @steps fused propagation steps over @g against a chain of ldp_op_propagate on a
+ * random x of @width columns: values and the gradient of x, bit for bit. */
+static void assert_steps_as_chain(LdpGraph *g, guint steps, guint width, LdpRng *rng)
+{
+  const guint n = ldp_graph_csr(g)->rows;
+  LdpParam *x[1] = { param_away("x", n, width, rng) };
+  g_autoptr(LdpTensor) r = ldp_tensor_new(n, width);
+  fill_uniform(r, rng, -1.0f, 1.0f);
+  StepsChainCase fused = { g, steps, FALSE }, chain = { g, steps, TRUE };
+  LdpTensor *g1[1], *g2[1];
+  g_autoptr(LdpTensor) y1 = build_run(x, 1, build_steps_or_chain, &chain, r, g1);
+  g_autoptr(LdpTensor) y2 = build_run(x, 1, build_steps_or_chain, &fused, r, g2);
+  const gsize bytes = sizeof(float) * ldp_tensor_size(y1);
+  g_assert_cmpmem(y1->data, bytes, y2->data, bytes);
+  g_assert_cmpmem(g1[0]->data, bytes, g2[0]->data, bytes);
+  ldp_tensor_free(g1[0]);
+  ldp_tensor_free(g2[0]);
+  free_params(x, 1);
+}
+
 /* Past 2^19 rows narrow x is propagated without the 8-column padding (its padded rows
  * would no longer fit the caches, ops-graph.c): still the bits of a chain of
  * ldp_op_propagate, values and the gradient of x, on a directed random graph of
@@ -518,21 +538,8 @@ static void test_propagate_steps_unpadded(void)
   adj->nnz = nnz;
   g_autoptr(LdpGraph) g = ldp_graph_new(adj);
   const guint widths[] = { 3, 5 };
-  for (guint wi = 0; wi < G_N_ELEMENTS(widths); wi++) {
-    LdpParam *x[1] = { param_away("x", n, widths[wi], &rng) };
-    g_autoptr(LdpTensor) r = ldp_tensor_new(n, widths[wi]);
-    fill_uniform(r, &rng, -1.0f, 1.0f);
-    StepsChainCase fused = { g, 2, FALSE }, chain = { g, 2, TRUE };
-    LdpTensor *g1[1], *g2[1];
-    g_autoptr(LdpTensor) y1 = build_run(x, 1, build_steps_or_chain, &chain, r, g1);
-    g_autoptr(LdpTensor) y2 = build_run(x, 1, build_steps_or_chain, &fused, r, g2);
-    const gsize bytes = sizeof(float) * ldp_tensor_size(y1);
-    g_assert_cmpmem(y1->data, bytes, y2->data, bytes);
-    g_assert_cmpmem(g1[0]->data, bytes, g2[0]->data, bytes);
-    ldp_tensor_free(g1[0]);
-    ldp_tensor_free(g2[0]);
-    free_params(x, 1);
-  }
+  for (guint wi = 0; wi < G_N_ELEMENTS(widths); wi++)
+    assert_steps_as_chain(g, 2, widths[wi], &rng);
 }
 
 /* Long rows (a dense graph: 64 entries a row or more on average) are not padded
@@ -558,21 +565,8 @@ static void test_propagate_steps_dense(void)
   g_assert_cmpuint(nnz, >=, 64u * n);
   g_autoptr(LdpGraph) g = ldp_graph_new(adj);
   const guint widths[] = { 2, 5 };
-  for (guint wi = 0; wi < G_N_ELEMENTS(widths); wi++) {
-    LdpParam *x[1] = { param_away("x", n, widths[wi], &rng) };
-    g_autoptr(LdpTensor) r = ldp_tensor_new(n, widths[wi]);
-    fill_uniform(r, &rng, -1.0f, 1.0f);
-    StepsChainCase fused = { g, 3, FALSE }, chain = { g, 3, TRUE };
-    LdpTensor *g1[1], *g2[1];
-    g_autoptr(LdpTensor) y1 = build_run(x, 1, build_steps_or_chain, &chain, r, g1);
-    g_autoptr(LdpTensor) y2 = build_run(x, 1, build_steps_or_chain, &fused, r, g2);
-    const gsize bytes = sizeof(float) * ldp_tensor_size(y1);
-    g_assert_cmpmem(y1->data, bytes, y2->data, bytes);
-    g_assert_cmpmem(g1[0]->data, bytes, g2[0]->data, bytes);
-    ldp_tensor_free(g1[0]);
-    ldp_tensor_free(g2[0]);
-    free_params(x, 1);
-  }
+  for (guint wi = 0; wi < G_N_ELEMENTS(widths); wi++)
+    assert_steps_as_chain(g, 3, widths[wi], &rng);
 }
 
 /* Binary and simple ops: in[0] op in[1] as selected by data. */
