@@ -31,6 +31,14 @@ def pct(x):
     return "–" if x is None else f"{100 * x:.1f}"
 
 
+def suite_rows(suite):
+    """Every row of the suite's pipeline, as `ldpgnn validate` lists them."""
+    out = subprocess.run([BIN, "validate", os.path.join(SRC, "pipelines", f"compare-real-{suite}.yaml")],
+                         check=True, capture_output=True, text=True).stdout
+    m = re.search(r"runs: ([^)]*)\)", out)
+    return m.group(1).split(", ") if m else []
+
+
 def block(name, tmp):
     rep = json.load(open(os.path.join(tmp, "report-test_accuracy.json")))
     paired_path = os.path.join(tmp, "report-test_accuracy-paired-floor-mlp.json")
@@ -66,6 +74,10 @@ def block(name, tmp):
             x = cells.get((r, c))
             line.append(f"*{pct(x['mean'])} ± {pct(x['std'])}*" if x else "–")
         out.append("| " + " | ".join(line) + " |")
+    missing = [r for r in suite_rows(suite) if r not in rep["rows"]]
+    if missing:
+        out += ["", f"Not run on {ds}: {', '.join(missing)} (their cost grows with n² past this "
+                "machine: \"Facebook's edge and everything-private suites do not fit this machine\" above)."]
     sel = rep.get("selection") or []
     if sel:
         # per method and parameter, the value chosen in each cell, in column order
