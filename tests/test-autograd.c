@@ -2196,6 +2196,30 @@ static void assert_close_normwise(const char *what, const float *a, const double
     g_error("%s: max difference %g against max magnitude %g (rtol %g)", what, diff, mag, rtol);
 }
 
+/* A lazy feature leaf on @tape times a weight gives the product and the weight gradient
+ * that its materialised matrix @mat gives (loss sum(y * r), both weights equal to @w). */
+static void assert_leaf_as_dense(const char *what, LdpTape *tape, LdpVar *leaf, const LdpTensor *mat,
+                                 const LdpTensor *w, const LdpTensor *r)
+{
+  const guint n = mat->rows, d = mat->cols, h = w->cols;
+  g_autoptr(LdpParam) p1 = ldp_param_new("w1", d, h), p2 = ldp_param_new("w2", d, h);
+  memcpy(ldp_param_value(p1)->data, w->data, ldp_tensor_size(w) * sizeof(float));
+  memcpy(ldp_param_value(p2)->data, w->data, ldp_tensor_size(w) * sizeof(float));
+  LdpVar *rc = ldp_tape_constant(tape, r);
+  LdpVar *y1 = ldp_op_matmul(tape, leaf, ldp_tape_param(tape, p1));
+  LdpVar *y2 = ldp_op_matmul(tape, ldp_tape_constant(tape, mat), ldp_tape_param(tape, p2));
+  ldp_tape_backward(tape, ldp_op_add(tape, ldp_op_sum(tape, ldp_op_mul(tape, y1, rc)),
+                                     ldp_op_sum(tape, ldp_op_mul(tape, y2, rc))));
+  g_autofree double *y2d = g_new(double, (gsize)n * h);
+  g_autofree double *g2d = g_new(double, (gsize)d * h);
+  for (gsize i = 0; i < (gsize)n * h; i++)
+    y2d[i] = ldp_var_value(y2)->data[i];
+  for (gsize i = 0; i < (gsize)d * h; i++)
+    g2d[i] = ldp_param_grad(p2)->data[i];
+  assert_close_normwise(what, ldp_var_value(y1)->data, y2d, (gsize)n * h, 1e-5);
+  assert_close_normwise(what, ldp_param_grad(p1)->data, g2d, (gsize)d * h, 1e-5);
+}
+
 static LdpVar *build_matmul_linear(LdpTape *t, LdpVar **in, gpointer d)
 {
   return ldp_op_matmul(t, ldp_tape_linear_constant(t, d), in[0]);
@@ -2280,23 +2304,8 @@ static void linear_case(LdpGraph *g, const LdpCsr *s, const float *offset, guint
   for (gsize i = 0; i < (gsize)n * d; i++)
     mat_d[i] = mat->data[i];
   assert_close_normwise(what, mat->data, ref, (gsize)n * d, 1e-5);
-  g_autoptr(LdpParam) p1 = ldp_param_new("w1", d, h), p2 = ldp_param_new("w2", d, h);
-  memcpy(ldp_param_value(p1)->data, w->data, ldp_tensor_size(w) * sizeof(float));
-  memcpy(ldp_param_value(p2)->data, w->data, ldp_tensor_size(w) * sizeof(float));
   tape = ldp_tape_new(TRUE);
-  LdpVar *rc = ldp_tape_constant(tape, r);
-  LdpVar *y1 = ldp_op_matmul(tape, ldp_tape_linear_constant(tape, &lf), ldp_tape_param(tape, p1));
-  LdpVar *y2 = ldp_op_matmul(tape, ldp_tape_constant(tape, mat), ldp_tape_param(tape, p2));
-  ldp_tape_backward(tape, ldp_op_add(tape, ldp_op_sum(tape, ldp_op_mul(tape, y1, rc)),
-                                     ldp_op_sum(tape, ldp_op_mul(tape, y2, rc))));
-  g_autofree double *y2d = g_new(double, (gsize)n * h);
-  g_autofree double *g2d = g_new(double, (gsize)d * h);
-  for (gsize i = 0; i < (gsize)n * h; i++)
-    y2d[i] = ldp_var_value(y2)->data[i];
-  for (gsize i = 0; i < (gsize)d * h; i++)
-    g2d[i] = ldp_param_grad(p2)->data[i];
-  assert_close_normwise(what, ldp_var_value(y1)->data, y2d, (gsize)n * h, 1e-5);
-  assert_close_normwise(what, ldp_param_grad(p1)->data, g2d, (gsize)d * h, 1e-5);
+  assert_leaf_as_dense(what, tape, ldp_tape_linear_constant(tape, &lf), mat, w, r);
   ldp_tape_free(tape);
 }
 
@@ -2615,23 +2624,8 @@ static void poly_case(LdpGraph *g, const LdpCsr *s, const float *offset, gboolea
   g_assert_nonnull(mat);
   assert_close_normwise(what, mat->data, ref, (gsize)n * d, 1e-5);
   /* the lazy leaf from the dataset gives the dense matrix's product and gradient */
-  g_autoptr(LdpParam) p1 = ldp_param_new("w1", d, h), p2 = ldp_param_new("w2", d, h);
-  memcpy(ldp_param_value(p1)->data, w->data, ldp_tensor_size(w) * sizeof(float));
-  memcpy(ldp_param_value(p2)->data, w->data, ldp_tensor_size(w) * sizeof(float));
   tape = ldp_tape_new(TRUE);
-  LdpVar *rc = ldp_tape_constant(tape, r);
-  LdpVar *y1 = ldp_op_matmul(tape, ldp_tape_poly_constant(tape, &pf), ldp_tape_param(tape, p1));
-  LdpVar *y2 = ldp_op_matmul(tape, ldp_tape_constant(tape, mat), ldp_tape_param(tape, p2));
-  ldp_tape_backward(tape, ldp_op_add(tape, ldp_op_sum(tape, ldp_op_mul(tape, y1, rc)),
-                                     ldp_op_sum(tape, ldp_op_mul(tape, y2, rc))));
-  g_autofree double *y2d = g_new(double, (gsize)n * h);
-  g_autofree double *g2d = g_new(double, (gsize)d * h);
-  for (gsize i = 0; i < (gsize)n * h; i++)
-    y2d[i] = ldp_var_value(y2)->data[i];
-  for (gsize i = 0; i < (gsize)d * h; i++)
-    g2d[i] = ldp_param_grad(p2)->data[i];
-  assert_close_normwise(what, ldp_var_value(y1)->data, y2d, (gsize)n * h, 1e-5);
-  assert_close_normwise(what, ldp_param_grad(p1)->data, g2d, (gsize)d * h, 1e-5);
+  assert_leaf_as_dense(what, tape, ldp_tape_poly_constant(tape, &pf), mat, w, r);
   ldp_tape_free(tape);
 }
 
