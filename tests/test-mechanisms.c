@@ -475,6 +475,35 @@ static void pm_moments(double eps, double x, double s, double q, double fill, do
   g_assert_cmpfloat(fabs(*var - closed), <, 1e-9 * closed);
 }
 
+/* per_feature: false spends the user's epsilon as epsilon/d per feature: the same
+ * reports, bit for bit, as per_feature: true at epsilon/d (same seed), and a ledger
+ * that records the user's epsilon itself, not (epsilon/d) x d. */
+static void test_per_user_split(gconstpointer data)
+{
+  const char *name = data;
+  const guint n = 300, d = 8;
+  g_autoptr(LdpDataset) split = features_dataset(n, d, X8);
+  g_autoptr(LdpDataset) each = features_dataset(n, d, X8);
+  g_autoptr(LdpLedger) l_split = ldp_ledger_new();
+  g_autoptr(LdpLedger) l_each = ldp_ledger_new();
+  const char *a_split[] = { "epsilon=3", "per_feature=false", NULL };
+  const char *a_each[] = { "epsilon=0.375", NULL };  /* 3 / 8, exact in binary */
+  g_autoptr(GError) err = NULL;
+  g_assert_true(run_mech(name, a_split, split, 29, 0.0, l_split, &err));
+  g_assert_no_error(err);
+  g_assert_true(run_mech(name, a_each, each, 29, 0.0, l_each, &err));
+  g_assert_no_error(err);
+  const LdpTensor *ys = ldp_dataset_features_dense(split), *ye = ldp_dataset_features_dense(each);
+  g_assert_cmpmem(ys->data, n * d * sizeof(float), ye->data, n * d * sizeof(float));
+  g_assert_cmpfloat(ldp_ledger_target_epsilon(l_split, LDP_TARGET_FEATURES), ==, 3.0);
+  g_assert_cmpfloat(ldp_ledger_target_epsilon(l_each, LDP_TARGET_FEATURES), ==, 3.0);
+  /* at inf both send the features unchanged */
+  g_autoptr(LdpDataset) off = features_dataset(n, d, X8);
+  const char *a_off[] = { "epsilon=inf", "per_feature=false", NULL };
+  g_assert_true(run_mech(name, a_off, off, 29, 0.0, NULL, &err));
+  g_assert_cmpfloat(ldp_tensor_row(ldp_dataset_features_dense(off), n - 1)[d - 1], ==, X8[d - 1]);
+}
+
 static void test_piecewise_moments(void)
 {
   const guint n = 20000, d = 8;
@@ -917,6 +946,8 @@ int main(int argc, char **argv)
   g_test_add_func("/mechanisms/gaussian/sigma", test_gaussian_sigma);
   g_test_add_func("/mechanisms/pgc/moments", test_pgc_moments);
   g_test_add_func("/mechanisms/piecewise/moments", test_piecewise_moments);
+  g_test_add_data_func("/mechanisms/pgc/per-user", "pgc", test_per_user_split);
+  g_test_add_data_func("/mechanisms/piecewise/per-user", "piecewise", test_per_user_split);
   g_test_add_data_func("/mechanisms/piecewise/support", "piecewise", test_support);
   g_test_add_data_func("/mechanisms/mpm/support", "mpm", test_support);
   g_test_add_data_func("/mechanisms/mpm/moments-eps1-zero", mpm_eps1_zero, test_mpm_moments);

@@ -130,6 +130,36 @@ static inline void mech_budget_per_feature(LdpBudget *out, double epsilon, guint
   ldp_budget_add(out, "epsilon", epsilon * d, 0.0, note);
 }
 
+/* `per_feature` of the per-feature mechanisms (pgc, piecewise): true spends epsilon on
+ * every feature (their paper's budget, d x epsilon per user); false spends epsilon per
+ * user, epsilon/d on each feature by composition, for a table whose axis is the user's
+ * budget. */
+#define MECH_SPEC_PER_FEATURE(paper)                                                               \
+  {                                                                                               \
+    .name = "per_feature", .type = LDP_PARAM_BOOL, .default_value = "true",                      \
+    .doc = "true: epsilon on every feature (" paper "; d x epsilon per user); false: epsilon per user, " \
+           "epsilon/d on each feature"                                                            \
+  }
+
+/* The budget each feature gets: @epsilon, or @epsilon / @d when it is the user's. */
+static inline double mech_feature_epsilon(double epsilon, gboolean per_feature, guint d)
+{
+  return per_feature || isinf(epsilon) ? epsilon : epsilon / MAX(d, 1u);
+}
+
+/* Ledger entry of a per-feature mechanism: d x epsilon per user, or the user's epsilon
+ * (@user_epsilon) when it was split over the d features. */
+static inline void mech_budget_split(LdpBudget *out, double user_epsilon, gboolean per_feature, guint d)
+{
+  if (per_feature || isinf(user_epsilon)) {
+    mech_budget_per_feature(out, user_epsilon, d);
+    return;
+  }
+  g_autofree char *note =
+    g_strdup_printf("%g / %u per feature x %u features by composition", user_epsilon, MAX(d, 1u), d);
+  ldp_budget_add(out, "epsilon", user_epsilon, 0.0, note);
+}
+
 /* ---- exact noise on a grid (real-valued releases) ----
  * A float value plus floating-point Laplace/Gaussian noise leaks its input through the
  * set of doubles it can produce (Mironov, CCS 2012). The real-valued mechanisms instead

@@ -3,7 +3,8 @@
  * epsilon: the user sends y_k ~ Bernoulli(1/(e+1) + u_k (e-1)/(e+1)), e = e^epsilon,
  * u_k = (x_k - alpha)/(beta - alpha); the server unbiases
  * y*_k = ((e+1) y_k - 1)/(e-1) (beta - alpha) + alpha. A user spends d x epsilon by
- * composition, which is what the ledger records.
+ * composition, which is what the ledger records; with per_feature: false epsilon is the
+ * user's, each feature runs at epsilon/d (the comparison suites' per-user axis).
  *
  * Difference from the reference code: PGC takes alpha_k, Delta_k per column from the
  * data (min/max); a local mechanism cannot look at other users' data, so the public
@@ -13,13 +14,17 @@
 #include "mech-common.h"
 
 typedef struct {
-  MechFeatures f;  /* first: epsilon, d, range */
+  MechFeatures f;  /* first: epsilon (each feature's), d, range */
+  double user_epsilon;
+  gboolean per_feature;
   double th;       /* tanh(epsilon/2) = (e-1)/(e+1) */
   double y1, y0;   /* unbiased values of a 1 and a 0 bit, before scaling */
 } Pgc;
 
 static const LdpParamSpec pgc_params[] = {
-  MECH_SPEC_EPSILON_UNIT("budget per FEATURE (a user spends d x epsilon; inf: off)", "1", "epsilon per feature"),
+  MECH_SPEC_EPSILON_UNIT("budget per FEATURE (a user spends d x epsilon), per user with per_feature false (inf: off)",
+                         "1", "epsilon per feature, or per user"),
+  MECH_SPEC_PER_FEATURE("the PGC paper's"),
   MECH_SPEC_RANGE,
 };
 
@@ -28,6 +33,9 @@ static gpointer pgc_create(const LdpParams *params, const LdpMechanismShape *sha
   Pgc *p = mech_features_new(sizeof(Pgc), params, shape, error);
   if (!p)
     return NULL;
+  p->per_feature = ldp_params_get_bool(params, "per_feature");
+  p->user_epsilon = p->f.epsilon;
+  p->f.epsilon = mech_feature_epsilon(p->f.epsilon, p->per_feature, p->f.d);
   p->th = tanh(p->f.epsilon / 2.0);
   p->y1 = -1.0 / expm1(-p->f.epsilon);  /* e/(e-1) */
   p->y0 = -1.0 / expm1(p->f.epsilon);   /* -1/(e-1) */
@@ -42,7 +50,7 @@ static void pgc_destroy(gpointer inst)
 static void pgc_budget(gpointer inst, LdpBudget *out)
 {
   const Pgc *p = inst;
-  mech_budget_per_feature(out, p->f.epsilon, p->f.d);
+  mech_budget_split(out, p->user_epsilon, p->per_feature, p->f.d);
 }
 
 /* One bit: 1 with probability 1/(e+1) + u (e-1)/(e+1). */
@@ -97,8 +105,8 @@ static const LdpPluginDesc pgc_desc = {
   LDP_PLUGIN_DESC_HEADER,
   .kind = LDP_PLUGIN_MECHANISM,
   .name = "pgc",
-  .version = "1.0",
-  .summary = "PGC paper's 1-bit feature mechanism, epsilon per feature (d x epsilon per user)",
+  .version = "1.1",
+  .summary = "PGC paper's 1-bit feature mechanism, epsilon per feature (d x epsilon per user) or per user",
   .params = pgc_params,
   .n_params = G_N_ELEMENTS(pgc_params),
   .vtable.mechanism = &pgc_vtable,

@@ -4,18 +4,23 @@
  * probability around t; the server maps t* back to the feature range. The draw is
  * the lattice version of pm.h (the continuous uniform drawn in doubles leaked the
  * input through the set of reachable doubles). Budget epsilon per feature: d x
- * epsilon per user in the ledger. As in pgc, the public range replaces the reference
+ * epsilon per user in the ledger; with per_feature: false epsilon is the user's, each
+ * feature runs at epsilon/d. As in pgc, the public range replaces the reference
  * code's per-column data range. */
 
 #include "pm.h"
 
 typedef struct {
-  MechFeatures f;  /* first: epsilon, d, range */
+  MechFeatures f;  /* first: epsilon (each feature's), d, range */
+  double user_epsilon;
+  gboolean per_feature;
   PmLattice pm;
 } Piecewise;
 
 static const LdpParamSpec piecewise_params[] = {
-  MECH_SPEC_EPSILON_UNIT("budget per FEATURE (a user spends d x epsilon; inf: off)", "1", "epsilon per feature"),
+  MECH_SPEC_EPSILON_UNIT("budget per FEATURE (a user spends d x epsilon), per user with per_feature false (inf: off)",
+                         "1", "epsilon per feature, or per user"),
+  MECH_SPEC_PER_FEATURE("the PGC paper's pm"),
   MECH_SPEC_RANGE,
 };
 
@@ -25,6 +30,9 @@ static gpointer piecewise_create(const LdpParams *params, const LdpMechanismShap
   Piecewise *p = mech_features_new(sizeof(Piecewise), params, shape, error);
   if (!p)
     return NULL;
+  p->per_feature = ldp_params_get_bool(params, "per_feature");
+  p->user_epsilon = p->f.epsilon;
+  p->f.epsilon = mech_feature_epsilon(p->f.epsilon, p->per_feature, p->f.d);
   if (!isinf(p->f.epsilon) && !pm_lattice_init(&p->pm, p->f.epsilon, error)) {
     g_free(p);
     return NULL;
@@ -40,7 +48,7 @@ static void piecewise_destroy(gpointer inst)
 static void piecewise_budget(gpointer inst, LdpBudget *out)
 {
   const Piecewise *p = inst;
-  mech_budget_per_feature(out, p->f.epsilon, p->f.d);
+  mech_budget_split(out, p->user_epsilon, p->per_feature, p->f.d);
 }
 
 /* Feature value @x, at u in [0, 1] of the range, released on the lattice. */
@@ -87,8 +95,8 @@ static const LdpPluginDesc piecewise_desc = {
   LDP_PLUGIN_DESC_HEADER,
   .kind = LDP_PLUGIN_MECHANISM,
   .name = "piecewise",
-  .version = "1.1",
-  .summary = "piecewise mechanism per feature on a fixed lattice (PGC paper pm; d x epsilon per user)",
+  .version = "1.2",
+  .summary = "piecewise mechanism per feature on a fixed lattice (PGC paper pm; d x epsilon per user) or per user",
   .params = piecewise_params,
   .n_params = G_N_ELEMENTS(piecewise_params),
   .vtable.mechanism = &piecewise_vtable,
