@@ -381,7 +381,7 @@ static void test_pgc_moments(void)
   const double eps = 1.0, e = exp(eps);
   g_autoptr(LdpDataset) ds = features_dataset(n, d, X8);
   g_autoptr(LdpLedger) ledger = ldp_ledger_new();
-  const char *args[] = { "epsilon=1", NULL };
+  const char *args[] = { "epsilon=1", "per_feature=true", NULL };
   g_autoptr(GError) err = NULL;
   g_assert_true(run_mech("pgc", args, ds, 17, 0.0, ledger, &err));
   const LdpTensor *y = ldp_dataset_features_dense(ds);
@@ -475,9 +475,9 @@ static void pm_moments(double eps, double x, double s, double q, double fill, do
   g_assert_cmpfloat(fabs(*var - closed), <, 1e-9 * closed);
 }
 
-/* per_feature: false spends the user's epsilon as epsilon/d per feature: the same
- * reports, bit for bit, as per_feature: true at epsilon/d (same seed), and a ledger
- * that records the user's epsilon itself, not (epsilon/d) x d. */
+/* By default (per_feature: false) the user's epsilon is spent as epsilon/d per feature:
+ * the same reports, bit for bit, as per_feature: true at epsilon/d (same seed), and a
+ * ledger that records the user's epsilon itself, not (epsilon/d) x d. */
 static void test_per_user_split(gconstpointer data)
 {
   const char *name = data;
@@ -486,8 +486,8 @@ static void test_per_user_split(gconstpointer data)
   g_autoptr(LdpDataset) each = features_dataset(n, d, X8);
   g_autoptr(LdpLedger) l_split = ldp_ledger_new();
   g_autoptr(LdpLedger) l_each = ldp_ledger_new();
-  const char *a_split[] = { "epsilon=3", "per_feature=false", NULL };
-  const char *a_each[] = { "epsilon=0.375", NULL };  /* 3 / 8, exact in binary */
+  const char *a_split[] = { "epsilon=3", NULL };
+  const char *a_each[] = { "epsilon=0.375", "per_feature=true", NULL };  /* 3 / 8, exact in binary */
   g_autoptr(GError) err = NULL;
   g_assert_true(run_mech(name, a_split, split, 29, 0.0, l_split, &err));
   g_assert_no_error(err);
@@ -509,7 +509,7 @@ static void test_piecewise_moments(void)
   const guint n = 20000, d = 8;
   const double eps = 1.0, se = exp(eps / 2);
   g_autoptr(LdpDataset) ds = features_dataset(n, d, X8);
-  const char *args[] = { "epsilon=1", NULL };
+  const char *args[] = { "epsilon=1", "per_feature=true", NULL };
   run_ok("piecewise", args, ds, 19);
   const LdpTensor *y = ldp_dataset_features_dense(ds);
   double var[8], mu4[8], mean;

@@ -130,15 +130,15 @@ static inline void mech_budget_per_feature(LdpBudget *out, double epsilon, guint
   ldp_budget_add(out, "epsilon", epsilon * d, 0.0, note);
 }
 
-/* `per_feature` of the per-feature mechanisms (pgc, piecewise): true spends epsilon on
- * every feature (their paper's budget, d x epsilon per user); false spends epsilon per
- * user, epsilon/d on each feature by composition, for a table whose axis is the user's
- * budget. */
+/* `per_feature` of the mechanisms their papers ran per feature (pgc, piecewise): false
+ * (the default, as for laplace) spends epsilon per user, epsilon/d on each feature by
+ * composition, so that epsilon means the user's budget for every feature mechanism;
+ * true spends epsilon on every feature (their paper's budget, d x epsilon per user). */
 #define MECH_SPEC_PER_FEATURE(paper)                                                               \
   {                                                                                               \
-    .name = "per_feature", .type = LDP_PARAM_BOOL, .default_value = "true",                      \
-    .doc = "true: epsilon on every feature (" paper "; d x epsilon per user); false: epsilon per user, " \
-           "epsilon/d on each feature"                                                            \
+    .name = "per_feature", .type = LDP_PARAM_BOOL, .default_value = "false",                     \
+    .doc = "false: epsilon per user, epsilon/d on each feature; true: epsilon on every feature (" paper \
+           "; d x epsilon per user)"                                                              \
   }
 
 /* The budget each feature gets: @epsilon, or @epsilon / @d when it is the user's. */

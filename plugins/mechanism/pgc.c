@@ -1,10 +1,10 @@
 /* pgc.c: the 1-bit "Private Graph Convolution" feature mechanism of the PGC paper
  * (doc/algorithms.md §3.5). Every feature is perturbed independently with budget
- * epsilon: the user sends y_k ~ Bernoulli(1/(e+1) + u_k (e-1)/(e+1)), e = e^epsilon,
+ * epsilon (per_feature: true, the paper's; epsilon/d by default, below): the user sends y_k ~ Bernoulli(1/(e+1) + u_k (e-1)/(e+1)), e = e^epsilon,
  * u_k = (x_k - alpha)/(beta - alpha); the server unbiases
- * y*_k = ((e+1) y_k - 1)/(e-1) (beta - alpha) + alpha. A user spends d x epsilon by
- * composition, which is what the ledger records; with per_feature: false epsilon is the
- * user's, each feature runs at epsilon/d (the comparison suites' per-user axis).
+ * y*_k = ((e+1) y_k - 1)/(e-1) (beta - alpha) + alpha. With per_feature: true a user
+ * spends d x epsilon by composition, which is what the ledger records; by default
+ * epsilon is the user's and each feature runs at epsilon/d.
  *
  * Difference from the reference code: PGC takes alpha_k, Delta_k per column from the
  * data (min/max); a local mechanism cannot look at other users' data, so the public
@@ -22,8 +22,8 @@ typedef struct {
 } Pgc;
 
 static const LdpParamSpec pgc_params[] = {
-  MECH_SPEC_EPSILON_UNIT("budget per FEATURE (a user spends d x epsilon), per user with per_feature false (inf: off)",
-                         "1", "epsilon per feature, or per user"),
+  MECH_SPEC_EPSILON_UNIT("feature budget per user, or per feature with per_feature (inf: off)", "1",
+                         "epsilon per user, or per feature"),
   MECH_SPEC_PER_FEATURE("the PGC paper's"),
   MECH_SPEC_RANGE,
 };
@@ -106,7 +106,7 @@ static const LdpPluginDesc pgc_desc = {
   .kind = LDP_PLUGIN_MECHANISM,
   .name = "pgc",
   .version = "1.1",
-  .summary = "PGC paper's 1-bit feature mechanism, epsilon per feature (d x epsilon per user) or per user",
+  .summary = "PGC paper's 1-bit feature mechanism, epsilon per user (epsilon/d a feature) or per feature",
   .params = pgc_params,
   .n_params = G_N_ELEMENTS(pgc_params),
   .vtable.mechanism = &pgc_vtable,

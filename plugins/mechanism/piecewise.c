@@ -3,9 +3,9 @@
  * t*, about [-C, C] (s = e^(eps/2), C = (s+1)/(s-1)), with a window of high
  * probability around t; the server maps t* back to the feature range. The draw is
  * the lattice version of pm.h (the continuous uniform drawn in doubles leaked the
- * input through the set of reachable doubles). Budget epsilon per feature: d x
- * epsilon per user in the ledger; with per_feature: false epsilon is the user's, each
- * feature runs at epsilon/d. As in pgc, the public range replaces the reference
+ * input through the set of reachable doubles). Budget: epsilon per user, epsilon/d on
+ * each feature; with per_feature: true (the paper's) epsilon per feature, d x epsilon
+ * per user in the ledger. As in pgc, the public range replaces the reference
  * code's per-column data range. */
 
 #include "pm.h"
@@ -18,8 +18,8 @@ typedef struct {
 } Piecewise;
 
 static const LdpParamSpec piecewise_params[] = {
-  MECH_SPEC_EPSILON_UNIT("budget per FEATURE (a user spends d x epsilon), per user with per_feature false (inf: off)",
-                         "1", "epsilon per feature, or per user"),
+  MECH_SPEC_EPSILON_UNIT("feature budget per user, or per feature with per_feature (inf: off)", "1",
+                         "epsilon per user, or per feature"),
   MECH_SPEC_PER_FEATURE("the PGC paper's pm"),
   MECH_SPEC_RANGE,
 };
@@ -96,7 +96,7 @@ static const LdpPluginDesc piecewise_desc = {
   .kind = LDP_PLUGIN_MECHANISM,
   .name = "piecewise",
   .version = "1.2",
-  .summary = "piecewise mechanism per feature on a fixed lattice (PGC paper pm; d x epsilon per user) or per user",
+  .summary = "piecewise mechanism per feature on a fixed lattice (PGC paper pm), epsilon per user or per feature",
   .params = piecewise_params,
   .n_params = G_N_ELEMENTS(piecewise_params),
   .vtable.mechanism = &piecewise_vtable,
