@@ -23,6 +23,7 @@ FIGURES = os.path.join(RESULTS, "figures")
 DOC = os.path.join(SRC, "doc", "benchmark.md")
 BIN = os.environ.get("LDPGNN", "./ldpgnn")
 SUITES = {"features": "(a) features and labels private, graph public",
+          "mechanisms": "(a) by feature mechanism, features and labels private, graph public",
           "edges": "(b) neighbour lists private, features and labels public",
           "all": "(c) features, labels and neighbour lists private"}
 
@@ -39,6 +40,29 @@ def suite_rows(suite):
     return m.group(1).split(", ") if m else []
 
 
+# A report row of a sweep with a second axis: "lpgnn (mechanism=pgc)".
+GROUPED_ROW = re.compile(r"^(.*) \(([A-Za-z_][\w.]*)=([^)]*)\)$")
+
+
+def split_row(row):
+    """(method, group value or None) of a report row."""
+    m = GROUPED_ROW.match(row)
+    return (m.group(1), m.group(3)) if m else (row, None)
+
+
+def cell_values(cell):
+    """The axis values of a cell directory name: "003-epsilon=8-mechanism=pgc"."""
+    body = re.sub(r"^\d+-", "", cell)
+    return dict(kv.split("=", 1) for kv in re.split(r"-(?=[A-Za-z_][\w.]*=)", body))
+
+
+def fmt_cell(x, p):
+    s = f"{pct(x['mean'])} ± {pct(x['std'])}" + (" ▼" if x.get("below_floor") else "")
+    if p and p.get("ci"):
+        s += f" [{100 * p['ci'][0]:+.1f}, {100 * p['ci'][1]:+.1f}]"
+    return s
+
+
 def block(name, tmp):
     rep = json.load(open(os.path.join(tmp, "report-test_accuracy.json")))
     paired_path = os.path.join(tmp, "report-test_accuracy-paired-floor-mlp.json")
@@ -46,49 +70,68 @@ def block(name, tmp):
     cells = {(c["row"], c["col"]): c for c in rep["cells"]}
     pcells = {(c["row"], c["col"]): c for c in paired["cells"]}
     cols = rep["cols"]
-    rows = [r for r, role in zip(rep["rows"], rep["row_roles"]) if not role]
-    refs = [(r, role) for r, role in zip(rep["rows"], rep["row_roles"]) if role]
     n = max((c["n"] for c in rep["cells"]), default=0)
     ds, suite = name.split("-", 1)
+    # rows grouped by the sweep's other axis (one group, None, for a sweep over epsilon only)
+    groups = []
+    for r in rep["rows"]:
+        g = split_row(r)[1]
+        if g not in groups:
+            groups.append(g)
+    grouped = groups != [None]
+    gname = GROUPED_ROW.match(rep["rows"][0]).group(2) if grouped else None
     out = [f"**{ds}, {SUITES.get(suite, suite)}**: test accuracy (%), mean ± std over {n} seeds; "
            "▼: below the floor (the graph-free mlp on the same private data); "
            "in brackets, the paired difference to the floor with its 95 % t-CI.", "",
-           "| method \\ ε | " + " | ".join(cols) + " |",
-           "|---" + "|---:" * len(cols) + "|"]
-    for r in rows:
-        line = [r]
-        for c in cols:
-            x = cells.get((r, c))
-            if not x:
-                line.append("–")
+           (f"| {gname} " if grouped else "") + "| method \\ ε | " + " | ".join(cols) + " |",
+           ("|---" if grouped else "") + "|---" + "|---:" * len(cols) + "|"]
+
+    def ref_line(r, role, g):
+        method = split_row(r)[0]
+        label = f"*{role}*" if method == role else f"*{role}* ({method})"
+        vals = [f"*{pct(x['mean'])} ± {pct(x['std'])}*" if (x := cells.get((r, c))) else "–" for c in cols]
+        return ([g] if grouped else []) + [label] + vals
+
+    ceilings = []
+    for g in groups:
+        for r, role in zip(rep["rows"], rep["row_roles"]):
+            if split_row(r)[1] != g or role:
                 continue
-            s = f"{pct(x['mean'])} ± {pct(x['std'])}" + (" ▼" if x.get("below_floor") else "")
-            p = pcells.get((r, c))
-            if p and p.get("ci"):
-                s += f" [{100 * p['ci'][0]:+.1f}, {100 * p['ci'][1]:+.1f}]"
-            line.append(s)
-        out.append("| " + " | ".join(line) + " |")
-    for r, role in refs:
-        line = [f"*{role}*" if r == role else f"*{role}* ({r})"]
-        for c in cols:
-            x = cells.get((r, c))
-            line.append(f"*{pct(x['mean'])} ± {pct(x['std'])}*" if x else "–")
-        out.append("| " + " | ".join(line) + " |")
-    missing = [r for r in suite_rows(suite) if r not in rep["rows"]]
+            line = ([g] if grouped else []) + [split_row(r)[0]]
+            line += [fmt_cell(x, pcells.get((r, c))) if (x := cells.get((r, c))) else "–" for c in cols]
+            out.append("| " + " | ".join(line) + " |")
+        for r, role in zip(rep["rows"], rep["row_roles"]):
+            if split_row(r)[1] != g or not role:
+                continue
+            if grouped and role == "ceiling":
+                ceilings.append(ref_line(r, role, g))
+                continue
+            out.append("| " + " | ".join(ref_line(r, role, g)) + " |")
+    # the ceiling has no private input, so a second axis over the mechanisms repeats it:
+    # shown once when every group's is the same
+    if ceilings and all(c[1:] == ceilings[0][1:] for c in ceilings):
+        out.append("| " + " | ".join(["(every)"] + ceilings[0][1:]) + " |")
+    else:
+        out += ["| " + " | ".join(c) + " |" for c in ceilings]
+    present = {split_row(r)[0] for r in rep["rows"]}
+    missing = [r for r in suite_rows(suite) if r not in present]
     if missing:
         out += ["", f"Not run on {ds}: {', '.join(missing)} (their cost grows with n² past this "
                 "machine: \"Facebook's edge and everything-private suites do not fit this machine\" above)."]
     sel = rep.get("selection") or []
     if sel:
-        # per method and parameter, the value chosen in each cell, in column order
+        # per (group,) method and parameter, the value chosen in each cell, in column order
         chosen = {}
         for x in sel:
+            vals = cell_values(x["cell"])
+            col = vals.get(rep.get("cols_by", ""), next(iter(vals.values())))
+            g = next((v for k, v in vals.items() if k != rep.get("cols_by")), None)
             for k, v in x["values"].items():
                 short = k.split(".", 2)[2] if k.startswith("variants.") else k
-                chosen.setdefault((x["method"], short), {})[x["cell"].split("=", 1)[1]] = v
+                chosen.setdefault((g, x["method"], short), {})[col] = v
         out += ["", f"Chosen on the selection seeds (ε = {', '.join(cols)}): " +
-                "; ".join(f"{m} {k} = " + ", ".join(v.get(c, "–") for c in cols)
-                          for (m, k), v in chosen.items()) + "."]
+                "; ".join((f"{g}: " if g is not None else "") + f"{m} {k} = " + ", ".join(v.get(c, "–") for c in cols)
+                          for (g, m, k), v in chosen.items()) + "."]
     fig = os.path.join(tmp, "figures", "test_accuracy-vs-epsilon.png")
     if os.path.exists(fig):
         os.makedirs(FIGURES, exist_ok=True)
@@ -153,6 +196,9 @@ def suite_figure(suite, names, tmp):
     dss = sorted((n.split("-", 1)[0] for n in names if n.split("-", 1)[1] == suite),
                  key=lambda d: (DATASET_ORDER.index(d) if d in DATASET_ORDER else len(DATASET_ORDER), d))
     if len(dss) < 2:
+        return None
+    # one panel per dataset needs sweeps over epsilon alone (a second axis has its panels)
+    if any(len(json.load(open(os.path.join(RESULTS, f"{ds}-{suite}", "sweep.json")))["axes"]) > 1 for ds in dss):
         return None
     work = os.path.join(tmp, suite)
     os.makedirs(work)
