@@ -3,13 +3,14 @@
 # 'role: ceiling | floor | majority' in a sweep over epsilon and a second axis; the
 # report marks them, flags exactly the method cells whose mean is below the floor
 # row's mean in the same column and panel, and the figure draws one panel per value
-# of the second axis with the reference rows as dashed lines without bands.
+# of the second axis with the reference rows as dashed lines without bands. Then a
+# second axis that replaces the feature mechanism by name (the suite by mechanism).
 set -u
 bin="$LDPGNN_BUILDDIR/ldpgnn"
 tmp="$LDPGNN_BUILDDIR/test-reference-rows.tmp"
 rm -rf "$tmp" && mkdir -p "$tmp"
 . "$LDPGNN_SRCDIR/tests/tap.sh"
-echo "1..10"
+echo "1..12"
 
 cat >"$tmp/refs.yaml" <<'YAML'
 name: refs
@@ -108,5 +109,54 @@ if command -v "${LDPGNN_GNUPLOT:-gnuplot}" >/dev/null 2>&1; then
 else
   skip "gnuplot renders the panels to PNG" "gnuplot not installed"
 fi
+
+# A mechanism axis (compare-real-mechanisms.yaml): the epsilon axis names the feature
+# mechanism by its plugin as the file has it, then the mechanism axis replaces that
+# plugin, so each cell runs its own mechanism at the cell's epsilon, floor included.
+cat >"$tmp/mech.yaml" <<'YAML'
+name: mech
+seed: 11
+seeds: 1
+dataset: {plugin: synthetic, nodes: 120, classes: 3, features: 16, feature_density: 0.2}
+split: {kind: random, val: 0.25, test: 0.25}
+backbone: {plugin: gcn, hidden: 8}
+train: {epochs: 2}
+variants:
+  - name: lpgnn
+    mechanisms: [{plugin: multibit, epsilon: 1}, {plugin: grr, epsilon: 1}]
+  - name: floor
+    role: floor
+    backbone: {plugin: mlp, hidden: 8}
+    mechanisms: [{plugin: multibit, epsilon: 1}, {plugin: grr, epsilon: 1}]
+sweep:
+  axes:
+    epsilon:
+      paths: [variants.lpgnn.mechanisms.multibit.epsilon, variants.floor.mechanisms.multibit.epsilon]
+      values: [2, 8]
+    mechanism:
+      paths: [variants.lpgnn.mechanisms.multibit.plugin, variants.floor.mechanisms.multibit.plugin]
+      values: [multibit, pgc]
+YAML
+cat >"$tmp/mech.py" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+for run in s["pipeline"]["runs"]:
+    m = run["mechanisms"][0]
+    if (m["plugin"], m["epsilon"]) != ("pgc", 8):
+        sys.exit("%s: %s at %s, expected pgc at 8" % (run["name"], m["plugin"], m["epsilon"]))
+for run in s["runs"]:
+    eps = run["privacy"]["features"]["epsilon"]
+    if eps != 8 or run["privacy"]["features"]["unit"] != "user":
+        sys.exit("%s: the ledger claims %s on the features, expected 8 (per user)" % (run["name"], eps))
+PY
+check "a mechanism axis after the epsilon axis: the cell runs pgc at its epsilon in every row, 8 per user" \
+  sh -c "'$bin' sweep '$tmp/mech.yaml' --out '$tmp/m' --no-plot --quiet >'$tmp/m.out' 2>&1 &&
+         python3 '$tmp/mech.py' \$(ls -d '$tmp'/m/*-epsilon=8-mechanism=pgc)/summary.json"
+# the other order: the mechanism is no longer named multibit when the epsilon axis looks
+sed '/^    epsilon:/,/^      values: \[2, 8\]/d' "$tmp/mech.yaml" >"$tmp/mech-first.yaml"
+printf '    epsilon:\n      paths: [variants.lpgnn.mechanisms.multibit.epsilon]\n      values: [2, 8]\n' >>"$tmp/mech-first.yaml"
+check "the axes in the other order: the missing name is an error naming it, before anything runs" \
+  sh -c "! '$bin' sweep '$tmp/mech-first.yaml' --out '$tmp/m2' --no-plot --quiet >'$tmp/m2.out' 2>&1 &&
+         grep -q \"no item named 'multibit'\" '$tmp/m2.out' && ! ls '$tmp'/m2/*/summary.json >/dev/null 2>&1"
 [ $fails -eq 0 ] && rm -rf "$tmp"
 exit 0
