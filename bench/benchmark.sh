@@ -7,6 +7,7 @@
 #
 #   bench/benchmark.sh run [-j N] [DATASET...]   # sweeps into runs/benchmark/DATASET-SUITE
 #   bench/benchmark.sh collect [--partial]       # runs/benchmark/* -> doc/results/benchmark/*
+#   bench/benchmark.sh status [DATASET...]       # how much of each started sweep is done
 #
 # DATASET: cora (default: all four), citeseer, facebook, twitch_engb; $SUITES limits the
 # suites (default "features mechanisms edges all"); FULL=1 keeps the rows and suites left
@@ -75,6 +76,20 @@ run)
     done
   done
   ;;
+status)
+  # `ldpgnn sweep --status` of every started sweep, with the arguments `run` gives it
+  # (they are part of each cell's identity); beside the running sweeps too.
+  [ $# -eq 0 ] && set -- cora citeseer facebook twitch_engb
+  for ds in "$@"; do
+    args=$(dataset_args "$ds")
+    for suite in $suites; do
+      [ -d "$out/$ds-$suite" ] || continue
+      # shellcheck disable=SC2086,SC2046 # $args and suite_args are lists of options
+      "$bin" sweep --status "$src/pipelines/compare-real-$suite.yaml" $args $(suite_args "$ds" "$suite") \
+        --out "$out/$ds-$suite"
+    done
+  done
+  ;;
 collect)
   partial=no
   [ "${1:-}" = --partial ] && partial=yes
@@ -121,7 +136,7 @@ PY
   done
   ;;
 *)
-  echo "usage: bench/benchmark.sh run [-j N] [DATASET...] | collect [--partial]" >&2
+  echo "usage: bench/benchmark.sh run [-j N] [DATASET...] | collect [--partial] | status [DATASET...]" >&2
   exit 2
   ;;
 esac

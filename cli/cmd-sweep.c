@@ -43,9 +43,39 @@ static int finish(const char *out, gboolean plot)
   return 0;
 }
 
+/* --status: per cell, complete or how many of its selection points and runs are,
+ * then the totals. Reads the marks only; safe beside the running sweep. */
+static int print_status(const LdpSweep *s, const char *out, const char *file)
+{
+  const guint n = ldp_sweep_n_cells(s);
+  guint cells_done = 0, points = 0, points_done = 0, runs = 0, runs_done = 0;
+  printf("%s: %u cell%s in %s\n", file, n, n == 1 ? "" : "s", out);
+  for (guint i = 0; i < n; i++) {
+    LdpSweepCellProgress pr;
+    g_autoptr(GError) error = NULL;
+    if (!ldp_sweep_cell_progress(s, i, out, &pr, &error)) {
+      fprintf(stderr, "ldpgnn sweep: %s: %s\n", file, error->message);
+      return 1;
+    }
+    cells_done += pr.done;
+    points += pr.points, points_done += pr.points_done, runs += pr.runs, runs_done += pr.runs_done;
+    printf("  %-28s %-11s", ldp_sweep_cell_dir(s, i), pr.done ? "complete" : "not complete");
+    if (pr.points)
+      printf("  selection: %u of %u points, %u of %u variant runs", pr.points_done, pr.points, pr.runs_done,
+             pr.runs);
+    printf("\n");
+  }
+  printf("%u of %u cells complete", cells_done, n);
+  if (points)
+    printf("; selection: %u of %u points, %u of %u variant runs (%.0f %%)", points_done, points, runs_done, runs,
+           100.0 * runs_done / runs);
+  printf("\n");
+  return 0;
+}
+
 static char **sweep_grid, *sweep_out_dir, *sweep_data_dir, *sweep_jobs, *sweep_shard, *sweep_cell,
   *sweep_max_memory;
-static gboolean sweep_quiet, sweep_no_plot, sweep_mpi;
+static gboolean sweep_quiet, sweep_no_plot, sweep_mpi, sweep_status;
 
 static const GOptionEntry sweep_options[] = {
   { "grid", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sweep_grid,
@@ -66,6 +96,8 @@ static const GOptionEntry sweep_options[] = {
     "refuse mechanism outputs larger than SIZE (MiB, or with a unit K, M, G, T)", "SIZE" },
   { "no-plot", 0, 0, G_OPTION_ARG_NONE, &sweep_no_plot, "write the report but no figures", NULL },
   { "quiet", 'q', 0, G_OPTION_ARG_NONE, &sweep_quiet, "no progress lines", NULL },
+  { "status", 0, 0, G_OPTION_ARG_NONE, &sweep_status,
+    "run nothing: print how much of each cell the output directory holds (also while the sweep runs)", NULL },
   /* a child of `sweep -j N` runs one cell */
   { "cell", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_STRING, &sweep_cell, "run cell I only", "I" },
   G_OPTION_ENTRY_NULL
@@ -146,6 +178,8 @@ int ldp_cli_sweep(const LdpCliGlobal *g, int argc, char **argv)
   }
   g_autofree char *default_out = g_build_filename("runs", ldp_pipeline_name(ldp_sweep_cell_pipeline(s, 0)), NULL);
   const char *out = out_dir ? out_dir : default_out;
+  if (sweep_status)
+    return print_status(s, out, file);
 
   if (cell >= 0) {
     if ((guint64)cell >= ldp_sweep_n_cells(s)) {

@@ -8,7 +8,7 @@ bin="$LDPGNN_BUILDDIR/ldpgnn"
 tmp="$LDPGNN_BUILDDIR/test-selection.tmp"
 rm -rf "$tmp" && mkdir -p "$tmp"
 . "$LDPGNN_SRCDIR/tests/tap.sh"
-echo "1..27"
+echo "1..30"
 
 # The floor variant has a train key of its own (lr 0.3): the selection replaces it too.
 cat >"$tmp/sel.yaml" <<'YAML'
@@ -329,5 +329,22 @@ sed 's/grid: {backbone.dropout:/grid: {backbone.layers:/' "$tmp/bb.yaml" >"$tmp/
 check "a backbone key that no variant's own backbone sets is refused at the path" \
   sh -c "! '$bin' sweep '$tmp/bbnone.yaml' --out '$tmp/bn' --no-plot >'$tmp/bn.out' 2>&1 &&
          grep -q \"bbnone.yaml:22:12: sweep.select.grid: 'backbone.layers': no variant's own backbone sets 'layers'\" '$tmp/bn.out'"
+# --status: what a long sweep has done, from the marks alone. In mech.yaml's cells the
+# grid has 4 points (lr x delta); rr and blink-fixed run at the 2 of the first delta,
+# blink-hard at all 4: 8 variant runs a cell.
+check "sweep --status of a sweep not yet run: nothing complete, and nothing written" \
+  sh -c "'$bin' sweep --status '$tmp/mech.yaml' --out '$tmp/none' >'$tmp/st0.out' 2>&1 &&
+         grep -q '^0 of 2 cells complete; selection: 0 of 8 points, 0 of 16 variant runs (0 %)\$' '$tmp/st0.out' &&
+         test ! -e '$tmp/none'"
+check "sweep --status of the finished sweep: every cell complete" \
+  sh -c "'$bin' sweep --status '$tmp/mech.yaml' --out '$tmp/m' >'$tmp/st1.out' 2>&1 &&
+         grep -q '^  000-epsilon=2  *complete  *selection: 4 of 4 points, 8 of 8 variant runs\$' '$tmp/st1.out' &&
+         grep -q '^2 of 2 cells complete; selection: 8 of 8 points, 16 of 16 variant runs (100 %)\$' '$tmp/st1.out'"
+# point 1 is (lr 0.01, delta 0.9): blink-hard alone runs there
+rm "$tmp/m/000-epsilon=2/pipeline.sha256" "$tmp/m/000-epsilon=2/select/point-001/pipeline.sha256"
+check "sweep --status counts the points whose marks hold in a cell that is not complete" \
+  sh -c "'$bin' sweep --status '$tmp/mech.yaml' --out '$tmp/m' >'$tmp/st2.out' 2>&1 &&
+         grep -q '^  000-epsilon=2  *not complete  *selection: 3 of 4 points, 7 of 8 variant runs\$' '$tmp/st2.out' &&
+         grep -q '^1 of 2 cells complete; selection: 7 of 8 points, 15 of 16 variant runs (94 %)\$' '$tmp/st2.out'"
 [ $fails -eq 0 ] && rm -rf "$tmp"
 exit 0

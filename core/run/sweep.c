@@ -1049,6 +1049,82 @@ gboolean ldp_sweep_selection_size(const LdpSweep *s, guint *n_points, guint *n_r
   return TRUE;
 }
 
+/* The names of the runs of @base that selection point @pt runs (those whose
+ * effective point it is); empty when it runs none. (transfer container) */
+static GPtrArray *point_run_names(const Select *sel, const LdpPipeline *base, const int *vidx,
+                                  const gboolean *reached, guint pt)
+{
+  GPtrArray *names = g_ptr_array_new();
+  for (guint r = 0; r < ldp_pipeline_n_runs(base); r++)
+    if (reached[r] && select_effective(sel, pt, vidx[r]) == pt)
+      g_ptr_array_add(names, (gpointer)ldp_pipeline_run(base, r)->name);
+  return names;
+}
+
+/* Cell @c's pipeline at selection point @pt: the point's values, only the runs
+ * @names (when the file has variants), over the selection seeds. (transfer full) */
+static LdpPipeline *point_pipeline(const LdpSweep *s, const Cell *c, guint pt, const GPtrArray *names,
+                                   GError **error)
+{
+  const Select *sel = s->select;
+  g_autoptr(GPtrArray) ov = g_ptr_array_new_with_free_func(g_free);
+  for (guint i = 0; i < c->overrides->len; i++)
+    g_ptr_array_add(ov, g_strdup(c->overrides->pdata[i]));
+  select_point_overrides(sel, pt, -1, ov);
+  if (sel->variants->len) {
+    GString *only = g_string_new("only=");
+    for (guint i = 0; i < names->len; i++)
+      g_string_append_printf(only, "%s%s", i ? "," : "", (const char *)names->pdata[i]);
+    g_ptr_array_add(ov, g_string_free(only, FALSE));
+  }
+  g_ptr_array_add(ov, g_strdup_printf("seed=%" G_GUINT64_FORMAT, sel->seed));
+  g_ptr_array_add(ov, g_strdup_printf("seeds=%u", sel->n_seeds));
+  g_ptr_array_add(ov, NULL);
+  return ldp_pipeline_load(s->path, s->reg, (const char *const *)ov->pdata, error);
+}
+
+gboolean ldp_sweep_cell_progress(const LdpSweep *s, guint cell, const char *out_dir, LdpSweepCellProgress *progress,
+                                 GError **error)
+{
+  g_return_val_if_fail(s != NULL && cell < s->n_cells && out_dir != NULL && progress != NULL, FALSE);
+  *progress = (LdpSweepCellProgress){ .done = ldp_sweep_cell_done(s, cell, out_dir) };
+  const Select *sel = s->select;
+  if (!sel)
+    return TRUE;
+  const Cell *c = &s->cells[cell];
+  const LdpPipeline *base = c->pipeline;
+  const guint n_runs = ldp_pipeline_n_runs(base);
+  g_autofree int *vidx = g_new(int, MAX(n_runs, 1));
+  g_autofree gboolean *reached = g_new0(gboolean, MAX(n_runs, 1));
+  select_runs(sel, base, vidx, reached);
+  for (guint pt = 0; pt < sel->n_points; pt++) {
+    g_autoptr(GPtrArray) names = point_run_names(sel, base, vidx, reached, pt);
+    if (names->len == 0)
+      continue;
+    progress->points++;
+    progress->runs += names->len;
+    if (progress->done) {  /* a complete cell's points all ran */
+      progress->points_done++;
+      progress->runs_done += names->len;
+      continue;
+    }
+    g_autoptr(LdpPipeline) p = point_pipeline(s, c, pt, names, error);
+    if (!p) {
+      g_prefix_error(error, "sweep cell %s, selection point %u: ", c->dir, pt);
+      return FALSE;
+    }
+    g_autofree char *hash = cell_hash(p);
+    g_autofree char *pdir = g_strdup_printf("%s/%s/select/point-%03u", out_dir, c->dir, pt);
+    g_autofree char *mark = g_build_filename(pdir, MARK_FILE, NULL);
+    g_autofree char *text = NULL;
+    if (g_file_get_contents(mark, &text, NULL, NULL) && mark_valid(pdir, text, hash)) {
+      progress->points_done++;
+      progress->runs_done += names->len;
+    }
+  }
+  return TRUE;
+}
+
 /* Runs the selection of cell @c into @dir/select/, then loads into @final the cell's
  * pipeline with each variant at its chosen point, and writes @dir/selection.json.
  * A variant runs only at the points that differ on the axes reaching it (a
@@ -1068,26 +1144,10 @@ static gboolean select_cell(const LdpSweep *s, const Cell *c, const char *dir, c
   g_autofree GPtrArray **point_runs = g_new0(GPtrArray *, sel->n_points + 1);
   gboolean ok = TRUE;
   for (guint pt = 0; ok && pt < sel->n_points; pt++) {
-    point_runs[pt] = g_ptr_array_new();
-    for (guint r = 0; r < n_runs; r++)
-      if (reached[r] && select_effective(sel, pt, vidx[r]) == pt)
-        g_ptr_array_add(point_runs[pt], (gpointer)ldp_pipeline_run(base, r)->name);
+    point_runs[pt] = point_run_names(sel, base, vidx, reached, pt);
     if (point_runs[pt]->len == 0)
       continue;
-    g_autoptr(GPtrArray) ov = g_ptr_array_new_with_free_func(g_free);
-    for (guint i = 0; i < c->overrides->len; i++)
-      g_ptr_array_add(ov, g_strdup(c->overrides->pdata[i]));
-    select_point_overrides(sel, pt, -1, ov);
-    if (sel->variants->len) {
-      g_ptr_array_add(point_runs[pt], NULL);
-      g_autofree char *names = g_strjoinv(",", (char **)point_runs[pt]->pdata);
-      g_ptr_array_remove_index(point_runs[pt], point_runs[pt]->len - 1);
-      g_ptr_array_add(ov, g_strdup_printf("only=%s", names));
-    }
-    g_ptr_array_add(ov, g_strdup_printf("seed=%" G_GUINT64_FORMAT, sel->seed));
-    g_ptr_array_add(ov, g_strdup_printf("seeds=%u", sel->n_seeds));
-    g_ptr_array_add(ov, NULL);
-    g_autoptr(LdpPipeline) p = ldp_pipeline_load(s->path, s->reg, (const char *const *)ov->pdata, error);
+    g_autoptr(LdpPipeline) p = point_pipeline(s, c, pt, point_runs[pt], error);
     g_autofree char *pdir = g_strdup_printf("%s/select/point-%03u", dir, pt);
     if (!p || !run_point(p, pdir, data_dir, obs, error)) {
       g_prefix_error(error, "selection point %u: ", pt);

@@ -69,6 +69,19 @@ LDP_API gboolean ldp_sweep_selection_size(const LdpSweep *s, guint *n_points, gu
  * the cell's identity (pipeline, build, plugins) and every output and data file it
  * lists still has the SHA-256 recorded there. */
 LDP_API gboolean ldp_sweep_cell_done(const LdpSweep *s, guint cell, const char *out_dir);
+/* How much of a cell @out_dir holds, found without running anything. */
+typedef struct {
+  gboolean done;    /* ldp_sweep_cell_done */
+  guint points;     /* the cell's selection points where some variant runs (0: no selection) */
+  guint points_done; /* ...of them with a complete result of exactly that point (its mark, as a cell's) */
+  guint runs;       /* the variant runs over those points, each over the selection seeds */
+  guint runs_done;  /* ...of them at the complete points */
+} LdpSweepCellProgress;
+/* Fills @progress for @cell: a long sweep's state while it runs or after it stopped,
+ * by the marks that make a resumed sweep skip finished work. A complete cell counts
+ * all its points as done. FALSE with @error when a point's pipeline does not load. */
+LDP_API gboolean ldp_sweep_cell_progress(const LdpSweep *s, guint cell, const char *out_dir,
+                                         LdpSweepCellProgress *progress, GError **error);
 /* Runs one cell in this process: its run log goes to @out_dir/CELL/run.log, then the
  * completion mark is written. @data_dir (nullable) as ldp_run_pipeline.
  * ldp_sweep_run_cell_observed (observer.h) also reports the run's events. */
