@@ -25,6 +25,7 @@ BIN = os.environ.get("LDPGNN", "./ldpgnn")
 SUITES = {"features": "(a) features and labels private, graph public",
           "mechanisms": "(a) by feature mechanism, features and labels private, graph public",
           "edges": "(b) neighbour lists private, features and labels public",
+          "edges-locallap": "(b) LocalLap, neighbour lists private, features and labels public",
           "all": "(c) features, labels and neighbour lists private"}
 
 

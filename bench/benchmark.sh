@@ -3,14 +3,15 @@
 # suites (pipelines/compare-real-{features,edges,all}.yaml) on real datasets, then
 # keeps each sweep's per-seed results under doc/results/benchmark/DATASET-SUITE/; and
 # pipelines/compare-real-mechanisms.yaml, (a) by feature mechanism, as the suite
-# "mechanisms".
+# "mechanisms", and pipelines/compare-real-edges-locallap.yaml, LocalLap beside (b), as
+# "edges-locallap".
 #
 #   bench/benchmark.sh run [-j N] [DATASET...]   # sweeps into runs/benchmark/DATASET-SUITE
 #   bench/benchmark.sh collect [--partial]       # runs/benchmark/* -> doc/results/benchmark/*
 #   bench/benchmark.sh status [DATASET...]       # how much of each started sweep is done
 #
 # DATASET: cora (default: all four), citeseer, facebook, twitch_engb; $SUITES limits the
-# suites (default "features mechanisms edges all"); FULL=1 keeps the rows and suites left
+# suites (default "features mechanisms edges edges-locallap all"); FULL=1 keeps the rows and suites left
 # out on the larger graphs (suite_args, suite_skipped below). collect takes complete sweeps only; with
 # --partial, also the complete cells of an unfinished sweep, its sweep.json cut down to
 # them (the report then has those columns only). Run from the build directory with
@@ -21,7 +22,7 @@
 set -eu
 bin=${LDPGNN:-./ldpgnn}
 src=$(cd "$(dirname "$0")/.." && pwd)
-suites=${SUITES:-features mechanisms edges all}
+suites=${SUITES:-features mechanisms edges edges-locallap all}
 out=runs/benchmark
 
 dataset_args() {
