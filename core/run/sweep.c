@@ -988,14 +988,21 @@ static gboolean clear_for_rerun(const char *dir, const char *keep, GError **erro
  * of exactly @p already (its mark, as a cell's: the selection is most of a selected
  * cell's work, so a cell interrupted in its selection resumes at the first point
  * without a valid mark, with the same bytes as an uninterrupted run). */
-static gboolean run_point(LdpPipeline *p, const char *pdir, const char *data_dir, const LdpObserver *obs,
-                          GError **error)
+/* TRUE when @pdir holds a complete run of exactly point pipeline @p (its valid mark). */
+static gboolean point_done(LdpPipeline *p, const char *pdir)
 {
   g_autofree char *hash = cell_hash(p);
   g_autofree char *mark = g_build_filename(pdir, MARK_FILE, NULL);
   g_autofree char *text = NULL;
-  if (g_file_get_contents(mark, &text, NULL, NULL) && mark_valid(pdir, text, hash))
+  return g_file_get_contents(mark, &text, NULL, NULL) && mark_valid(pdir, text, hash);
+}
+
+static gboolean run_point(LdpPipeline *p, const char *pdir, const char *data_dir, const LdpObserver *obs,
+                          GError **error)
+{
+  if (point_done(p, pdir))
     return TRUE;
+  g_autofree char *hash = cell_hash(p);
   if (!clear_for_rerun(pdir, NULL, error))
     return FALSE;
   g_autoptr(GString) line = g_string_new(NULL);
@@ -1113,11 +1120,8 @@ gboolean ldp_sweep_cell_progress(const LdpSweep *s, guint cell, const char *out_
       g_prefix_error(error, "sweep cell %s, selection point %u: ", c->dir, pt);
       return FALSE;
     }
-    g_autofree char *hash = cell_hash(p);
     g_autofree char *pdir = g_strdup_printf("%s/%s/select/point-%03u", out_dir, c->dir, pt);
-    g_autofree char *mark = g_build_filename(pdir, MARK_FILE, NULL);
-    g_autofree char *text = NULL;
-    if (g_file_get_contents(mark, &text, NULL, NULL) && mark_valid(pdir, text, hash)) {
+    if (point_done(p, pdir)) {
       progress->points_done++;
       progress->runs_done += names->len;
     }
