@@ -10,7 +10,7 @@
 
 static const LdpCliCommand *const commands[] = {
   &ldp_cli_run_command,      &ldp_cli_sweep_command,    &ldp_cli_report_command,
-  &ldp_cli_plot_command,     &ldp_cli_validate_command, &ldp_cli_plugins_command,
+  &ldp_cli_plot_command,     &ldp_cli_join_command,     &ldp_cli_validate_command, &ldp_cli_plugins_command,
   &ldp_cli_describe_command, &ldp_cli_datasets_command, &ldp_cli_audit_command,
 };
 

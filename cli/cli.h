@@ -37,7 +37,7 @@ typedef struct {
 /* The subcommands, in the order of `ldpgnn --help` (each in its cmd-*.c). */
 extern const LdpCliCommand ldp_cli_run_command, ldp_cli_sweep_command, ldp_cli_report_command,
   ldp_cli_plot_command, ldp_cli_validate_command, ldp_cli_plugins_command, ldp_cli_describe_command,
-  ldp_cli_datasets_command, ldp_cli_audit_command;
+  ldp_cli_datasets_command, ldp_cli_audit_command, ldp_cli_join_command;
 
 /* Global options (cli-common.c); the table ends with G_OPTION_ENTRY_NULL. */
 extern const GOptionEntry ldp_cli_global_options[];
@@ -100,6 +100,7 @@ int ldp_cli_sweep(const LdpCliGlobal *g, int argc, char **argv);
 int ldp_cli_report(const LdpCliGlobal *g, int argc, char **argv);
 /* exit status 3 when gnuplot is missing (cli/cmd-report.c) */
 int ldp_cli_plot(const LdpCliGlobal *g, int argc, char **argv);
+int ldp_cli_join(const LdpCliGlobal *g, int argc, char **argv);
 
 /* What the command shows while a run or a sweep works (cli/observer.c): an observer
  * of the library. */

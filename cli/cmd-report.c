@@ -1,4 +1,4 @@
-/* cmd-report.c: `ldpgnn report DIR` and `ldpgnn plot DIR` (doc/workbench.md). */
+/* cmd-report.c: `ldpgnn report DIR`, `ldpgnn plot DIR` and `ldpgnn join DIR... --out DIR` (doc/workbench.md). */
 #include "config.h"
 
 #include <math.h>
@@ -253,5 +253,43 @@ int ldp_cli_plot(const LdpCliGlobal *g, int argc, char **argv)
   }
   for (guint i = 0; i < written->len; i++)
     printf("figure: %s (and .svg)\n", (char *)written->pdata[i]);
+  return 0;
+}
+
+static char *join_out;
+
+static const GOptionEntry join_options[] = {
+  { "out", 0, 0, G_OPTION_ARG_FILENAME, &join_out, "the joined sweep directory (required)", "DIR" },
+  G_OPTION_ENTRY_NULL
+};
+
+const LdpCliCommand ldp_cli_join_command = {
+  .name = "join",
+  .args = "SWEEP_DIR SWEEP_DIR... --out DIR",
+  .summary = "one sweep directory from finished sweeps of one protocol",
+  .description = "Joins a suite's sweep and companion sweeps (a method run later with the suite's "
+                 "dataset, split, seeds, selection and reference rows) into DIR, which `ldpgnn report` "
+                 "and `ldpgnn plot` read as one sweep. The sweeps must have the same axes and cells and "
+                 "the same seeds, and the runs they share must give the same results seed for seed; "
+                 "the first difference is an error. doc/workbench.md, \"Joining sweeps\".",
+  .options = join_options,
+  .completes = "dir",
+  .run = ldp_cli_join,
+};
+
+int ldp_cli_join(const LdpCliGlobal *g, int argc, char **argv)
+{
+  (void)g;
+  if (argc < 3)
+    return ldp_cli_usage_error(&ldp_cli_join_command, "two sweep directories or more are joined");
+  if (!join_out)
+    return ldp_cli_usage_error(&ldp_cli_join_command, "missing --out DIR");
+  g_autoptr(GError) error = NULL;
+  if (!ldp_sweep_join((const char *const *)argv + 1, (guint)(argc - 1), join_out, &error)) {
+    fprintf(stderr, "ldpgnn join: %s\n", error->message);
+    return 1;
+  }
+  printf("joined %d sweeps → %s/sweep.json (ldpgnn report %s; ldpgnn plot %s)\n", argc - 1, join_out, join_out,
+         join_out);
   return 0;
 }

@@ -20,6 +20,7 @@ expected() {
     sweep) echo "--grid --set -s --seeds --jobs -j --out --data-dir --shard --mpi --max-memory --no-plot --quiet -q" ;;
     report) echo "--rows --cols --metric --baseline --select-by --out" ;;
     plot) echo "--metric" ;;
+    join) echo "--out" ;;
     validate) echo "--set" ;;
     plugins) echo "" ;;
     describe) echo "" ;;
@@ -27,7 +28,7 @@ expected() {
     audit) echo "--epsilon --trials --seed --set" ;;
   esac
 }
-commands="run sweep report plot validate plugins describe datasets audit"
+commands="run sweep report plot join validate plugins describe datasets audit"
 
 # 1. the program's list of commands is the one above
 "$bin" --complete=commands >"$tmp/commands" 2>&1

@@ -220,6 +220,15 @@ static gboolean plot_axis(const char *dir, const char *fig_dir, const char *axis
     panel_of[r] = p;
     series_of[r] = s;
   }
+  /* A method series' colour and point type follow the methods alone, so that a method
+   * listed after the reference rows (a joined sweep's) gets a colour of its own. */
+  guint *style_of = g_new(guint, MAX(series->len, 1)), n_methods = 0;
+  for (guint s = 0; s < series->len; s++) {
+    guint r = 0;
+    while (series_of[r] != s)
+      r++;
+    style_of[s] = ldp_report_is_reference(t, r) ? s : n_methods++;
+  }
   /* What the method rows keep private: once in the title when they agree, else per label. */
   g_autofree char *common_private = NULL;
   gboolean private_agrees = TRUE;
@@ -339,7 +348,7 @@ static gboolean plot_axis(const char *dir, const char *fig_dir, const char *axis
         g_string_append_printf(plot, "%s'%s' index %u using 1:3:4 with filledcurves fillstyle transparent solid "
                                      "0.18 noborder linecolor rgb '%s'",
                                any ? ", " : "", datfile, r,
-                               method_colours[series_of[r] % G_N_ELEMENTS(method_colours)]);
+                               method_colours[style_of[series_of[r]] % G_N_ELEMENTS(method_colours)]);
         any = TRUE;
       }
     for (guint r = 0; r < t->rows->len; r++) {
@@ -347,7 +356,7 @@ static gboolean plot_axis(const char *dir, const char *fig_dir, const char *axis
         continue;
       g_string_append_printf(plot, "%s'%s' index %u using 1:2", any ? ", " : "", datfile, r);
       any = TRUE;
-      series_style(plot, t, r, series_of[r]);
+      series_style(plot, t, r, style_of[series_of[r]]);
     }
     g_string_append(plot, "\n");
   }
@@ -359,15 +368,20 @@ static gboolean plot_axis(const char *dir, const char *fig_dir, const char *axis
                                "set key center center horizontal maxcols %u Left reverse box samplen 3 width 1 height 1\n"
                                "plot ",
                          key_px / height, key_cols);
-  for (guint s = 0; s < series->len; s++) {
-    guint r = 0;
-    while (series_of[r] != s)
-      r++;
-    g_string_append_printf(plot, "%sNaN", s ? ", " : "");
-    series_style(plot, t, r, s);
-    g_string_append(plot, " title ");
-    gp_quote(plot, labels[s]);
-  }
+  /* the methods first, then the reference rows, as in the report's table */
+  guint entries = 0;
+  for (guint pass = 0; pass < 2; pass++)
+    for (guint s = 0; s < series->len; s++) {
+      guint r = 0;
+      while (series_of[r] != s)
+        r++;
+      if (ldp_report_is_reference(t, r) != (pass == 1))
+        continue;
+      g_string_append_printf(plot, "%sNaN", entries++ ? ", " : "");
+      series_style(plot, t, r, style_of[s]);
+      g_string_append(plot, " title ");
+      gp_quote(plot, labels[s]);
+    }
   g_string_append(plot, "\nunset multiplot");
   g_string_append_printf(gp, "set output '%s.svg'\n%s\nunset output\n", name, plot->str);
   g_string_append_printf(gp, "reset\nset encoding utf8\n"
@@ -377,6 +391,7 @@ static gboolean plot_axis(const char *dir, const char *fig_dir, const char *axis
   g_strfreev(labels);
   g_free(panel_of);
   g_free(series_of);
+  g_free(style_of);
   g_string_free(plot, TRUE);
   gboolean ok = write_script(fig_dir, name, gp->str, dat->str, written, error);
   g_string_free(gp, TRUE);

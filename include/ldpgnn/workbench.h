@@ -114,6 +114,18 @@ LDP_API int ldp_sweep_lock(const char *out_dir, gboolean shared, GError **error)
 LDP_API void ldp_sweep_cell_clean_partial(const LdpSweep *s, guint cell, const char *out_dir);
 /* Writes @out_dir/sweep.json. */
 LDP_API gboolean ldp_sweep_write_index(const LdpSweep *s, const char *out_dir, GError **error);
+/* (1.x, additive) Joins the complete sweeps in @dirs (n_dirs >= 2) into the sweep
+ * directory @out_dir (created; not one of @dirs): a method run after a suite, in a
+ * companion pipeline with the suite's protocol, enters the suite's table and figure.
+ * The sweeps must have the same axes and cells and the same reported and selection
+ * seeds, and in every cell share at least one run (the reference rows) whose every
+ * metric is the same seed for seed; the first sweep's runs come first, then each
+ * other's runs it does not have. Writes per cell summary.json (with "joined": the
+ * companions' pipelines and identities), seeds.csv, selection.json and a completion
+ * mark of a new identity, and sweep.json; `ldpgnn report` and `ldpgnn plot` read it as
+ * any sweep. Fails at the first difference, naming it; sweep.json is written last, so
+ * a failed join leaves no sweep behind. */
+LDP_API gboolean ldp_sweep_join(const char *const *dirs, guint n_dirs, const char *out_dir, GError **error);
 
 /* (transfer none, nullable): report settings from the sweep section (`report:`
  * rows, cols, metric, baseline), NULL where not given. */
