@@ -5,7 +5,8 @@ collect), and nothing else: each directory is copied aside, reported and plotted
 ldpgnn itself (`ldpgnn report`, `ldpgnn plot`), and its block in doc/benchmark.md,
 between `<!-- begin generated: NAME -->` and `<!-- end generated: NAME -->`, is
 replaced (a directory without a block gets one at the end). Text outside the blocks is
-kept.
+kept. A companion suite (COMPANIONS) is joined into its suite's table and figure by
+`ldpgnn join` wherever both ran; its own blocks then go.
 
     bench/benchmark-doc.py            # from the build directory ($LDPGNN: the program)
 """
@@ -27,6 +28,14 @@ SUITES = {"features": "(a) features and labels private, graph public",
           "edges": "(b) neighbour lists private, features and labels public",
           "edges-locallap": "(b) LocalLap, neighbour lists private, features and labels public",
           "all": "(c) features, labels and neighbour lists private"}
+
+
+# Companion suites: methods run after a suite, with its protocol and reference rows, in a
+# pipeline of their own (so the suite's finished cells keep their identity). Where a
+# dataset has both, `ldpgnn join` makes them one sweep: one table, one figure; the join
+# refuses them unless their shared reference rows agree seed for seed.
+COMPANIONS = {"edges": ["edges-locallap"]}
+COMPANION_OF = {c: p for p, cs in COMPANIONS.items() for c in cs}
 
 
 def pct(x):
@@ -64,7 +73,7 @@ def fmt_cell(x, p):
     return s
 
 
-def block(name, tmp):
+def block(name, tmp, joined=()):
     rep = json.load(open(os.path.join(tmp, "report-test_accuracy.json")))
     paired_path = os.path.join(tmp, "report-test_accuracy-paired-floor-mlp.json")
     paired = json.load(open(paired_path)) if os.path.exists(paired_path) else {"cells": []}
@@ -83,7 +92,9 @@ def block(name, tmp):
     gname = GROUPED_ROW.match(rep["rows"][0]).group(2) if grouped else None
     out = [f"**{ds}, {SUITES.get(suite, suite)}**: test accuracy (%), mean ± std over {n} seeds; "
            "▼: below the floor (the graph-free mlp on the same private data); "
-           "in brackets, the paired difference to the floor with its 95 % t-CI.", "",
+           "in brackets, the paired difference to the floor with its 95 % t-CI." +
+           "".join(f" Joined (`ldpgnn join`) from `compare-real-{c}.yaml`, run after the suite with its "
+                   "protocol: its reference rows are the suite's, seed for seed." for c in joined), "",
            (f"| {gname} " if grouped else "") + "| method \\ ε | " + " | ".join(cols) + " |",
            ("|---" if grouped else "") + "|---" + "|---:" * len(cols) + "|"]
 
@@ -162,7 +173,9 @@ def blink_comparison(rep_json):
     rep = json.load(open(rep_json))
     cells = {(c["row"], c["col"]): c for c in rep["cells"]}
     cols = rep["cols"]
-    names = [r for r, role in zip(rep["rows"], rep["row_roles"]) if not role]
+    # the methods Blink's table has (LocalLap, joined from its companion, is not in it)
+    names = [r for r, role in zip(rep["rows"], rep["row_roles"])
+             if not role and any((r, c) in pub for c in cols)]
     ref = {"floor-mlp": "mlp", "ceiling": "nonprivate"}
 
     def fmt(v):
@@ -190,18 +203,9 @@ def blink_comparison(rep_json):
 DATASET_ORDER = ["cora", "citeseer", "facebook", "twitch_engb"]
 
 
-def suite_figure(suite, names, tmp):
-    """One figure of @suite with a panel per dataset (small multiples): the datasets'
-    sweeps joined into one sweep with a dataset axis (each cell keeps its identity),
-    drawn by `ldpgnn plot`. Returns the block's text, or None below two datasets."""
-    dss = sorted((n.split("-", 1)[0] for n in names if n.split("-", 1)[1] == suite),
-                 key=lambda d: (DATASET_ORDER.index(d) if d in DATASET_ORDER else len(DATASET_ORDER), d))
-    if len(dss) < 2:
-        return None
-    # one panel per dataset needs sweeps over epsilon alone (a second axis has its panels)
-    if any(len(json.load(open(os.path.join(RESULTS, f"{ds}-{suite}", "sweep.json")))["axes"]) > 1 for ds in dss):
-        return None
-    work = os.path.join(tmp, suite)
+def by_dataset(suite, dss, work):
+    """The sweeps of @suite on datasets @dss joined into one sweep in @work with a
+    dataset axis (each cell keeps its directory's contents and identity)."""
     os.makedirs(work)
     joined, cells = None, []
     for ds in dss:
@@ -214,14 +218,35 @@ def suite_figure(suite, names, tmp):
     joined["axes"] = [{"name": "dataset", "paths": ["dataset.name"], "values": dss}] + joined["axes"]
     joined["cells"] = cells
     json.dump(joined, open(os.path.join(work, "sweep.json"), "w"), indent=2)
+    return work
+
+
+def suite_figure(suite, names, tmp):
+    """One figure of @suite with a panel per dataset (small multiples), drawn by `ldpgnn
+    plot`; its companions joined in when every dataset of the figure has them. Returns
+    the block's text, or None below two datasets."""
+    dss = sorted((n.split("-", 1)[0] for n in names if n.split("-", 1)[1] == suite),
+                 key=lambda d: (DATASET_ORDER.index(d) if d in DATASET_ORDER else len(DATASET_ORDER), d))
+    if len(dss) < 2:
+        return None
+    # one panel per dataset needs sweeps over epsilon alone (a second axis has its panels)
+    if any(len(json.load(open(os.path.join(RESULTS, f"{ds}-{suite}", "sweep.json")))["axes"]) > 1 for ds in dss):
+        return None
+    work = by_dataset(suite, dss, os.path.join(tmp, suite))
+    joined = [c for c in COMPANIONS.get(suite, []) if all(f"{ds}-{c}" in names for ds in dss)]
+    if joined:
+        parts = [work] + [by_dataset(c, dss, os.path.join(tmp, c)) for c in joined]
+        work = os.path.join(tmp, f"{suite}-joined")
+        subprocess.run([BIN, "join", *parts, "--out", work], check=True, stdout=subprocess.DEVNULL)
     subprocess.run([BIN, "plot", work], check=True, stdout=subprocess.DEVNULL)
     name = f"{suite}-by-dataset"
     fig = os.path.join(work, "figures", "test_accuracy-vs-epsilon")
     os.makedirs(FIGURES, exist_ok=True)
     for ext in (".png", ".svg"):
         shutil.copy(fig + ext, os.path.join(FIGURES, name + ext))
-    return (f"**{SUITES[suite]}**, one panel per dataset ({', '.join(dss)}): test accuracy (%), "
-            "mean over the reported seeds with 95 % bootstrap bands; ceiling, floor and majority "
+    with_companions = "".join(f", with `compare-real-{c}.yaml` joined" for c in joined)
+    return (f"**{SUITES[suite]}**, one panel per dataset ({', '.join(dss)}){with_companions}: test accuracy "
+            "(%), mean over the reported seeds with 95 % bootstrap bands; ceiling, floor and majority "
             f"as reference lines.\n\n![{name}](results/benchmark/figures/{name}.png)")
 
 
@@ -233,23 +258,44 @@ def replace_block(doc, name, text):
     return doc.rstrip("\n") + "\n\n" + new + "\n"
 
 
+def remove_block(doc, name):
+    """@doc without the block @name (and the blank line after it)."""
+    begin, end = f"<!-- begin generated: {name} -->", f"<!-- end generated: {name} -->"
+    return re.sub(re.escape(begin) + ".*?" + re.escape(end) + "\n\n?", "", doc, flags=re.S)
+
+
 def main():
     names = sorted(d for d in os.listdir(RESULTS)
                    if os.path.exists(os.path.join(RESULTS, d, "sweep.json")))
     doc = open(DOC).read() if os.path.exists(DOC) else "# Benchmark\n"
     for name in names:
+        ds, suite = name.split("-", 1)
+        if COMPANION_OF.get(suite) and f"{ds}-{COMPANION_OF[suite]}" in names:
+            doc = remove_block(doc, name)  # its rows are in the suite's table
+            print(f"{name}: joined into {ds}-{COMPANION_OF[suite]}")
+            continue
         with tempfile.TemporaryDirectory() as tmp:
             work = os.path.join(tmp, name)
             shutil.copytree(os.path.join(RESULTS, name), work)
+            joined = [c for c in COMPANIONS.get(suite, []) if f"{ds}-{c}" in names]
+            if joined:
+                work = os.path.join(tmp, f"{name}-joined")
+                subprocess.run([BIN, "join", os.path.join(tmp, name),
+                                *(os.path.join(RESULTS, f"{ds}-{c}") for c in joined), "--out", work],
+                               check=True, stdout=subprocess.DEVNULL)
             for cmd in ([BIN, "report", work], [BIN, "plot", work]):
                 subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-            text = block(name, work)
+            text = block(name, work, joined)
             if name == "cora-edges":
                 doc = replace_block(doc, "blink-comparison",
                                     blink_comparison(os.path.join(work, "report-test_accuracy.json")))
         doc = replace_block(doc, name, text)
         print(f"{name}: regenerated")
     for suite in SUITES:
+        if suite in COMPANION_OF and all(f"{n.split('-', 1)[0]}-{COMPANION_OF[suite]}" in names
+                                         for n in names if n.split("-", 1)[1] == suite):
+            doc = remove_block(doc, f"{suite}-by-dataset")  # drawn in its suite's figure
+            continue
         with tempfile.TemporaryDirectory() as tmp:
             text = suite_figure(suite, names, tmp)
         if text:
