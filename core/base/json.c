@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <ldpgnn/errors.h>
 #include <ldpgnn/json.h>
 
 #include "base/json-builder.h"
@@ -157,4 +158,19 @@ void ldp_json_add_string_array(JsonBuilder *b, const char *name, const GPtrArray
   for (guint i = 0; i < strings->len; i++)
     json_builder_add_string_value(b, strings->pdata[i]);
   json_builder_end_array(b);
+}
+
+JsonNode *ldp_json_read_object(const char *path, GError **error)
+{
+  g_autoptr(JsonParser) parser = json_parser_new();
+  if (!json_parser_load_from_file(parser, path, error)) {
+    g_prefix_error(error, "%s: ", path);
+    return NULL;
+  }
+  JsonNode *root = json_parser_get_root(parser);
+  if (!root || !JSON_NODE_HOLDS_OBJECT(root)) {
+    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: expected a JSON object", path);
+    return NULL;
+  }
+  return json_node_copy(root);
 }

@@ -21,6 +21,7 @@
 #include <ldpgnn/workbench.h>
 
 #include "base/digest.h"
+#include "base/json-builder.h"
 #include "run/provenance.h"
 
 #define JOIN_FORMAT 1
@@ -33,21 +34,6 @@ typedef struct {
   JsonArray *cells;   /* borrowed */
   const char *name;   /* pipeline_name (borrowed) */
 } Source;
-
-static JsonNode *read_object(const char *path, GError **error)
-{
-  g_autoptr(JsonParser) parser = json_parser_new();
-  if (!json_parser_load_from_file(parser, path, error)) {
-    g_prefix_error(error, "%s: ", path);
-    return NULL;
-  }
-  JsonNode *root = json_parser_get_root(parser);
-  if (!root || !JSON_NODE_HOLDS_OBJECT(root)) {
-    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: expected a JSON object", path);
-    return NULL;
-  }
-  return json_node_copy(root);
-}
 
 /* The compact JSON text of member @name of @o ("" when absent): equal texts, equal
  * values (numbers are written in their shortest round-trip form, json.h). */
@@ -72,7 +58,7 @@ static gboolean source_open(Source *s, const char *dir, GError **error)
     g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "%s: no sweep.json (not a sweep directory)", dir);
     return FALSE;
   }
-  if (!(s->index = read_object(path, error)))
+  if (!(s->index = ldp_json_read_object(path, error)))
     return FALSE;
   s->o = json_node_get_object(s->index);
   JsonNode *axes = json_object_get_member(s->o, "axes"), *cells = json_object_get_member(s->o, "cells");
@@ -254,7 +240,7 @@ static gboolean join_selection(Source *src, guint n, JsonObject **cell, GPtrArra
     g_autofree char *path = g_build_filename(src[i].dir, string_member(cell[i], "dir"), "selection.json", NULL);
     if (!g_file_test(path, G_FILE_TEST_EXISTS))
       continue;
-    g_autoptr(JsonNode) sel = read_object(path, error);
+    g_autoptr(JsonNode) sel = ldp_json_read_object(path, error);
     if (!sel) {
       ok = FALSE;
       break;
@@ -363,7 +349,7 @@ static gboolean join_cell(Source *src, guint n, JsonObject **cell, const char *j
   for (guint i = 0; ok && i < n; i++) {
     added_from[i] = g_ptr_array_new_with_free_func(g_free);
     g_autofree char *path = g_build_filename(src[i].dir, string_member(cell[i], "dir"), "summary.json", NULL);
-    JsonNode *s = (ok = cell_complete(&src[i], cell[i], error)) ? read_object(path, error) : NULL;
+    JsonNode *s = (ok = cell_complete(&src[i], cell[i], error)) ? ldp_json_read_object(path, error) : NULL;
     ok = s != NULL;
     if (s)
       g_ptr_array_add(sums, s);

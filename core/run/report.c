@@ -152,21 +152,6 @@ void ldp_report_table_free(LdpReportTable *t)
   g_free(t);
 }
 
-static JsonNode *read_json(const char *path, GError **error)
-{
-  g_autoptr(JsonParser) parser = json_parser_new();
-  if (!json_parser_load_from_file(parser, path, error)) {
-    g_prefix_error(error, "%s: ", path);
-    return NULL;
-  }
-  JsonNode *root = json_parser_get_root(parser);
-  if (!root || !JSON_NODE_HOLDS_OBJECT(root)) {
-    g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: expected a JSON object", path);
-    return NULL;
-  }
-  return json_node_copy(root);
-}
-
 static guint index_of(GPtrArray *a, const char *s)
 {
   for (guint i = 0; i < a->len; i++)
@@ -284,7 +269,7 @@ LdpReportTable *ldp_report_table_build_runs(const char *const *dirs, guint n_dir
   g_autoptr(GPtrArray) varying = g_ptr_array_new_with_free_func(g_free);
   JsonArray *cells = NULL;
   if (g_file_test(sweep_path, G_FILE_TEST_EXISTS)) {
-    if (!(sweep = read_json(sweep_path, error)))
+    if (!(sweep = ldp_json_read_object(sweep_path, error)))
       return NULL;
     JsonObject *so = json_node_get_object(sweep);
     JsonArray *ax = json_object_get_array_member(so, "axes");
@@ -732,7 +717,8 @@ static void md_selection(GString *md, const char *dir, double k, JsonNode **json
   g_autoptr(JsonBuilder) jb = json_builder_new();
   json_builder_begin_array(jb);
   g_autofree char *sweep_path = g_build_filename(dir, "sweep.json", NULL);
-  g_autoptr(JsonNode) sweep = g_file_test(sweep_path, G_FILE_TEST_EXISTS) ? read_json(sweep_path, NULL) : NULL;
+  g_autoptr(JsonNode) sweep =
+    g_file_test(sweep_path, G_FILE_TEST_EXISTS) ? ldp_json_read_object(sweep_path, NULL) : NULL;
   JsonObject *so = sweep ? json_node_get_object(sweep) : NULL;
   JsonArray *cells = so && json_object_has_member(so, "cells") ? json_object_get_array_member(so, "cells") : NULL;
   gboolean head = FALSE;
@@ -740,7 +726,8 @@ static void md_selection(GString *md, const char *dir, double k, JsonNode **json
     JsonObject *co = json_array_get_object_element(cells, i);
     const char *cdir = co ? json_object_get_string_member_with_default(co, "dir", NULL) : NULL;
     g_autofree char *path = cdir ? g_build_filename(dir, cdir, "selection.json", NULL) : NULL;
-    g_autoptr(JsonNode) sel = path && g_file_test(path, G_FILE_TEST_EXISTS) ? read_json(path, NULL) : NULL;
+    g_autoptr(JsonNode) sel =
+      path && g_file_test(path, G_FILE_TEST_EXISTS) ? ldp_json_read_object(path, NULL) : NULL;
     if (!sel)
       continue;
     JsonObject *sl = json_node_get_object(sel);
@@ -816,7 +803,7 @@ static void md_selection(GString *md, const char *dir, double k, JsonNode **json
 static char *sweep_paired_setting(const char *dir)
 {
   g_autofree char *path = g_build_filename(dir, "sweep.json", NULL);
-  g_autoptr(JsonNode) sweep = g_file_test(path, G_FILE_TEST_EXISTS) ? read_json(path, NULL) : NULL;
+  g_autoptr(JsonNode) sweep = g_file_test(path, G_FILE_TEST_EXISTS) ? ldp_json_read_object(path, NULL) : NULL;
   JsonObject *so = sweep ? json_node_get_object(sweep) : NULL;
   JsonObject *rep = so && json_object_has_member(so, "report") ? json_object_get_object_member(so, "report") : NULL;
   return rep && json_object_has_member(rep, "paired") ? g_strdup(json_object_get_string_member(rep, "paired"))

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "base/json-builder.h"
 #include "host/host.h"
 #include "run/provenance.h"
 #include "run/summary.h"
@@ -279,16 +280,9 @@ static void summary_read_roles(LdpSummary *s, JsonObject *o)
 
 LdpSummary *ldp_summary_read(const char *path, GError **error)
 {
-  g_autoptr(JsonParser) parser = json_parser_new();
-  if (!json_parser_load_from_file(parser, path, error)) {
-    g_prefix_error(error, "%s: ", path);
+  g_autoptr(JsonNode) root = ldp_json_read_object(path, error);
+  if (!root)
     return NULL;
-  }
-  JsonNode *root = json_parser_get_root(parser);
-  if (!root || !JSON_NODE_HOLDS_OBJECT(root)) {
-    read_error(error, path, "expected a JSON object");
-    return NULL;
-  }
   JsonObject *o = json_node_get_object(root);
   g_autoptr(LdpSummary) s = ldp_summary_new();
   JsonNode *pn = json_object_get_member(o, "pipeline_name");
