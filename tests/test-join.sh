@@ -9,7 +9,7 @@ bin="$LDPGNN_BUILDDIR/ldpgnn"
 tmp="$LDPGNN_BUILDDIR/test-join.tmp"
 rm -rf "$tmp" && mkdir -p "$tmp"
 . "$LDPGNN_SRCDIR/tests/tap.sh"
-echo "1..16"
+echo "1..17"
 
 # The suite: one method and the three reference rows, selected on a grid.
 protocol='seed: 7
@@ -176,6 +176,10 @@ check "an unfinished cell is refused" \
   sh -c "cp -r '$tmp/companion' '$tmp/unfinished' && rm '$tmp/unfinished/001-epsilon=8/pipeline.sha256' &&
          ! '$bin' join '$tmp/suite' '$tmp/unfinished' --out '$tmp/uj' >'$tmp/uj.out' 2>&1 &&
          grep -q 'not a complete cell' '$tmp/uj.out' && test ! -e '$tmp/uj/sweep.json'"
+check "a companion cell without the selection the suite's cell has is refused" \
+  sh -c "cp -r '$tmp/companion' '$tmp/unselected' && rm '$tmp/unselected/000-epsilon=1/selection.json' &&
+         ! '$bin' join '$tmp/suite' '$tmp/unselected' --out '$tmp/sj' >'$tmp/sj.out' 2>&1 &&
+         grep -q 'no selection where the first sweep' '$tmp/sj.out' && test ! -e '$tmp/sj/sweep.json'"
 check "the output may not be one of the joined sweeps" \
   sh -c "! '$bin' join '$tmp/suite' '$tmp/companion' --out '$tmp/companion' >'$tmp/o.out' 2>&1 &&
          grep -q 'the output is one of the joined sweeps' '$tmp/o.out'"

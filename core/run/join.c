@@ -110,8 +110,10 @@ static JsonObject *matching_cell(const Source *s, JsonObject *values)
     JsonObject *v = co && json_object_has_member(co, "values") ? json_object_get_object_member(co, "values") : NULL;
     gboolean same = v && json_object_get_size(v) == json_object_get_size(values);
     g_autoptr(GList) keys = same ? json_object_get_members(values) : NULL;
-    for (GList *k = keys; same && k; k = k->next)
-      same = g_strcmp0(string_member(v, k->data), string_member(values, k->data)) == 0;
+    for (GList *k = keys; same && k; k = k->next) {
+      g_autofree char *a = member_text(v, k->data), *b = member_text(values, k->data);
+      same = json_object_has_member(v, k->data) && strcmp(a, b) == 0;
+    }
     if (same)
       return co;
   }
@@ -228,8 +230,8 @@ static gboolean join_seeds_csv(Source *src, guint n, JsonObject **cell, GPtrArra
 /* selection.json of the joined cell: the first sweep's, with the chosen points of the
  * runs each other sweep adds; their points follow the first sweep's in "points" (each
  * with "from": its pipeline) and their "means" are padded to the joined list. The grid
- * is the union; a path in two grids must have the same values, and the selection
- * metric and seeds must agree. Nothing when no sweep selected. */
+ * is the union; a path in two grids must have the same values, the selection metric
+ * and seeds must agree, and either every sweep selected or none. Nothing when none did. */
 static gboolean join_selection(Source *src, guint n, JsonObject **cell, GPtrArray **added_from, const char *out_cell,
                                GError **error)
 {
@@ -238,8 +240,15 @@ static gboolean join_selection(Source *src, guint n, JsonObject **cell, GPtrArra
   gboolean ok = TRUE;
   for (guint i = 0; ok && i < n; i++) {
     g_autofree char *path = g_build_filename(src[i].dir, string_member(cell[i], "dir"), "selection.json", NULL);
-    if (!g_file_test(path, G_FILE_TEST_EXISTS))
-      continue;
+    if (!g_file_test(path, G_FILE_TEST_EXISTS)) {
+      if (!jo)
+        continue;  /* no sweep before it selected either */
+      g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED,
+                  "%s: no selection where the first sweep's cell has one: the sweeps do not share one protocol",
+                  path);
+      ok = FALSE;
+      break;
+    }
     g_autoptr(JsonNode) sel = ldp_json_read_object(path, error);
     if (!sel) {
       ok = FALSE;
@@ -380,10 +389,13 @@ static gboolean join_cell(Source *src, guint n, JsonObject **cell, const char *j
       JsonObject *ro = json_array_get_object_element(rb, r);
       const char *name = string_member(ro, "name");
       JsonObject *before = name ? find_run(runs, name, NULL) : NULL;
-      if (before) {
+      if (!name) {
+        g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: a run without a name", path);
+        ok = FALSE;
+      } else if (before) {
         ok = same_run(before, first_path, ro, path, error);
         shared++;
-      } else if (name) {
+      } else {
         json_array_add_element(runs, json_node_copy(json_array_get_element(rb, r)));
         g_ptr_array_add(added_from[i], g_strdup(name));
       }
