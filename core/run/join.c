@@ -141,15 +141,12 @@ static gboolean cell_complete(const Source *s, JsonObject *co, GError **error)
   return TRUE;
 }
 
-static JsonObject *find_run(JsonArray *runs, const char *name, guint *index)
+static JsonObject *find_run(JsonArray *runs, const char *name)
 {
   for (guint r = 0; r < json_array_get_length(runs); r++) {
     JsonObject *ro = json_array_get_object_element(runs, r);
-    if (g_strcmp0(string_member(ro, "name"), name) == 0) {
-      if (index)
-        *index = r;
+    if (g_strcmp0(string_member(ro, "name"), name) == 0)
       return ro;
-    }
   }
   return NULL;
 }
@@ -353,18 +350,21 @@ static gboolean join_cell(Source *src, guint n, JsonObject **cell, const char *j
   const char *cdir = string_member(cell[0], "dir");
   g_autofree char *out_cell = g_build_filename(out_dir, cdir, NULL);
   g_autoptr(GPtrArray) sums = g_ptr_array_new_with_free_func((GDestroyNotify)json_node_unref);
+  g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func(g_free);  /* each part's summary.json */
   g_autofree GPtrArray **added_from = g_new0(GPtrArray *, n);
   gboolean ok = TRUE;
+  for (guint i = 0; i < n; i++)
+    g_ptr_array_add(paths, g_build_filename(src[i].dir, string_member(cell[i], "dir"), "summary.json", NULL));
   for (guint i = 0; ok && i < n; i++) {
     added_from[i] = g_ptr_array_new_with_free_func(g_free);
-    g_autofree char *path = g_build_filename(src[i].dir, string_member(cell[i], "dir"), "summary.json", NULL);
+    const char *path = paths->pdata[i];
     JsonNode *s = (ok = cell_complete(&src[i], cell[i], error)) ? ldp_json_read_object(path, error) : NULL;
     ok = s != NULL;
     if (s)
       g_ptr_array_add(sums, s);
   }
   JsonObject *first = ok ? json_node_get_object(sums->pdata[0]) : NULL;
-  g_autofree char *first_path = ok ? g_build_filename(src[0].dir, cdir, "summary.json", NULL) : NULL;
+  const char *first_path = paths->pdata[0];
   JsonArray *runs = first && json_object_has_member(first, "runs") ? json_object_get_array_member(first, "runs")
                                                                     : NULL;
   if (ok && !runs) {
@@ -375,7 +375,7 @@ static gboolean join_cell(Source *src, guint n, JsonObject **cell, const char *j
   JsonArray *joined_from = json_array_new();
   for (guint i = 1; ok && i < n; i++) {
     JsonObject *o = json_node_get_object(sums->pdata[i]);
-    g_autofree char *path = g_build_filename(src[i].dir, string_member(cell[i], "dir"), "summary.json", NULL);
+    const char *path = paths->pdata[i];
     g_autofree char *seeds = member_text(o, "seeds");
     if (strcmp(seeds, seeds0) != 0) {
       g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_FAILED, "%s: seeds %s where %s has %s", path, seeds,
@@ -388,7 +388,7 @@ static gboolean join_cell(Source *src, guint n, JsonObject **cell, const char *j
     for (guint r = 0; ok && rb && r < json_array_get_length(rb); r++) {
       JsonObject *ro = json_array_get_object_element(rb, r);
       const char *name = string_member(ro, "name");
-      JsonObject *before = name ? find_run(runs, name, NULL) : NULL;
+      JsonObject *before = name ? find_run(runs, name) : NULL;
       if (!name) {
         g_set_error(error, LDP_RUN_ERROR, LDP_RUN_ERROR_IO, "%s: a run without a name", path);
         ok = FALSE;
